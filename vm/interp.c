@@ -1,0 +1,623 @@
+/* interp.c: executes one instruction of one thread on a state vector.
+ *
+ * Semantics are LANGUAGE.md's: 32-bit wrapping arithmetic, Java monitors
+ * (recursive locks, wait releases fully and re-acquires with the saved depth
+ * as a separate step, notify wakes one chosen waiter), FIFO channels kept
+ * canonical (contents always start at slot 0), spawn slots allocated in spawn
+ * order. The assembler has checked every operand; here only values computed
+ * at run time (indexes, thread ids, lock ownership) are checked, and a model
+ * fault is returned as VM_FAULT with the pc left on the faulting instruction.
+ * Events go to the hook table; this file knows nothing of searches. */
+#include <assert.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "vm.h"
+
+/* ---- state fields ------------------------------------------------------ */
+
+static inline uint32_t tslot(const vm_program *p, int tid)
+{
+    return p->threads[tid].offset;
+}
+
+static inline uint32_t lock_off(const vm_program *p, uint32_t l)
+{
+    return p->layout.locks_off + l * p->layout.lock_bytes;
+}
+
+static inline int32_t reg_get(const uint8_t *s, uint32_t ts, uint32_t r)
+{
+    return vm_rd32(s, ts + VM_TS_REGS + 4 * r);
+}
+
+static inline void reg_set(uint8_t *s, uint32_t ts, uint32_t r, int32_t v)
+{
+    vm_wr32(s, ts + VM_TS_REGS + 4 * r, v);
+}
+
+static inline void set_pc(uint8_t *s, uint32_t ts, uint32_t pc)
+{
+    vm_wr16(s, ts + VM_TS_PC, pc);
+}
+
+static inline const vm_body *body_of(const vm_program *p, const uint8_t *s,
+                                     int tid)
+{
+    return &p->bodies[s[tslot(p, tid) + VM_TS_BODY]];
+}
+
+const vm_body *vm_thread_body(const vm_program *p, const uint8_t *s, int tid)
+{
+    if (s[tslot(p, tid) + VM_TS_STATUS] == VM_T_UNUSED) return NULL;
+    return body_of(p, s, tid);
+}
+
+static inline int32_t operand(const uint8_t *s, uint32_t ts, int tid,
+                              const vm_operand *o)
+{
+    switch ((enum vm_argkind)o->kind) {
+    case VM_ARG_IMM: return o->val;
+    case VM_ARG_REG: return reg_get(s, ts, (uint32_t)o->val);
+    case VM_ARG_SELF: return vm_rd32(s, ts + VM_TS_SELF);
+    case VM_ARG_TID: return tid;
+    }
+    return 0;
+}
+
+static vm_status fault(vm_fault *f, int tid, uint32_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static vm_status fault(vm_fault *f, int tid, uint32_t pc, const char *fmt, ...)
+{
+    if (f) {
+        va_list ap;
+        f->tid = tid;
+        f->pc = pc;
+        va_start(ap, fmt);
+        vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+        va_end(ap);
+    }
+    return VM_FAULT;
+}
+
+/* Resolve NAME[idx] of a lock declaration to a lock element; -1 when the
+ * index is out of range (idx value in *iv). */
+static int64_t lock_elem(const vm_program *p, const uint8_t *s, uint32_t ts,
+                         int tid, const vm_insn *in, int32_t *iv)
+{
+    const vm_lockdecl *d = &p->lockdecls[in->obj];
+    int32_t i = operand(s, ts, tid, &in->idx);
+    *iv = i;
+    if (i < 0 || (uint32_t)i >= d->size) return -1;
+    return (int64_t)d->first + i;
+}
+
+static int64_t mem_elem(const vm_program *p, const uint8_t *s, uint32_t ts,
+                        int tid, const vm_insn *in, int32_t *iv)
+{
+    const vm_var *v = &p->vars[in->obj];
+    int32_t i = operand(s, ts, tid, &in->idx);
+    *iv = i;
+    if (i < 0 || (uint32_t)i >= v->size) return -1;
+    return (int64_t)v->first_elem + i;
+}
+
+static unsigned waiters(const vm_program *p, const uint8_t *s, uint32_t l)
+{
+    const uint8_t *ws = s + lock_off(p, l) + 3;
+    unsigned n = 0;
+    for (uint32_t i = 0; i < p->layout.wsbytes; i++)
+        n += (unsigned)__builtin_popcount(ws[i]);
+    return n;
+}
+
+/* ---- enabledness ------------------------------------------------------- */
+
+uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
+{
+    uint32_t ts = tslot(p, tid);
+    enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
+    if (st != VM_T_RUNNING && st != VM_T_NOTIFIED) return 0;
+    const vm_body *b = body_of(p, s, tid);
+    const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
+    int32_t iv;
+    int64_t l;
+
+    if (st == VM_T_NOTIFIED) {
+        l = lock_elem(p, s, ts, tid, in, &iv);
+        assert(l >= 0 && "a waiting thread names a valid lock");
+        return vm_lock_owner(p, s, (uint32_t)l) < 0;
+    }
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_acquire:
+        l = lock_elem(p, s, ts, tid, in, &iv);
+        if (l < 0) return 1; /* faults */
+        {
+            int owner = vm_lock_owner(p, s, (uint32_t)l);
+            return owner < 0 || owner == tid;
+        }
+    case VM_OP_notify:
+        l = lock_elem(p, s, ts, tid, in, &iv);
+        if (l < 0 || vm_lock_owner(p, s, (uint32_t)l) != tid) return 1;
+        {
+            unsigned n = waiters(p, s, (uint32_t)l);
+            return n ? n : 1;
+        }
+    case VM_OP_send: {
+        const vm_chan *c = &p->chans[in->obj];
+        return s[c->offset] < c->cap;
+    }
+    case VM_OP_recv: return s[p->chans[in->obj].offset] > 0;
+    case VM_OP_join: {
+        int32_t t = operand(s, ts, tid, &in->a);
+        if (t < 0 || (uint32_t)t >= p->nthreads) return 1; /* faults */
+        return s[tslot(p, t) + VM_TS_STATUS] == VM_T_ENDED;
+    }
+    case VM_OP_choose: {
+        int64_t lo = operand(s, ts, tid, &in->a);
+        int64_t hi = operand(s, ts, tid, &in->b);
+        return lo > hi ? 1 : (uint64_t)(hi - lo) + 1;
+    }
+    case VM_OP_nop: case VM_OP_mov: case VM_OP_add: case VM_OP_sub:
+    case VM_OP_mul: case VM_OP_div: case VM_OP_mod: case VM_OP_and:
+    case VM_OP_or: case VM_OP_xor: case VM_OP_shl: case VM_OP_shr:
+    case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
+    case VM_OP_gt: case VM_OP_ge: case VM_OP_not: case VM_OP_neg:
+    case VM_OP_load: case VM_OP_store: case VM_OP_jmp: case VM_OP_jz:
+    case VM_OP_jnz: case VM_OP_assert: case VM_OP_release: case VM_OP_wait:
+    case VM_OP_notifyall: case VM_OP_spawn: case VM_OP_end:
+    case VM_OP_COUNT:
+        return 1;
+    }
+    return 1;
+}
+
+/* ---- execution ---------------------------------------------------------- */
+
+#define HOOK(h, fn, ...) ((h) && (h)->fn && (h)->fn((h)->ctx, __VA_ARGS__))
+
+static int32_t arith(enum vm_opcode op, int32_t a, int32_t b)
+{
+    uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+    switch (op) {
+    case VM_OP_add: return (int32_t)(ua + ub);
+    case VM_OP_sub: return (int32_t)(ua - ub);
+    case VM_OP_mul: return (int32_t)(ua * ub);
+    case VM_OP_div: return (a == INT32_MIN && b == -1) ? INT32_MIN : a / b;
+    case VM_OP_mod: return (a == INT32_MIN && b == -1) ? 0 : a % b;
+    case VM_OP_and: return (int32_t)(ua & ub);
+    case VM_OP_or: return (int32_t)(ua | ub);
+    case VM_OP_xor: return (int32_t)(ua ^ ub);
+    case VM_OP_shl: return (int32_t)(ua << (ub & 31));
+    case VM_OP_shr: return (int32_t)(ua >> (ub & 31));
+    case VM_OP_eq: return a == b;
+    case VM_OP_ne: return a != b;
+    case VM_OP_lt: return a < b;
+    case VM_OP_le: return a <= b;
+    case VM_OP_gt: return a > b;
+    case VM_OP_ge: return a >= b;
+    default: assert(!"not an arithmetic opcode"); return 0;
+    }
+}
+
+static void lock_name_of(const vm_program *p, const vm_insn *in, int32_t iv,
+                         char *buf, size_t n)
+{
+    const vm_lockdecl *d = &p->lockdecls[in->obj];
+    if (d->is_array)
+        snprintf(buf, n, "%s[%" PRId32 "]", d->name, iv);
+    else
+        snprintf(buf, n, "%s", d->name);
+}
+
+/* The lock an instruction names, or a fault for an index out of range. */
+static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
+                              uint32_t ts, int tid, uint32_t pc,
+                              const vm_insn *in, uint32_t *l, vm_fault *f)
+{
+    int32_t iv;
+    int64_t e = lock_elem(p, s, ts, tid, in, &iv);
+    if (e < 0) {
+        const vm_lockdecl *d = &p->lockdecls[in->obj];
+        return fault(f, tid, pc, "index %" PRId32 " out of range for lock '%s[%" PRIu32 "]'",
+                     iv, d->name, d->size);
+    }
+    *l = (uint32_t)e;
+    return VM_OK;
+}
+
+/* Fault unless thread tid owns lock l (release, wait, notify). */
+static vm_status require_owner(const vm_program *p, const uint8_t *s, int tid,
+                               uint32_t pc, uint32_t l, const char *what,
+                               vm_fault *f)
+{
+    int owner = vm_lock_owner(p, s, l);
+    if (owner == tid) return VM_OK;
+    char ln[64], on[64];
+    vm_lock_name(p, l, ln, sizeof ln);
+    if (owner < 0) return fault(f, tid, pc, "%s of '%s', which is not held", what, ln);
+    vm_thread_name(p, s, owner, on, sizeof on);
+    return fault(f, tid, pc, "%s of '%s', which is held by %s", what, ln, on);
+}
+
+static void wake(const vm_program *p, uint8_t *s, uint32_t l, int t)
+{
+    uint8_t *ws = s + lock_off(p, l) + 3;
+    ws[t >> 3] &= (uint8_t)~(1u << (t & 7));
+    s[tslot(p, t) + VM_TS_STATUS] = VM_T_NOTIFIED;
+}
+
+/* The index-th waiter of lock l in thread id order. */
+static int nth_waiter(const vm_program *p, const uint8_t *s, uint32_t l,
+                      uint64_t index)
+{
+    const uint8_t *ws = s + lock_off(p, l) + 3;
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if ((ws[t >> 3] & (1u << (t & 7))) && index-- == 0) return (int)t;
+    assert(!"notify choice within the number of waiters");
+    return -1;
+}
+
+static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
+                              uint32_t pc, const vm_insn *in, int32_t arg,
+                              int *child, vm_fault *f)
+{
+    const vm_body *pb = &p->bodies[in->obj];
+    uint32_t spawned = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        spawned += s[p->layout.spawns_off + b];
+    uint8_t *count = &s[p->layout.spawns_off + (uint32_t)in->obj];
+    if (*count >= pb->count)
+        return fault(f, tid, pc, "spawn of '%s' beyond its max of %" PRIu32 " instances",
+                     pb->name, pb->count);
+    uint32_t c = p->nstatic + spawned;
+    assert(c < p->nthreads && "spawn slots cover every proc's max");
+    uint32_t cs = tslot(p, (int)c);
+    (*count)++;
+    memset(s + cs, 0, VM_TS_REGS + 4 * p->threads[c].nregs);
+    s[cs + VM_TS_STATUS] = VM_T_RUNNING;
+    s[cs + VM_TS_BODY] = (uint8_t)in->obj;
+    vm_wr32(s, cs + VM_TS_SELF, arg);
+    *child = (int)c;
+    return VM_OK;
+}
+
+vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
+                  const vm_hooks *h, vm_fault *f)
+{
+    uint32_t ts = tslot(p, tid);
+    enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
+    const vm_body *b = body_of(p, s, tid);
+    uint32_t pc = vm_rd16(s, ts + VM_TS_PC);
+    const vm_insn *in = &b->code[pc];
+    uint32_t l;
+    vm_status rc;
+
+    assert((st == VM_T_RUNNING || st == VM_T_NOTIFIED) && "stepping a live thread");
+    if (h && h->exec) h->exec(h->ctx, s, tid, pc);
+
+    if (st == VM_T_NOTIFIED) { /* the re-acquire after wait */
+        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        uint32_t lo = lock_off(p, l);
+        assert(s[lo] == 0 && "re-acquire only when the lock is free");
+        s[lo] = (uint8_t)(tid + 1);
+        vm_wr16(s, lo + 1, vm_rd16(s, ts + VM_TS_DEPTH));
+        vm_wr16(s, ts + VM_TS_DEPTH, 0);
+        s[ts + VM_TS_STATUS] = VM_T_RUNNING;
+        set_pc(s, ts, pc + 1);
+        return HOOK(h, acquire, s, tid, l) ? VM_STOPPED : VM_OK;
+    }
+
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_nop:
+        break;
+    case VM_OP_mov:
+        reg_set(s, ts, in->rd, operand(s, ts, tid, &in->a));
+        break;
+    case VM_OP_div:
+    case VM_OP_mod:
+        if (operand(s, ts, tid, &in->b) == 0)
+            return fault(f, tid, pc, "%s by zero",
+                         in->op == VM_OP_div ? "division" : "modulo");
+        /* fall through */
+    case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_and:
+    case VM_OP_or: case VM_OP_xor: case VM_OP_shl: case VM_OP_shr:
+    case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
+    case VM_OP_gt: case VM_OP_ge:
+        reg_set(s, ts, in->rd,
+                arith((enum vm_opcode)in->op, operand(s, ts, tid, &in->a),
+                      operand(s, ts, tid, &in->b)));
+        break;
+    case VM_OP_not:
+        reg_set(s, ts, in->rd, operand(s, ts, tid, &in->a) == 0);
+        break;
+    case VM_OP_neg:
+        reg_set(s, ts, in->rd, (int32_t)(0u - (uint32_t)operand(s, ts, tid, &in->a)));
+        break;
+    case VM_OP_load:
+    case VM_OP_store: {
+        int32_t iv;
+        int64_t e = mem_elem(p, s, ts, tid, in, &iv);
+        const vm_var *v = &p->vars[in->obj];
+        bool write = in->op == VM_OP_store;
+        if (e < 0)
+            return fault(f, tid, pc, "index %" PRId32 " out of range for '%s[%" PRIu32 "]'",
+                         iv, v->name, v->size);
+        if (HOOK(h, access, s, tid, (uint32_t)e, write)) return VM_STOPPED;
+        uint32_t off = p->layout.globals_off + 4 * (uint32_t)e;
+        if (write)
+            vm_wr32(s, off, operand(s, ts, tid, &in->a));
+        else
+            reg_set(s, ts, in->rd, vm_rd32(s, off));
+        break;
+    }
+    case VM_OP_jmp:
+        set_pc(s, ts, (uint32_t)in->obj);
+        return VM_OK;
+    case VM_OP_jz:
+    case VM_OP_jnz: {
+        bool zero = operand(s, ts, tid, &in->a) == 0;
+        if (zero == (in->op == VM_OP_jz)) {
+            set_pc(s, ts, (uint32_t)in->obj);
+            return VM_OK;
+        }
+        break;
+    }
+    case VM_OP_assert:
+        if (operand(s, ts, tid, &in->a) == 0)
+            return fault(f, tid, pc, "assertion violated: %s", in->msg ? in->msg : "");
+        break;
+    case VM_OP_choose: {
+        int64_t lo = operand(s, ts, tid, &in->a);
+        int64_t hi = operand(s, ts, tid, &in->b);
+        if (lo > hi)
+            return fault(f, tid, pc, "choose from an empty range [%" PRId64 ", %" PRId64 "]",
+                         lo, hi);
+        assert(choice <= (uint64_t)(hi - lo) && "choice within the range");
+        reg_set(s, ts, in->rd, (int32_t)(lo + (int64_t)choice));
+        break;
+    }
+    case VM_OP_acquire: {
+        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        uint32_t lo = lock_off(p, l);
+        int owner = (int)s[lo] - 1;
+        assert((owner < 0 || owner == tid) && "acquire only when enabled");
+        if (owner == tid) {
+            uint32_t d = vm_rd16(s, lo + 1);
+            if (d >= VM_MAX_LOCK_DEPTH) {
+                char ln[64];
+                vm_lock_name(p, l, ln, sizeof ln);
+                return fault(f, tid, pc, "lock '%s' acquired more than %d times",
+                             ln, VM_MAX_LOCK_DEPTH);
+            }
+            vm_wr16(s, lo + 1, d + 1);
+        } else {
+            s[lo] = (uint8_t)(tid + 1);
+            vm_wr16(s, lo + 1, 1);
+            if (HOOK(h, acquire, s, tid, l)) return VM_STOPPED;
+        }
+        break;
+    }
+    case VM_OP_release: {
+        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = require_owner(p, s, tid, pc, l, "release", f))) return rc;
+        uint32_t lo = lock_off(p, l);
+        uint32_t d = vm_rd16(s, lo + 1) - 1;
+        vm_wr16(s, lo + 1, d);
+        if (d == 0) {
+            s[lo] = 0;
+            if (HOOK(h, release, s, tid, l)) return VM_STOPPED;
+        }
+        break;
+    }
+    case VM_OP_wait: {
+        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = require_owner(p, s, tid, pc, l, "wait", f))) return rc;
+        uint32_t lo = lock_off(p, l);
+        vm_wr16(s, ts + VM_TS_DEPTH, vm_rd16(s, lo + 1));
+        s[lo] = 0;
+        vm_wr16(s, lo + 1, 0);
+        s[lo + 3 + ((uint32_t)tid >> 3)] |= (uint8_t)(1u << (tid & 7));
+        s[ts + VM_TS_STATUS] = VM_T_WAITING;
+        return HOOK(h, release, s, tid, l) ? VM_STOPPED : VM_OK; /* pc stays */
+    }
+    case VM_OP_notify:
+    case VM_OP_notifyall: {
+        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = require_owner(p, s, tid, pc, l, vm_ops[in->op].name, f))) return rc;
+        if (in->op == VM_OP_notify) {
+            if (waiters(p, s, l)) wake(p, s, l, nth_waiter(p, s, l, choice));
+        } else {
+            for (uint32_t t = 0; t < p->nthreads; t++)
+                if (s[lock_off(p, l) + 3 + (t >> 3)] & (1u << (t & 7)))
+                    wake(p, s, l, (int)t);
+        }
+        break;
+    }
+    case VM_OP_send: {
+        const vm_chan *c = &p->chans[in->obj];
+        uint8_t len = s[c->offset];
+        assert(len < c->cap && "send only when not full");
+        vm_wr32(s, c->offset + 1 + 4u * len, operand(s, ts, tid, &in->a));
+        s[c->offset] = (uint8_t)(len + 1);
+        if (HOOK(h, send, s, tid, (uint32_t)in->obj)) return VM_STOPPED;
+        break;
+    }
+    case VM_OP_recv: {
+        const vm_chan *c = &p->chans[in->obj];
+        uint8_t len = s[c->offset];
+        assert(len > 0 && "recv only when not empty");
+        uint8_t *slots = s + c->offset + 1;
+        int32_t v = vm_rd32(slots, 0);
+        memmove(slots, slots + 4, 4u * (len - 1u));
+        memset(slots + 4u * (len - 1u), 0, 4);
+        s[c->offset] = (uint8_t)(len - 1);
+        reg_set(s, ts, in->rd, v);
+        if (HOOK(h, recv, s, tid, (uint32_t)in->obj)) return VM_STOPPED;
+        break;
+    }
+    case VM_OP_spawn: {
+        int child = -1;
+        if ((rc = spawn_thread(p, s, tid, pc, in, operand(s, ts, tid, &in->a), &child, f)))
+            return rc;
+        reg_set(s, ts, in->rd, child);
+        set_pc(s, ts, pc + 1);
+        return HOOK(h, spawn, s, tid, child) ? VM_STOPPED : VM_OK;
+    }
+    case VM_OP_join: {
+        int32_t t = operand(s, ts, tid, &in->a);
+        if (t < 0 || (uint32_t)t >= p->nthreads)
+            return fault(f, tid, pc, "join of thread %" PRId32 ", which does not exist", t);
+        assert(s[tslot(p, t) + VM_TS_STATUS] == VM_T_ENDED && "join only when ended");
+        if (HOOK(h, join, s, tid, t)) return VM_STOPPED;
+        break;
+    }
+    case VM_OP_end:
+        /* canonical: registers, pc, saved depth and self cleared; body kept
+         * so the thread keeps its name */
+        memset(s + ts + VM_TS_PC, 0, VM_TS_REGS - VM_TS_PC + 4 * p->threads[tid].nregs);
+        s[ts + VM_TS_STATUS] = VM_T_ENDED;
+        return VM_OK;
+    case VM_OP_COUNT:
+        assert(!"not an opcode");
+        break;
+    }
+    set_pc(s, ts, pc + 1);
+    return VM_OK;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+bool vm_at_visible(const vm_program *p, const uint8_t *s, int tid)
+{
+    uint32_t ts = tslot(p, tid);
+    if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) return true;
+    return body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)].visible;
+}
+
+bool vm_valid_end(const vm_program *p, const uint8_t *s)
+{
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        uint32_t ts = tslot(p, (int)t);
+        uint8_t st = s[ts + VM_TS_STATUS];
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        if (!body_of(p, s, (int)t)->code[vm_rd16(s, ts + VM_TS_PC)].end_label) return false;
+    }
+    return true;
+}
+
+void vm_thread_name(const vm_program *p, const uint8_t *s, int tid, char *buf,
+                    size_t n)
+{
+    const vm_thread_slot *sl = &p->threads[tid];
+    if (sl->body >= 0) {
+        const vm_body *b = &p->bodies[sl->body];
+        if (b->is_array)
+            snprintf(buf, n, "%s[%u]", b->name, (unsigned)tid - b->first_tid);
+        else
+            snprintf(buf, n, "%s", b->name);
+        return;
+    }
+    if (s[sl->offset + VM_TS_STATUS] == VM_T_UNUSED) {
+        snprintf(buf, n, "(thread %d, not started)", tid);
+        return;
+    }
+    uint8_t body = s[sl->offset + VM_TS_BODY];
+    unsigned k = 0;
+    for (uint32_t t = p->nstatic; t < (uint32_t)tid; t++)
+        if (s[p->threads[t].offset + VM_TS_STATUS] != VM_T_UNUSED &&
+            s[p->threads[t].offset + VM_TS_BODY] == body)
+            k++;
+    snprintf(buf, n, "%s[%u]", p->bodies[body].name, k);
+}
+
+void vm_lock_name(const vm_program *p, uint32_t l, char *buf, size_t n)
+{
+    for (uint32_t i = 0; i < p->nlockdecls; i++) {
+        const vm_lockdecl *d = &p->lockdecls[i];
+        if (l >= d->first && l < d->first + d->size) {
+            if (d->is_array)
+                snprintf(buf, n, "%s[%u]", d->name, l - d->first);
+            else
+                snprintf(buf, n, "%s", d->name);
+            return;
+        }
+    }
+    snprintf(buf, n, "(lock %u)", l);
+}
+
+const vm_var *vm_elem_var(const vm_program *p, uint32_t e)
+{
+    for (uint32_t i = 0; i < p->nvars; i++)
+        if (e >= p->vars[i].first_elem && e < p->vars[i].first_elem + p->vars[i].size)
+            return &p->vars[i];
+    return NULL;
+}
+
+void vm_elem_name(const vm_program *p, uint32_t e, char *buf, size_t n)
+{
+    const vm_var *v = vm_elem_var(p, e);
+    if (!v)
+        snprintf(buf, n, "(global %u)", e);
+    else if (v->is_array)
+        snprintf(buf, n, "%s[%u]", v->name, e - v->first_elem);
+    else
+        snprintf(buf, n, "%s", v->name);
+}
+
+void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
+                       char *buf, size_t n)
+{
+    uint32_t ts = tslot(p, tid);
+    uint8_t st = s[ts + VM_TS_STATUS];
+    char ln[64], on[64];
+    int32_t iv;
+    int64_t l;
+    if (st == VM_T_UNUSED || st == VM_T_ENDED) {
+        snprintf(buf, n, "%s", st == VM_T_ENDED ? "ended" : "not started");
+        return;
+    }
+    const vm_insn *in = &body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)];
+    if (st == VM_T_WAITING || st == VM_T_NOTIFIED || in->op == VM_OP_acquire) {
+        l = lock_elem(p, s, ts, tid, in, &iv);
+        if (l < 0) {
+            snprintf(buf, n, "(lock index %d out of range)", (int)iv);
+            return;
+        }
+        lock_name_of(p, in, iv, ln, sizeof ln);
+        int owner = vm_lock_owner(p, s, (uint32_t)l);
+        if (owner >= 0) vm_thread_name(p, s, owner, on, sizeof on);
+        if (st == VM_T_WAITING)
+            snprintf(buf, n, "waits in the wait set of '%s' for a notify", ln);
+        else if (owner >= 0 && owner != tid)
+            snprintf(buf, n, "%s '%s', held by %s",
+                     st == VM_T_NOTIFIED ? "re-acquire (after notify) of" : "acquire of", ln, on);
+        else
+            snprintf(buf, n, "not blocked (lock '%s' is available)", ln);
+        return;
+    }
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_send:
+        snprintf(buf, n, "send on '%s', which is full (%u of %u)", p->chans[in->obj].name,
+                 s[p->chans[in->obj].offset], p->chans[in->obj].cap);
+        return;
+    case VM_OP_recv:
+        snprintf(buf, n, "recv on '%s', which is empty", p->chans[in->obj].name);
+        return;
+    case VM_OP_join: {
+        int32_t t = operand(s, ts, tid, &in->a);
+        if (t >= 0 && (uint32_t)t < p->nthreads) {
+            vm_thread_name(p, s, t, on, sizeof on);
+            snprintf(buf, n, "join of %s, which has not ended", on);
+            return;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    snprintf(buf, n, "not blocked");
+}

@@ -1,0 +1,356 @@
+/* vm.h: the mcheck modeling language as a program, a state layout and an
+ * interpreter (the interface of the vm/ module).
+ *
+ * vm_assemble() turns model text into an immutable vm_program: decoded
+ * instructions with resolved operands, a visible flag per pc (LANGUAGE.md,
+ * Stoller 3.5), a source map, and the layout of one flat, canonical state
+ * vector. vm_step() executes one instruction of one thread on such a vector and
+ * reports what it did through a hook table; it knows nothing of state stores,
+ * searches or detectors. Nothing here keeps global mutable state.
+ *
+ * The state vector is canonical: equal program states are equal bytes (unused
+ * bytes zero, an ended thread's registers and pc cleared, channel contents
+ * always start at slot 0). Multi-byte fields are unaligned; read them through
+ * the accessors below. */
+#ifndef MCHECK_VM_H
+#define MCHECK_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VM_VERSION "0.1.0"
+
+/* Limits the assembler enforces (so the interpreter never has to). */
+#define VM_MAX_THREADS 255      /* lock owners are stored as tid + 1 in a byte */
+#define VM_MAX_CODE 65535       /* instructions per body (pc is 16 bits) */
+#define VM_MAX_CHAN_CAP 255     /* channel length is one byte */
+#define VM_MAX_PROC_MAX 255     /* spawn counters are one byte */
+#define VM_MAX_REGS 16          /* r0 .. r15 (named registers come on top) */
+#define VM_MAX_LOCK_DEPTH 65535 /* recursive acquire beyond this is a runtime error */
+
+/* Operand formats (opcodes.def). r = destination register, a/b = values,
+ * m = global (NAME or NAME[a]), k = lock, c = channel, p = proc, l = label,
+ * s = string. */
+enum vm_format {
+    VM_FMT_NONE, /* nop, end */
+    VM_FMT_RA,   /* rd, a */
+    VM_FMT_RAB,  /* rd, a, b */
+    VM_FMT_RM,   /* rd, mem */
+    VM_FMT_MA,   /* mem, a */
+    VM_FMT_L,    /* label */
+    VM_FMT_AL,   /* a, label */
+    VM_FMT_AS,   /* a, "string" */
+    VM_FMT_K,    /* lk */
+    VM_FMT_CA,   /* ch, a */
+    VM_FMT_RC,   /* rd, ch */
+    VM_FMT_RPA,  /* rd, P, a */
+    VM_FMT_A,    /* a */
+};
+
+enum vm_opflag {
+    VM_F_VIS = 1u << 0,    /* always a scheduling point */
+    VM_F_BLOCK = 1u << 1,  /* may be disabled */
+    VM_F_CHOICE = 1u << 2, /* may have several successors */
+    VM_F_MEM = 1u << 3,    /* reads or writes a global (visible iff volatile) */
+    VM_F_LOCK = 1u << 4,   /* names a lock */
+};
+
+enum vm_opcode {
+#define OP(name, fmt, flags, doc) VM_OP_##name,
+#include "opcodes.def"
+#undef OP
+    VM_OP_COUNT
+};
+
+typedef struct vm_opinfo {
+    const char *name;
+    enum vm_format format;
+    unsigned flags;
+    const char *doc;
+} vm_opinfo;
+
+/* The table generated from opcodes.def, indexed by enum vm_opcode. */
+extern const vm_opinfo vm_ops[VM_OP_COUNT];
+
+/* A value operand. */
+enum vm_argkind {
+    VM_ARG_IMM,  /* val is the value (integers and consts are folded) */
+    VM_ARG_REG,  /* val is a register slot of the executing body */
+    VM_ARG_SELF, /* the thread's instance index or spawn argument */
+    VM_ARG_TID,  /* the thread's global id */
+};
+
+typedef struct vm_operand {
+    uint8_t kind; /* enum vm_argkind */
+    int32_t val;
+} vm_operand;
+
+/* One decoded instruction. Which fields mean something depends on the
+ * format: rd (RA RAB RM RC RPA), a (RA RAB MA AL AS CA RPA A), b (RAB),
+ * obj + idx (RM MA: var id; K: lock decl id; idx is IMM 0 for a scalar),
+ * obj (CA RC: channel id; RPA: body id of the proc; L AL: target pc),
+ * msg (AS). */
+typedef struct vm_insn {
+    uint8_t op;        /* enum vm_opcode */
+    uint8_t visible;   /* scheduling point in the reduced search (incl. InitVis) */
+    uint8_t end_label; /* a label whose name starts with "end" names this pc */
+    uint8_t rd;        /* destination register slot */
+    vm_operand a, b;
+    vm_operand idx;
+    int32_t obj;
+    const char *msg;
+    int32_t line, col; /* source position of the mnemonic (1-based) */
+    const char *text;  /* the instruction as written, trimmed, no comment */
+} vm_insn;
+
+enum vm_varclass { VM_SHARED, VM_VOLATILE, VM_UNSHARED };
+
+typedef struct vm_const {
+    const char *name;
+    int32_t value;
+    int32_t line, col;
+} vm_const;
+
+/* A global variable (scalar or array). Element e of variable v lives at
+ * layout offset v->offset + 4 * e as a little-endian int32, and has the
+ * program-wide element number v->first_elem + e (used by detectors). */
+typedef struct vm_var {
+    const char *name;
+    int32_t line, col;
+    enum vm_varclass cls;
+    bool is_array;
+    uint32_t size;        /* elements (1 for a scalar) */
+    int32_t init_body;    /* body id of `init T`, or -1 */
+    const int32_t *init;  /* size initial values */
+    uint32_t offset;
+    uint32_t first_elem;
+} vm_var;
+
+/* A lock declaration (scalar or array); element e is lock first + e. */
+typedef struct vm_lockdecl {
+    const char *name;
+    int32_t line, col;
+    bool is_array;
+    uint32_t size;
+    uint32_t first;
+} vm_lockdecl;
+
+typedef struct vm_chan {
+    const char *name;
+    int32_t line, col;
+    uint32_t cap;    /* 1 .. VM_MAX_CHAN_CAP */
+    uint32_t offset; /* length byte, then cap int32 slots */
+} vm_chan;
+
+/* A `thread` or `proc` declaration and its code. */
+typedef struct vm_body {
+    const char *name;
+    int32_t line, col;
+    bool is_proc;
+    bool is_array;       /* `thread phil[N]`: instances are named phil[i] */
+    uint32_t count;      /* instances (thread) or max spawns (proc) */
+    uint32_t first_tid;  /* thread: id of instance 0; proc: unused */
+    vm_insn *code;
+    uint32_t ncode;      /* includes the implicit trailing `end` */
+    uint32_t nregs;      /* register slots this body uses */
+    const char **regname;/* slot -> name as written ("r3", "left") */
+} vm_body;
+
+/* State layout. All offsets are bytes from the start of the vector.
+ *
+ * lock l:    [owner:u8 (0 free, else tid+1)][depth:u16][waitset: wsbytes]
+ * chan c:    [len:u8][slot:i32 * cap]   (slots >= len are zero)
+ * spawns:    [count:u8] per proc body, in body order (0 for threads)
+ * thread t:  [status:u8][body:u8][pc:u16][saved depth:u16][self:i32][reg:i32*nregs]
+ */
+enum vm_tstatus {
+    VM_T_UNUSED = 0,   /* spawn slot not started yet */
+    VM_T_RUNNING = 1,  /* at pc; may be blocked by its instruction */
+    VM_T_WAITING = 2,  /* in the wait set of the lock named at pc */
+    VM_T_NOTIFIED = 3, /* woken; must re-acquire the lock at pc */
+    VM_T_ENDED = 4,
+};
+
+typedef struct vm_thread_slot {
+    uint32_t offset; /* of the slot in the state vector */
+    int32_t body;    /* static body id, or -1 for a spawn slot */
+    uint32_t nregs;  /* register slots reserved */
+} vm_thread_slot;
+
+enum {
+    VM_TS_STATUS = 0,
+    VM_TS_BODY = 1,
+    VM_TS_PC = 2,
+    VM_TS_DEPTH = 4,
+    VM_TS_SELF = 6,
+    VM_TS_REGS = 10,
+};
+
+typedef struct vm_layout {
+    uint32_t size;          /* bytes of the whole vector */
+    uint32_t globals_off;   /* all globals, 4 bytes per element */
+    uint32_t locks_off;
+    uint32_t lock_bytes;    /* per lock: 3 + wsbytes */
+    uint32_t wsbytes;       /* wait-set bitmask bytes: (nthreads + 7) / 8 */
+    uint32_t spawns_off;
+    uint32_t threads_off;
+} vm_layout;
+
+typedef struct vm_program {
+    const char *filename;
+    vm_const *consts;
+    uint32_t nconsts;
+    vm_var *vars;
+    uint32_t nvars;
+    uint32_t nelems;        /* global elements over all vars */
+    vm_lockdecl *lockdecls;
+    uint32_t nlockdecls;
+    uint32_t nlocks;        /* lock elements */
+    vm_chan *chans;
+    uint32_t nchans;
+    vm_body *bodies;
+    uint32_t nbodies;
+    vm_thread_slot *threads;
+    uint32_t nthreads;      /* static threads + every possible spawn */
+    uint32_t nstatic;       /* ids 0 .. nstatic-1 exist from the start */
+    uint32_t max_regs_proc; /* register slots of a spawn slot */
+    vm_layout layout;
+    uint8_t *init_state;    /* layout.size bytes */
+    void *arena;            /* owns every string and array above */
+} vm_program;
+
+/* -D NAME=VALUE overrides. */
+typedef struct vm_define {
+    const char *name;
+    int32_t value;
+} vm_define;
+
+/* Assemble `len` bytes of `src` (need not be NUL-terminated; may contain
+ * NULs, which are errors). Diagnostics go to `diag` in the form
+ * "FILE:LINE:COL: error: ...", followed by the source line and a caret; at
+ * most 20 are printed. Returns NULL on any error, with *nerrors set (if
+ * non-NULL). The caller owns the program: vm_program_free(). */
+vm_program *vm_assemble(const char *filename, const char *src, size_t len,
+                        const vm_define *defs, size_t ndefs, FILE *diag,
+                        int *nerrors);
+void vm_program_free(vm_program *p); /* NULL is a no-op */
+
+/* Print the program: layout and code with visible flags (mcheck --dump). */
+void vm_dump(const vm_program *p, FILE *out);
+
+/* ---- interpreter ---------------------------------------------------- */
+
+/* Events reported while executing (any pointer may be NULL). A hook returning
+ * true stops the step: vm_step() then returns VM_STOPPED (the detector keeps
+ * the details). `s` is the state being modified. */
+typedef struct vm_hooks {
+    void *ctx;
+    void (*exec)(void *ctx, const uint8_t *s, int tid, uint32_t pc);
+    bool (*access)(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write);
+    bool (*acquire)(void *ctx, uint8_t *s, int tid, uint32_t lock); /* lock became ours */
+    bool (*release)(void *ctx, uint8_t *s, int tid, uint32_t lock); /* lock became free */
+    bool (*spawn)(void *ctx, uint8_t *s, int parent, int child);
+    bool (*join)(void *ctx, uint8_t *s, int joiner, int joinee);
+    bool (*send)(void *ctx, uint8_t *s, int tid, uint32_t chan);
+    bool (*recv)(void *ctx, uint8_t *s, int tid, uint32_t chan);
+} vm_hooks;
+
+typedef enum vm_status {
+    VM_OK = 0,      /* the instruction executed */
+    VM_FAULT = 1,   /* runtime error: see vm_fault; state is unspecified */
+    VM_STOPPED = 2, /* a hook stopped the step */
+} vm_status;
+
+typedef struct vm_fault {
+    int tid;
+    uint32_t pc;
+    char msg[192];
+} vm_fault;
+
+/* Number of successors thread `tid` has in state `s`: 0 when it cannot move
+ * (not started, ended, waiting, or its instruction is blocked); otherwise the
+ * number of choices (choose values, notify targets; 1 for everything else,
+ * including an instruction that will fault). */
+uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);
+
+/* Execute the pending instruction of thread `tid`, taking choice `choice`
+ * (0 .. vm_enabled()-1). The thread must be enabled. */
+vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
+                  const vm_hooks *h, vm_fault *f);
+
+/* True if thread `tid` stands at a scheduling point of the reduced search:
+ * not running (ended, unused, waiting, notified) or its pc is visible. */
+bool vm_at_visible(const vm_program *p, const uint8_t *s, int tid);
+
+/* True if the state is a valid end state when no thread is enabled: every
+ * thread ended or unused, or blocked at an end label. */
+bool vm_valid_end(const vm_program *p, const uint8_t *s);
+
+/* Thread name: "main", "phil[2]", "worker[0]" (spawn slots by instance). */
+void vm_thread_name(const vm_program *p, const uint8_t *s, int tid, char *buf,
+                    size_t n);
+
+/* What a thread that cannot move waits for, e.g. "acquire fork[1] held by
+ * phil[1]", "recv on empty c", "notify of m (in wait set)". */
+void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
+                       char *buf, size_t n);
+
+/* The code of the body thread `tid` runs (NULL for an unused spawn slot). */
+const vm_body *vm_thread_body(const vm_program *p, const uint8_t *s, int tid);
+
+/* Name of lock element l ("m", "fork[1]") and global element e ("x",
+ * "meals[2]"). */
+void vm_lock_name(const vm_program *p, uint32_t l, char *buf, size_t n);
+void vm_elem_name(const vm_program *p, uint32_t e, char *buf, size_t n);
+/* The variable that global element e belongs to. */
+const vm_var *vm_elem_var(const vm_program *p, uint32_t e);
+
+/* ---- raw state access (little-endian, unaligned) ---------------------- */
+static inline uint32_t vm_rd16(const uint8_t *s, uint32_t off)
+{
+    return (uint32_t)s[off] | (uint32_t)s[off + 1] << 8;
+}
+static inline void vm_wr16(uint8_t *s, uint32_t off, uint32_t v)
+{
+    s[off] = (uint8_t)v;
+    s[off + 1] = (uint8_t)(v >> 8);
+}
+static inline int32_t vm_rd32(const uint8_t *s, uint32_t off)
+{
+    uint32_t v = (uint32_t)s[off] | (uint32_t)s[off + 1] << 8 |
+                 (uint32_t)s[off + 2] << 16 | (uint32_t)s[off + 3] << 24;
+    return (int32_t)v;
+}
+static inline void vm_wr32(uint8_t *s, uint32_t off, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    s[off] = (uint8_t)u;
+    s[off + 1] = (uint8_t)(u >> 8);
+    s[off + 2] = (uint8_t)(u >> 16);
+    s[off + 3] = (uint8_t)(u >> 24);
+}
+
+static inline enum vm_tstatus vm_tstatus_of(const vm_program *p,
+                                            const uint8_t *s, int tid)
+{
+    return (enum vm_tstatus)s[p->threads[tid].offset + VM_TS_STATUS];
+}
+static inline uint32_t vm_tpc(const vm_program *p, const uint8_t *s, int tid)
+{
+    return vm_rd16(s, p->threads[tid].offset + VM_TS_PC);
+}
+/* Owner of lock element l: a thread id, or -1 when free. */
+static inline int vm_lock_owner(const vm_program *p, const uint8_t *s,
+                                uint32_t l)
+{
+    return (int)s[p->layout.locks_off + l * p->layout.lock_bytes] - 1;
+}
+static inline int32_t vm_global(const vm_program *p, const uint8_t *s,
+                                uint32_t elem)
+{
+    return vm_rd32(s, p->layout.globals_off + 4 * elem);
+}
+
+#endif
