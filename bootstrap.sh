@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bootstrap.sh: set up a fresh Debian machine, build mcheck, and run it.
+#   ./bootstrap.sh demo   install what is missing, build, check a bundled model
+#   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, run ctest
+#   ./bootstrap.sh build  install what is missing and build (release) only
+# Needs root or sudo only when packages are missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=${1:-demo}
+pkgs=(cmake gcc make pkg-config libjudy-dev libxxhash-dev python3)
+[ "$mode" = test ] && pkgs+=(spin clang libclang-rt-14-dev)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+case "$mode" in
+  demo|build)
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build -j "$jobs" >/dev/null
+    echo "bootstrap: built build/tools/mcheck"
+    if [ "$mode" = demo ]; then
+      echo "\$ build/tools/mcheck models/philosophers.bc"
+      build/tools/mcheck models/philosophers.bc || [ $? -eq 1 ]  # exit 1: an error was found
+    fi
+    ;;
+  test)
+    cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DMCHECK_SANITIZE=ON >/dev/null
+    cmake --build build-test -j "$jobs" >/dev/null
+    cd build-test
+    ctest --output-on-failure -j "$jobs"
+    ;;
+  *)
+    echo "usage: $0 demo|test|build" >&2
+    exit 2
+    ;;
+esac

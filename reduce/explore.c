@@ -1,0 +1,602 @@
+/* explore.c: the search. Depth-first with an explicit stack of state vectors
+ * (no recursion), or breadth-first with parent links for shortest traces.
+ *
+ * Successors are Stoller's composed transitions (section 5.1: a visible step
+ * followed by the thread's invisible steps, bounded by BoundedInvis) or,
+ * with REDUCE_NONE, single instructions. Every stored vector is the vm state
+ * followed by one marker byte that is 1 for an error state, so an error
+ * state (which the interpreter leaves equal to its predecessor) is stored as
+ * a state of its own and has no successors (LANGUAGE.md). Deadlocks are
+ * checked when a state is first stored. Paths are rebuilt from the stack or
+ * the parent links; trace_replay() re-executes them for printing. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "reduce.h"
+
+void explore_options_default(explore_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->reduce = REDUCE_COMPOSE;
+    o->search = SEARCH_DFS;
+    o->store.kind = STORE_COMPACT;
+    o->store.fingerprint_bits = 64;
+    o->store.bitstate_k = 3;
+    o->store.bitstate_bytes = 64u << 20;
+    o->max_invisible = 100000;
+}
+
+const char *verdict_name(verdict v)
+{
+    switch (v) {
+    case VERDICT_OK: return "ok";
+    case VERDICT_DEADLOCK: return "deadlock";
+    case VERDICT_ASSERTION: return "assertion";
+    case VERDICT_RUNTIME_ERROR: return "runtime_error";
+    case VERDICT_LOCK_DISCIPLINE: return "lock_discipline";
+    case VERDICT_RACE: return "race";
+    case VERDICT_INCOMPLETE: return "incomplete";
+    }
+    return "?";
+}
+
+const char *stop_reason_name(stop_reason s)
+{
+    switch (s) {
+    case STOP_COMPLETE: return "complete";
+    case STOP_ERROR: return "error";
+    case STOP_DEPTH: return "depth_limit";
+    case STOP_MEMLIMIT: return "memory_limit";
+    case STOP_TIMELIMIT: return "time_limit";
+    case STOP_INTERRUPTED: return "interrupted";
+    case STOP_NOMEM: return "out_of_memory";
+    }
+    return "?";
+}
+
+/* ---- the search context -------------------------------------------------- */
+
+typedef struct frame {
+    int32_t tid;       /* thread being expanded */
+    uint64_t choice;   /* next choice of tid */
+    uint64_t nchoices; /* vm_enabled(tid); 0 until computed */
+    explore_step via;  /* the step that led to this state */
+} frame;
+
+typedef struct search {
+    const vm_program *p;
+    const explore_options *o;
+    explore_result *r;
+    store *st;
+    size_t vmsize;     /* vm part of a vector */
+    size_t vsize;      /* stored vector: vm part + error marker */
+    vm_hooks hooks;
+    /* DFS stack */
+    frame *frames;
+    uint8_t *states;
+    size_t cap;        /* frames allocated */
+    /* BFS queue (kept whole: parent links) */
+    uint8_t *qstates;
+    uint64_t *qparent;
+    explore_step *qvia;
+    uint64_t qlen, qcap;
+    /* limits and progress */
+    struct timespec t0;
+    double next_progress;
+    uint64_t tick;
+    stop_reason stop;
+    bool truncated;
+} search;
+
+static double now_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static uint64_t peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+static void fill_stats(search *S)
+{
+    explore_stats *x = &S->r->stats;
+    x->vector_bytes = S->vmsize;
+    if (S->st) {
+        x->store_bytes = store_bytes(S->st);
+        x->omission = store_omission_probability(S->st);
+    }
+    x->search_bytes = S->cap * (sizeof(frame) + S->vsize) +
+                      S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
+    x->peak_rss = peak_rss();
+    x->seconds = now_since(&S->t0);
+}
+
+static void progress_line(search *S, double t)
+{
+    explore_stats *x = &S->r->stats;
+    fprintf(S->o->progress,
+            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
+            " transitions, depth %" PRIu64 ", store %.1f MB, %.0f s\n",
+            x->states_stored, t > 0 ? (double)x->states_stored / t : 0.0,
+            x->transitions, x->max_depth, (double)store_bytes(S->st) / 1048576.0, t);
+    fflush(S->o->progress);
+}
+
+/* Time, interrupt, memory and progress, checked every so many transitions.
+ * Returns false when the search must stop (S->stop says why). */
+static bool limits_ok(search *S)
+{
+    if ((++S->tick & 1023) != 0) return true;
+    if (S->o->interrupt && *S->o->interrupt) {
+        S->stop = STOP_INTERRUPTED;
+        return false;
+    }
+    if (S->o->memlimit) {
+        uint64_t used = store_bytes(S->st) + S->cap * (sizeof(frame) + S->vsize) +
+                        S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
+        if (used > S->o->memlimit) {
+            S->stop = STOP_MEMLIMIT;
+            return false;
+        }
+    }
+    double t = now_since(&S->t0);
+    if (S->o->timelimit > 0 && t >= S->o->timelimit) {
+        S->stop = STOP_TIMELIMIT;
+        return false;
+    }
+    if (S->o->progress && t >= S->next_progress) {
+        progress_line(S, t);
+        S->next_progress = t + 3.0;
+    }
+    return true;
+}
+
+/* ---- successors ---------------------------------------------------------- */
+
+typedef struct step_outcome {
+    verdict kind;      /* VERDICT_OK, or the error */
+    char msg[256];
+    int tid;
+    uint32_t pc;
+} step_outcome;
+
+/* Apply step (tid, choice) to `s` in place: one instruction, then with
+ * REDUCE_COMPOSE the thread's invisible tail. */
+static void run_step(search *S, uint8_t *s, int tid, uint64_t choice,
+                     step_outcome *out)
+{
+    const vm_program *p = S->p;
+    vm_fault f;
+    explore_stats *x = &S->r->stats;
+    out->kind = VERDICT_OK;
+
+    vm_status rc = vm_step(p, s, tid, choice, &S->hooks, &f);
+    x->instructions++;
+    if (rc == VM_OK && S->o->reduce == REDUCE_COMPOSE) {
+        uint64_t n = 0;
+        while (!vm_at_visible(p, s, tid)) {
+            if (++n > S->o->max_invisible) {
+                out->kind = VERDICT_RUNTIME_ERROR;
+                out->tid = tid;
+                out->pc = vm_tpc(p, s, tid);
+                snprintf(out->msg, sizeof out->msg,
+                         "no visible operation within %" PRIu64 " steps", S->o->max_invisible);
+                return;
+            }
+            rc = vm_step(p, s, tid, 0, &S->hooks, &f);
+            x->instructions++;
+            x->invisible++;
+            if (rc != VM_OK) break;
+        }
+    }
+    if (rc == VM_FAULT) {
+        out->kind = strncmp(f.msg, "assertion violated", 18) == 0 ? VERDICT_ASSERTION
+                                                                   : VERDICT_RUNTIME_ERROR;
+        out->tid = f.tid;
+        out->pc = f.pc;
+        snprintf(out->msg, sizeof out->msg, "%s", f.msg);
+    }
+}
+
+static bool any_enabled(const vm_program *p, const uint8_t *s)
+{
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if (vm_enabled(p, s, (int)t)) return true;
+    return false;
+}
+
+static bool all_visible(const vm_program *p, const uint8_t *s)
+{
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if (!vm_at_visible(p, s, (int)t)) return false;
+    return true;
+}
+
+static void dump_state(search *S, const uint8_t *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!S->o->dump_states) return;
+    if (S->o->reduce == REDUCE_NONE && !all_visible(S->p, s)) return;
+    for (size_t i = 0; i < S->vmsize; i++) {
+        fputc(hex[s[i] >> 4], S->o->dump_states);
+        fputc(hex[s[i] & 15], S->o->dump_states);
+    }
+    fputc('\n', S->o->dump_states);
+}
+
+/* Record an error with its path; returns false if the search must stop. */
+static bool record_error(search *S, const step_outcome *e, const explore_step *path,
+                         uint32_t len)
+{
+    explore_result *r = S->r;
+    unsigned cap = S->o->max_errors ? S->o->max_errors : 1000;
+    explore_error *ne = realloc(r->errors, (r->nerrors + 1) * sizeof *ne);
+    if (!ne) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    r->errors = ne;
+    explore_error *er = &ne[r->nerrors];
+    memset(er, 0, sizeof *er);
+    er->kind = e->kind;
+    snprintf(er->msg, sizeof er->msg, "%s", e->msg);
+    er->tid = e->tid;
+    er->pc = e->pc;
+    er->len = len;
+    er->path = malloc((len ? len : 1) * sizeof *path);
+    if (!er->path) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    if (len) memcpy(er->path, path, len * sizeof *path);
+    r->nerrors++;
+    if (!S->o->all_errors || r->nerrors >= cap) {
+        S->stop = STOP_ERROR;
+        return false;
+    }
+    return true;
+}
+
+/* Classify a newly stored, non-error state: a deadlock is an error. */
+static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e)
+{
+    if (any_enabled(p, s) || vm_valid_end(p, s)) return false;
+    e->kind = VERDICT_DEADLOCK;
+    e->tid = -1;
+    e->pc = 0;
+    snprintf(e->msg, sizeof e->msg, "deadlock: no thread can move");
+    return true;
+}
+
+enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
+
+/* Insert a successor. INS_NEW: to be explored; INS_SEEN: stored before;
+ * INS_ERROR: a new error state, or a new deadlocked state (out says which);
+ * INS_STOP: the store is full. */
+static int insert_successor(search *S, uint8_t *s, step_outcome *out)
+{
+    explore_stats *x = &S->r->stats;
+    s[S->vmsize] = out->kind != VERDICT_OK;
+    store_result sr = store_insert(S->st, s);
+    if (sr == STORE_FULL) {
+        S->stop = STOP_NOMEM;
+        return INS_STOP;
+    }
+    if (sr == STORE_PRESENT) {
+        x->states_matched++;
+        return INS_SEEN;
+    }
+    x->states_stored++;
+    if (out->kind != VERDICT_OK) return INS_ERROR;
+    dump_state(S, s);
+    return is_deadlock(S->p, s, out) ? INS_ERROR : INS_NEW;
+}
+
+/* ---- depth-first -------------------------------------------------------- */
+
+static bool dfs_grow(search *S, size_t need)
+{
+    if (need <= S->cap) return true;
+    size_t nc = S->cap ? S->cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    frame *nf = realloc(S->frames, nc * sizeof *nf);
+    if (!nf) return false;
+    S->frames = nf;
+    uint8_t *ns = realloc(S->states, nc * S->vsize);
+    if (!ns) return false;
+    S->states = ns;
+    S->cap = nc;
+    return true;
+}
+
+/* Record an error reached from the top of the stack (index depth) by `last`. */
+static bool dfs_error(search *S, size_t depth, const explore_step *last,
+                      const step_outcome *out)
+{
+    explore_step *path = malloc((depth + 1) * sizeof *path);
+    if (!path) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    for (size_t i = 1; i <= depth; i++) path[i - 1] = S->frames[i].via;
+    path[depth] = *last;
+    bool go_on = record_error(S, out, path, (uint32_t)depth + 1);
+    free(path);
+    return go_on;
+}
+
+static void dfs(search *S)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    size_t depth = 0; /* index of the top frame */
+    uint64_t max_depth = S->o->max_depth;
+
+    memset(&S->frames[0], 0, sizeof(frame));
+    S->frames[0].via.tid = -1;
+
+    while (S->stop == STOP_COMPLETE) {
+        frame *f = &S->frames[depth];
+        uint8_t *s = S->states + depth * S->vsize;
+        if (max_depth && depth >= max_depth && f->tid == 0 && f->nchoices == 0) {
+            if (any_enabled(p, s)) S->truncated = true;
+            f->tid = (int32_t)p->nthreads; /* a leaf: do not expand */
+        }
+        while (f->tid < (int32_t)p->nthreads) { /* next (tid, choice) */
+            if (f->nchoices == 0) f->nchoices = vm_enabled(p, s, f->tid);
+            if (f->choice < f->nchoices) break;
+            f->tid++;
+            f->choice = 0;
+            f->nchoices = 0;
+        }
+        if (f->tid >= (int32_t)p->nthreads) {
+            if (depth == 0) break;
+            depth--;
+            continue;
+        }
+        explore_step st = {f->tid, f->choice++};
+        if (!dfs_grow(S, depth + 2)) {
+            S->stop = STOP_NOMEM;
+            break;
+        }
+        s = S->states + depth * S->vsize;
+        uint8_t *ns = s + S->vsize;
+        memcpy(ns, s, S->vmsize);
+        step_outcome out;
+        run_step(S, ns, st.tid, st.choice, &out);
+        x->transitions++;
+        int rc = insert_successor(S, ns, &out);
+        if (rc == INS_STOP) break;
+        if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
+        if (rc == INS_NEW) {
+            depth++;
+            frame *nf = &S->frames[depth];
+            nf->tid = 0;
+            nf->choice = 0;
+            nf->nchoices = 0;
+            nf->via = st;
+            if (depth > x->max_depth) x->max_depth = depth;
+        }
+        if (!limits_ok(S)) break;
+    }
+}
+
+/* ---- breadth-first ------------------------------------------------------ */
+
+static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
+                     const explore_step *via)
+{
+    if (S->qlen == S->qcap) {
+        uint64_t nc = S->qcap ? S->qcap * 2 : 1024;
+        uint8_t *ns = realloc(S->qstates, nc * S->vsize);
+        if (!ns) return false;
+        S->qstates = ns;
+        uint64_t *np = realloc(S->qparent, nc * sizeof *np);
+        if (!np) return false;
+        S->qparent = np;
+        explore_step *nv = realloc(S->qvia, nc * sizeof *nv);
+        if (!nv) return false;
+        S->qvia = nv;
+        S->qcap = nc;
+    }
+    memcpy(S->qstates + S->qlen * S->vsize, s, S->vsize);
+    S->qparent[S->qlen] = parent;
+    S->qvia[S->qlen] = *via;
+    S->qlen++;
+    return true;
+}
+
+static bool bfs_error(search *S, uint64_t at, const explore_step *last,
+                      const step_outcome *out)
+{
+    uint32_t len = 0;
+    for (uint64_t i = at; i != 0; i = S->qparent[i]) len++;
+    explore_step *path = malloc((len + 1) * sizeof *path);
+    if (!path) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    uint32_t k = len;
+    for (uint64_t i = at; i != 0; i = S->qparent[i]) path[--k] = S->qvia[i];
+    path[len] = *last;
+    bool go_on = record_error(S, out, path, len + 1);
+    free(path);
+    return go_on;
+}
+
+static void bfs(search *S)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    uint8_t *ns = malloc(S->vsize);
+    explore_step none = {-1, 0};
+    if (!ns || !bfs_push(S, S->states, 0, &none)) {
+        S->stop = STOP_NOMEM;
+        free(ns);
+        return;
+    }
+    uint64_t level_end = 1, level = 0;
+    for (uint64_t i = 0; i < S->qlen && S->stop == STOP_COMPLETE; i++) {
+        if (i == level_end) {
+            level++;
+            level_end = S->qlen;
+            if (level > x->max_depth) x->max_depth = level;
+        }
+        if (S->o->max_depth && level >= S->o->max_depth) {
+            if (any_enabled(p, S->qstates + i * S->vsize)) S->truncated = true;
+            continue;
+        }
+        for (int32_t t = 0; t < (int32_t)p->nthreads && S->stop == STOP_COMPLETE; t++) {
+            uint64_t n = vm_enabled(p, S->qstates + i * S->vsize, t);
+            for (uint64_t c = 0; c < n; c++) {
+                explore_step st = {t, c};
+                memcpy(ns, S->qstates + i * S->vsize, S->vmsize); /* queue may move */
+                step_outcome out;
+                run_step(S, ns, t, c, &out);
+                x->transitions++;
+                int rc = insert_successor(S, ns, &out);
+                if (rc == INS_STOP) break;
+                if (rc == INS_ERROR && !bfs_error(S, i, &st, &out)) break;
+                if (rc == INS_NEW && !bfs_push(S, ns, i, &st)) {
+                    S->stop = STOP_NOMEM;
+                    break;
+                }
+                if (!limits_ok(S)) break;
+            }
+        }
+    }
+    free(ns);
+}
+
+/* ---- driver -------------------------------------------------------------- */
+
+int explore_run(const vm_program *p, const explore_options *o, explore_result *r)
+{
+    search S;
+    memset(&S, 0, sizeof S);
+    memset(r, 0, sizeof *r);
+    S.p = p;
+    S.o = o;
+    S.r = r;
+    clock_gettime(CLOCK_MONOTONIC, &S.t0);
+    S.next_progress = 2.0;
+    S.vmsize = p->layout.size;
+    S.vsize = S.vmsize + 1;
+    S.st = store_new(&o->store, S.vsize);
+    if (!S.st || !dfs_grow(&S, 1)) {
+        r->stop = STOP_NOMEM;
+        r->verdict = VERDICT_INCOMPLETE;
+        store_free(S.st);
+        free(S.frames);
+        free(S.states);
+        return -1;
+    }
+    memcpy(S.states, p->init_state, S.vmsize);
+    S.states[S.vmsize] = 0;
+    step_outcome out = {.kind = VERDICT_OK};
+    int rc = insert_successor(&S, S.states, &out);
+    if (rc == INS_ERROR)
+        record_error(&S, &out, NULL, 0);
+    else if (rc == INS_NEW)
+        (o->search == SEARCH_BFS ? bfs : dfs)(&S);
+
+    fill_stats(&S);
+    if (S.stop == STOP_COMPLETE && S.truncated) S.stop = STOP_DEPTH;
+    r->stop = S.stop;
+    if (r->nerrors)
+        r->verdict = r->errors[0].kind;
+    else if (S.stop == STOP_COMPLETE)
+        r->verdict = VERDICT_OK;
+    else
+        r->verdict = VERDICT_INCOMPLETE;
+    if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
+    store_free(S.st);
+    free(S.frames);
+    free(S.states);
+    free(S.qstates);
+    free(S.qparent);
+    free(S.qvia);
+    return 0;
+}
+
+void explore_result_free(explore_result *r)
+{
+    if (!r) return;
+    for (uint32_t i = 0; i < r->nerrors; i++) free(r->errors[i].path);
+    free(r->errors);
+    r->errors = NULL;
+    r->nerrors = 0;
+}
+
+/* ---- trace replay -------------------------------------------------------- */
+
+static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
+{
+    if (t->n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 64;
+        trace_entry *ne = realloc(t->entries, nc * sizeof *ne);
+        if (!ne) return false;
+        t->entries = ne;
+        *cap = nc;
+    }
+    t->entries[t->n++] = *e;
+    return true;
+}
+
+int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
+                 const explore_step *path, uint32_t len, trace *t)
+{
+    memset(t, 0, sizeof *t);
+    uint32_t cap = 0;
+    uint8_t *s = malloc(p->layout.size);
+    if (!s) return -1;
+    memcpy(s, p->init_state, p->layout.size);
+    t->final_state = s;
+    for (uint32_t i = 0; i < len; i++) {
+        int tid = path[i].tid;
+        if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
+            t->diverged = true;
+            snprintf(t->why, sizeof t->why,
+                     "step %" PRIu32 " is not executable on replay", i + 1);
+            return 0;
+        }
+        uint64_t n = 0;
+        for (bool first = true;; first = false) {
+            trace_entry e = {i + 1, tid, vm_tpc(p, s, tid), first ? path[i].choice : 0, first,
+                             vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED};
+            if (!trace_push(t, &cap, &e)) return -1;
+            vm_fault f;
+            vm_status rc = vm_step(p, s, tid, first ? path[i].choice : 0, NULL, &f);
+            if (rc == VM_FAULT) {
+                snprintf(t->why, sizeof t->why, "%s", f.msg);
+                if (i + 1 != len) t->diverged = true;
+                return 0;
+            }
+            if (reduce == REDUCE_NONE || vm_at_visible(p, s, tid)) break;
+            if (++n > max_invisible) {
+                snprintf(t->why, sizeof t->why,
+                         "no visible operation within %" PRIu64 " steps", max_invisible);
+                return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+void trace_free(trace *t)
+{
+    if (!t) return;
+    free(t->entries);
+    free(t->final_state);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,139 @@
+/* reduce.h: the state-space search (DFS or BFS) with Stoller's transition
+ * composition, error detection, traces and statistics.
+ *
+ * A transition from a stored state runs one enabled thread's pending
+ * instruction with one of its choices. With REDUCE_COMPOSE it then runs that
+ * thread's invisible instructions until the thread stands at a visible
+ * control point, ends, blocks or errs (Stoller's execInvis, section 5.1), so
+ * only visible states are stored; REDUCE_NONE stops after one instruction.
+ * The search owns its store and stack; nothing here is global, so several
+ * searches can run in one process. */
+#ifndef MCHECK_REDUCE_H
+#define MCHECK_REDUCE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store.h"
+#include "vm.h"
+
+typedef enum reduce_mode { REDUCE_NONE, REDUCE_COMPOSE } reduce_mode;
+typedef enum search_order { SEARCH_DFS, SEARCH_BFS } search_order;
+
+typedef enum verdict {
+    VERDICT_OK = 0,
+    VERDICT_DEADLOCK,
+    VERDICT_ASSERTION,
+    VERDICT_RUNTIME_ERROR,
+    VERDICT_LOCK_DISCIPLINE,
+    VERDICT_RACE,
+    VERDICT_INCOMPLETE,
+} verdict;
+
+/* Why the search stopped (besides having explored everything). */
+typedef enum stop_reason {
+    STOP_COMPLETE = 0,  /* every reachable state explored */
+    STOP_ERROR,         /* the first error was found */
+    STOP_DEPTH,         /* complete up to --max-depth; deeper paths pruned */
+    STOP_MEMLIMIT,
+    STOP_TIMELIMIT,
+    STOP_INTERRUPTED,   /* SIGINT / SIGTERM */
+    STOP_NOMEM,         /* an allocation failed */
+} stop_reason;
+
+typedef struct explore_options {
+    reduce_mode reduce;
+    search_order search;
+    store_config store;
+    uint64_t max_depth;       /* 0: unbounded */
+    uint64_t max_invisible;   /* BoundedInvis bound (default 100000) */
+    double timelimit;         /* seconds; 0: none */
+    uint64_t memlimit;        /* bytes; 0: none */
+    bool all_errors;          /* keep searching after an error */
+    unsigned max_errors;      /* with all_errors: stop after this many (0: 1000) */
+    FILE *progress;           /* progress lines every few seconds; NULL: none */
+    FILE *dump_states;        /* hex of every stored visible state; NULL: none */
+    volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
+} explore_options;
+
+void explore_options_default(explore_options *o);
+
+/* One scheduling decision: thread and choice. */
+typedef struct explore_step {
+    int32_t tid;
+    uint64_t choice;
+} explore_step;
+
+typedef struct explore_error {
+    verdict kind;
+    char msg[256];          /* "assertion violated: ...", "deadlock", ... */
+    int tid;                /* faulting thread (-1 for a deadlock) */
+    uint32_t pc;
+    explore_step *path;     /* from the initial state to the error */
+    uint32_t len;
+} explore_error;
+
+typedef struct explore_stats {
+    uint64_t states_stored;   /* including error states */
+    uint64_t states_matched;  /* successors found already stored */
+    uint64_t transitions;     /* successors generated (composed steps) */
+    uint64_t max_depth;       /* deepest stack (DFS) or level (BFS) */
+    uint64_t instructions;    /* executed, visible and invisible */
+    uint64_t invisible;       /* of those, merged into composed steps */
+    uint64_t vector_bytes;    /* state vector size */
+    uint64_t store_bytes;
+    uint64_t search_bytes;    /* stack or queue */
+    uint64_t peak_rss;        /* bytes, from getrusage */
+    double omission;          /* store_omission_probability */
+    double seconds;
+} explore_stats;
+
+typedef struct explore_result {
+    verdict verdict;          /* the first error's kind, OK, or INCOMPLETE */
+    stop_reason stop;
+    explore_error *errors;
+    uint32_t nerrors;
+    explore_stats stats;
+} explore_result;
+
+/* Run the search. Returns 0, or -1 if the options are invalid or nothing
+ * could be allocated (result then holds STOP_NOMEM). Free the result with
+ * explore_result_free(). */
+int explore_run(const vm_program *p, const explore_options *o, explore_result *r);
+void explore_result_free(explore_result *r);
+
+const char *verdict_name(verdict v);      /* "ok", "deadlock", ... (JSON) */
+const char *stop_reason_name(stop_reason s);
+
+/* ---- traces ------------------------------------------------------------- */
+
+/* One executed instruction of a replayed path. `step` numbers the scheduling
+ * decisions from 1; a composed step yields several entries with one step. */
+typedef struct trace_entry {
+    uint32_t step;
+    int32_t tid;
+    uint32_t pc;
+    uint64_t choice;          /* of the first instruction of the step */
+    bool first;               /* first instruction of its step */
+    bool reacquire;           /* the re-acquire of a notified `wait` */
+} trace_entry;
+
+typedef struct trace {
+    trace_entry *entries;
+    uint32_t n;
+    uint8_t *final_state;     /* the state after the path (vm part) */
+    bool diverged;            /* replay did not follow the path */
+    char why[192];            /* how it diverged, or the fault it ended in */
+} trace;
+
+/* Replay `path` from the initial state with the same granularity as the
+ * search (`reduce`) and record every instruction executed. Returns 0, or -1
+ * on allocation failure. A replay that cannot follow the path (a thread not
+ * enabled) sets diverged. Free with trace_free(). */
+int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
+                 const explore_step *path, uint32_t len, trace *t);
+void trace_free(trace *t);
+
+#endif

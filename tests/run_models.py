@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""End-to-end tests over models/: every bundled model states its expected
+verdict (and optionally exact state/transition counts) in header comments:
+
+    ; expect: deadlock            ok | deadlock | assertion | runtime_error | lock_discipline
+    ; options: -D N=3             extra mcheck options
+    ; expect-states: 9            states stored with the default (composed) search
+    ; expect-transitions: 11
+    ; expect-states-reduce-none: 103
+    ; expect-transitions-reduce-none: 157
+
+For each model this checks the verdict and exit status of the default search
+and of a matrix of variants (--reduce=none, --store=exact, --fingerprint=128,
+--search=bfs, --store=bitstate), the exact counts, that a complete search of an
+error-free model stores exactly the visible states of the full search, and the
+golden text output (NAME.out beside the model: everything before the
+statistics block, which holds timings). MCHECK_UPDATE_GOLDEN=1 rewrites the
+goldens (review them as a diff).
+
+usage: run_models.py MCHECK MODELS_DIR [MODEL ...]
+The last line is "N passed, N failed".
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
+        "lock_discipline": 1, "race": 1}
+VARIANTS = [
+    ["--reduce=none"],
+    ["--store=exact"],
+    ["--fingerprint=128"],
+    ["--search=bfs"],
+    ["--store=bitstate", "--bitstate-mb", "16"],
+]
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL " + what, flush=True)
+
+
+def header(path):
+    h = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"\s*[;#]\s*([a-z-]+):\s*(.*?)\s*$", line)
+            if m and m.group(1) not in h:
+                h[m.group(1)] = m.group(2)
+    return h
+
+
+def run(mcheck, args, timeout=600):
+    p = subprocess.run([mcheck] + args, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(mcheck, args):
+    code, out, err = run(mcheck, ["--json", "--quiet"] + args)
+    try:
+        return code, json.loads(out), err
+    except json.JSONDecodeError:
+        return code, None, err + out
+
+
+def states_of(path):
+    with open(path) as f:
+        return set(line.strip() for line in f if line.strip())
+
+
+def test_model(mcheck, path):
+    h = header(path)
+    name = os.path.basename(path)
+    expect = h.get("expect")
+    check(expect in EXIT, f"{name}: header has a valid 'expect:' line (got {expect!r})")
+    if expect not in EXIT:
+        return
+    if expect in ("lock_discipline", "race") and os.environ.get("MCHECK_HAVE_LOCKSET") != "1":
+        print(f"skip {name}: expects {expect}, which needs the lockset detectors")
+        return
+    opts = h.get("options", "").split()
+    code, js, err = run_json(mcheck, opts + [path])
+    check(js is not None, f"{name}: JSON output parses ({err.strip()[:200]})")
+    if js is None:
+        return
+    check(js["verdict"] == expect, f"{name}: verdict {js['verdict']}, expected {expect}")
+    check(code == EXIT[expect], f"{name}: exit status {code}, expected {EXIT[expect]}")
+    st = js["stats"]
+    for key, field in (("expect-states", "states_stored"), ("expect-transitions", "transitions")):
+        if key in h:
+            check(st[field] == int(h[key]), f"{name}: {field} {st[field]}, expected {h[key]}")
+
+    for v in VARIANTS:
+        vcode, vjs, verr = run_json(mcheck, opts + v + [path])
+        ok = vjs is not None and vjs["verdict"] == expect and vcode == EXIT[expect]
+        check(ok, f"{name} {' '.join(v)}: verdict {vjs and vjs['verdict']} exit {vcode}, "
+                  f"expected {expect}")
+        if vjs and v == ["--reduce=none"]:
+            for key, field in (("expect-states-reduce-none", "states_stored"),
+                               ("expect-transitions-reduce-none", "transitions")):
+                if key in h:
+                    check(vjs["stats"][field] == int(h[key]),
+                          f"{name} --reduce=none: {field} {vjs['stats'][field]}, expected {h[key]}")
+        if vjs and v == ["--store=exact"] and expect == "ok":
+            check(vjs["stats"]["states_stored"] == st["states_stored"],
+                  f"{name}: exact store finds {vjs['stats']['states_stored']} states, "
+                  f"compact {st['states_stored']}")
+
+    if expect == "ok":
+        with tempfile.TemporaryDirectory() as d:
+            full, red = os.path.join(d, "full"), os.path.join(d, "reduced")
+            run(mcheck, opts + ["--quiet", "--store=exact", "--reduce=none", "--dump-states", full, path])
+            run(mcheck, opts + ["--quiet", "--store=exact", "--dump-states", red, path])
+            a, b = states_of(full), states_of(red)
+            check(a == b and len(a) > 0,
+                  f"{name}: visible states of the full search ({len(a)}) equal the reduced "
+                  f"search's stored states ({len(b)}); {len(a - b)} only in full, "
+                  f"{len(b - a)} only in reduced")
+
+    code, out, err = run(mcheck, opts + ["--quiet", path])
+    text = out.split("statistics:\n")[0]
+    golden = os.path.splitext(path)[0] + ".out"
+    if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1":
+        with open(golden, "w") as f:
+            f.write(text)
+    elif os.path.exists(golden):
+        with open(golden) as f:
+            want = f.read()
+        check(text == want, f"{name}: output differs from {os.path.basename(golden)}:\n{text}")
+    else:
+        check(False, f"{name}: no golden output {os.path.basename(golden)} "
+                     "(run with MCHECK_UPDATE_GOLDEN=1 and review)")
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    mcheck, models = sys.argv[1], sys.argv[2]
+    paths = sys.argv[3:] or sorted(os.path.join(models, f) for f in os.listdir(models)
+                                   if f.endswith(".bc"))
+    for path in paths:
+        test_model(mcheck, path)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

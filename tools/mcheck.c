@@ -1,0 +1,639 @@
+/* mcheck.c: the command line. Reads a model, assembles it, and either dumps
+ * it, simulates one random run, or searches every interleaving and prints
+ * the verdict, a trace of the first error and the statistics (text or JSON).
+ *
+ * Exit status: 0 no error found, 1 error found, 2 bad input or usage,
+ * 3 stopped by a limit before the search was complete. This file owns
+ * stdout and stderr; the modules below it only return values. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reduce.h"
+#include "report.h"
+#include "store.h"
+#include "vm.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *out)
+{
+    fputs("usage: mcheck [options] MODEL.bc\n"
+          "\n"
+          "Explore every interleaving of the threads of MODEL.bc and report deadlocks,\n"
+          "assertion failures and runtime errors with a trace.\n"
+          "\n"
+          "modes:\n"
+          "  (default)              exhaustive search\n"
+          "  --simulate             run one random interleaving, one line per step\n"
+          "      --seed N           random seed (default 1)\n"
+          "      --steps N          step limit (default 10000)\n"
+          "  --dump                 print the assembled program and state layout\n"
+          "\n"
+          "model:\n"
+          "  -D NAME=VALUE          override a const of the model\n"
+          "\n"
+          "search:\n"
+          "  --reduce=compose|none  compose each visible step with its invisible tail\n"
+          "                         (default), or schedule at every instruction\n"
+          "  --search=dfs|bfs       depth-first (default) or breadth-first (shortest trace)\n"
+          "  --store=compact|exact|bitstate\n"
+          "                         hash compaction (default), full vectors, or supertrace\n"
+          "  --fingerprint=64|128   hash-compaction fingerprint bits (default 64)\n"
+          "  --bitstate-mb N        bit array size for --store=bitstate (default 64)\n"
+          "  --all-errors           keep searching after the first error\n"
+          "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
+          "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
+          "  --memlimit MB          stop cleanly when the search uses more memory\n"
+          "  --timelimit S          stop cleanly after S seconds\n"
+          "\n"
+          "output:\n"
+          "  --json                 print one JSON object instead of text\n"
+          "  --trace-json FILE      write the error trace as JSON to FILE\n"
+          "  --dump-states FILE     write every stored visible state (hex) to FILE\n"
+          "  --progress             progress lines on stderr even when it is not a terminal\n"
+          "  --quiet                no progress lines\n"
+          "  --help, --version\n"
+          "\n"
+          "exit status: 0 no error, 1 error found, 2 bad input or usage, 3 incomplete\n",
+          out);
+}
+
+/* ---- option parsing ------------------------------------------------------ */
+
+typedef struct cli {
+    explore_options eo;
+    const char *model;
+    vm_define *defs;
+    size_t ndefs;
+    bool dump, simulate, json, quiet, progress;
+    unsigned long long seed, steps;
+    const char *trace_json, *dump_states;
+} cli;
+
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mcheck: error: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'mcheck --help'.\n");
+    return 2;
+}
+
+static bool parse_u64(const char *s, unsigned long long *v)
+{
+    char *end;
+    if (!s || !*s || *s == '-') return false;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return errno == 0 && *end == '\0';
+}
+
+static bool parse_i32(const char *s, int32_t *v)
+{
+    char *end;
+    if (!s || !*s) return false;
+    errno = 0;
+    long long x = strtoll(s, &end, 0);
+    if (errno || *end) return false;
+    if (x < INT32_MIN || x > (long long)UINT32_MAX) return false;
+    *v = (int32_t)(uint32_t)x; /* hex patterns up to 0xffffffff */
+    return true;
+}
+
+enum {
+    OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_SEARCH,
+    OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
+    OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
+    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION,
+};
+
+static int parse_args(int argc, char **argv, cli *c)
+{
+    static const struct option opts[] = {
+        {"simulate", no_argument, 0, OPT_SIMULATE},
+        {"seed", required_argument, 0, OPT_SEED},
+        {"steps", required_argument, 0, OPT_STEPS},
+        {"dump", no_argument, 0, OPT_DUMP},
+        {"reduce", required_argument, 0, OPT_REDUCE},
+        {"search", required_argument, 0, OPT_SEARCH},
+        {"store", required_argument, 0, OPT_STORE},
+        {"fingerprint", required_argument, 0, OPT_FP},
+        {"bitstate-mb", required_argument, 0, OPT_BITMB},
+        {"all-errors", no_argument, 0, OPT_ALL},
+        {"max-depth", required_argument, 0, OPT_MAXDEPTH},
+        {"max-invisible", required_argument, 0, OPT_MAXINVIS},
+        {"memlimit", required_argument, 0, OPT_MEMLIMIT},
+        {"timelimit", required_argument, 0, OPT_TIMELIMIT},
+        {"json", no_argument, 0, OPT_JSON},
+        {"trace-json", required_argument, 0, OPT_TRACEJSON},
+        {"dump-states", required_argument, 0, OPT_DUMPSTATES},
+        {"progress", no_argument, 0, OPT_PROGRESS},
+        {"quiet", no_argument, 0, OPT_QUIET},
+        {"help", no_argument, 0, OPT_HELP},
+        {"version", no_argument, 0, OPT_VERSION},
+        {0, 0, 0, 0},
+    };
+    unsigned long long v;
+    int o;
+    c->seed = 1;
+    c->steps = 10000;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, ":D:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'D': {
+            char *eq = strchr(optarg, '=');
+            vm_define d;
+            if (!eq || eq == optarg) return bad_usage("-D expects NAME=VALUE, got '%s'", optarg);
+            *eq = '\0';
+            d.name = optarg;
+            if (!parse_i32(eq + 1, &d.value))
+                return bad_usage("-D: '%s' is not a 32-bit integer", eq + 1);
+            vm_define *nd = realloc(c->defs, (c->ndefs + 1) * sizeof *nd);
+            if (!nd) return bad_usage("%s", "out of memory");
+            c->defs = nd;
+            c->defs[c->ndefs++] = d;
+            break;
+        }
+        case OPT_SIMULATE: c->simulate = true; break;
+        case OPT_SEED:
+            if (!parse_u64(optarg, &c->seed)) return bad_usage("--seed: bad number '%s'", optarg);
+            break;
+        case OPT_STEPS:
+            if (!parse_u64(optarg, &c->steps)) return bad_usage("--steps: bad number '%s'", optarg);
+            break;
+        case OPT_DUMP: c->dump = true; break;
+        case OPT_REDUCE:
+            if (!strcmp(optarg, "compose")) c->eo.reduce = REDUCE_COMPOSE;
+            else if (!strcmp(optarg, "none")) c->eo.reduce = REDUCE_NONE;
+            else return bad_usage("--reduce: expected 'compose' or 'none', got '%s'", optarg);
+            break;
+        case OPT_SEARCH:
+            if (!strcmp(optarg, "dfs")) c->eo.search = SEARCH_DFS;
+            else if (!strcmp(optarg, "bfs")) c->eo.search = SEARCH_BFS;
+            else return bad_usage("--search: expected 'dfs' or 'bfs', got '%s'", optarg);
+            break;
+        case OPT_STORE:
+            if (!strcmp(optarg, "compact")) c->eo.store.kind = STORE_COMPACT;
+            else if (!strcmp(optarg, "exact")) c->eo.store.kind = STORE_EXACT;
+            else if (!strcmp(optarg, "bitstate")) c->eo.store.kind = STORE_BITSTATE;
+            else return bad_usage("--store: expected 'compact', 'exact' or 'bitstate', got '%s'", optarg);
+            break;
+        case OPT_FP:
+            if (!strcmp(optarg, "64")) c->eo.store.fingerprint_bits = 64;
+            else if (!strcmp(optarg, "128")) c->eo.store.fingerprint_bits = 128;
+            else return bad_usage("--fingerprint: expected 64 or 128, got '%s'", optarg);
+            break;
+        case OPT_BITMB:
+            if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 20))
+                return bad_usage("--bitstate-mb: expected a size in MB, got '%s'", optarg);
+            c->eo.store.bitstate_bytes = v << 20;
+            break;
+        case OPT_ALL: c->eo.all_errors = true; break;
+        case OPT_MAXDEPTH:
+            if (!parse_u64(optarg, &v) || v == 0) return bad_usage("--max-depth: bad number '%s'", optarg);
+            c->eo.max_depth = v;
+            break;
+        case OPT_MAXINVIS:
+            if (!parse_u64(optarg, &v) || v == 0) return bad_usage("--max-invisible: bad number '%s'", optarg);
+            c->eo.max_invisible = v;
+            break;
+        case OPT_MEMLIMIT:
+            if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
+                return bad_usage("--memlimit: expected megabytes, got '%s'", optarg);
+            c->eo.memlimit = v << 20;
+            break;
+        case OPT_TIMELIMIT: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (*end || !(t > 0) || t > 1e9) return bad_usage("--timelimit: expected seconds, got '%s'", optarg);
+            c->eo.timelimit = t;
+            break;
+        }
+        case OPT_JSON: c->json = true; break;
+        case OPT_TRACEJSON: c->trace_json = optarg; break;
+        case OPT_DUMPSTATES: c->dump_states = optarg; break;
+        case OPT_PROGRESS: c->progress = true; break;
+        case OPT_QUIET: c->quiet = true; break;
+        case 'h':
+        case OPT_HELP: usage(stdout); return -1;
+        case OPT_VERSION:
+            printf("mcheck %s\n", VM_VERSION);
+            return -1;
+        case ':': return bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default: return bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
+    c->model = argv[optind];
+    return 0;
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        char *nb = cap > ((size_t)1 << 30) ? NULL : realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            errno = EFBIG;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* ---- text report --------------------------------------------------------- */
+
+void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c >= 0x7f)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static const vm_insn *entry_insn(const vm_program *p, const trace *t, const trace_entry *e)
+{
+    return &vm_thread_body(p, t->final_state, e->tid)->code[e->pc];
+}
+
+/* Annotation of a trace entry: the value a choose picked, the re-acquire. */
+static void entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (e->reacquire)
+        snprintf(buf, n, "(re-acquire after notify)");
+    else if (e->first && in->op == VM_OP_choose && in->a.kind == VM_ARG_IMM)
+        snprintf(buf, n, "(chose %" PRId64 ")", (int64_t)in->a.val + (int64_t)e->choice);
+    else if (e->first && in->op == VM_OP_choose)
+        snprintf(buf, n, "(choice %" PRIu64 ")", e->choice);
+    else if (e->first && in->op == VM_OP_notify && e->choice)
+        snprintf(buf, n, "(wakes waiter %" PRIu64 ")", e->choice + 1);
+}
+
+void report_trace_line(FILE *out, const vm_program *p, const trace *t, const trace_entry *e)
+{
+    char name[64], note[64];
+    const vm_insn *in = entry_insn(p, t, e);
+    vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
+    entry_note(e, in, note, sizeof note);
+    if (e->first)
+        fprintf(out, "%6" PRIu32 "  %-14s %5d  %s%s%s\n", e->step, name, in->line, in->text,
+                note[0] ? "  " : "", note);
+    else
+        fprintf(out, "%6s  %-14s %5d  %s%s%s\n", "", name, in->line, in->text,
+                note[0] ? "  " : "", note);
+}
+
+static void print_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
+{
+    char name[64], why[192];
+    fprintf(out, "blocked threads:\n");
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        const vm_insn *in = &vm_thread_body(p, s, (int)t)->code[vm_tpc(p, s, (int)t)];
+        vm_thread_name(p, s, (int)t, name, sizeof name);
+        vm_describe_block(p, s, (int)t, why, sizeof why);
+        fprintf(out, "  %-14s line %d (%s): %s\n", name, in->line, in->text, why);
+    }
+}
+
+static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
+                             const trace *t, bool bfs_hint)
+{
+    char name[64];
+    fprintf(out, "error: %s\n", er->msg);
+    if (er->tid >= 0) {
+        const vm_insn *in = &vm_thread_body(p, t->final_state, er->tid)->code[er->pc];
+        vm_thread_name(p, t->final_state, er->tid, name, sizeof name);
+        fprintf(out, "  in %s at %s:%d: %s\n", name, p->filename, in->line, in->text);
+    }
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
+    fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
+    for (uint32_t i = 0; i < t->n; i++) report_trace_line(out, p, t, &t->entries[i]);
+    if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
+    if (er->kind == VERDICT_DEADLOCK) print_blocked_threads(out, p, t->final_state);
+    if (bfs_hint && er->len > 20)
+        fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
+}
+
+static const char *human_bytes(double b, char *buf, size_t n)
+{
+    const char *unit[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+static void print_stats_text(FILE *out, const cli *c, const explore_result *r)
+{
+    const explore_stats *x = &r->stats;
+    char b1[32], b2[32];
+    double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
+    fprintf(out, "statistics:\n");
+    fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
+    fprintf(out, "  states matched       %" PRIu64 "\n", x->states_matched);
+    fprintf(out, "  transitions          %" PRIu64 "%s\n", x->transitions,
+            c->eo.reduce == REDUCE_COMPOSE ? " (composed steps)" : "");
+    fprintf(out, "  max depth            %" PRIu64 "\n", x->max_depth);
+    fprintf(out, "  instructions         %" PRIu64, x->instructions);
+    if (c->eo.reduce == REDUCE_COMPOSE)
+        fprintf(out, " (%" PRIu64 " invisible merged, %.2f per composed step)", x->invisible,
+                x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
+    fprintf(out, "\n");
+    fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
+    if (c->eo.store.kind == STORE_COMPACT)
+        fprintf(out, "  store                compact, %u-bit fingerprints, %s (%.1f bytes/state)\n",
+                c->eo.store.fingerprint_bits, human_bytes((double)x->store_bytes, b1, sizeof b1), bps);
+    else
+        fprintf(out, "  store                %s, %s (%.1f bytes/state)\n",
+                store_kind_name(c->eo.store.kind), human_bytes((double)x->store_bytes, b1, sizeof b1),
+                bps);
+    fprintf(out, "  search stack/queue   %s\n", human_bytes((double)x->search_bytes, b2, sizeof b2));
+    fprintf(out, "  peak memory (RSS)    %s\n", human_bytes((double)x->peak_rss, b1, sizeof b1));
+    if (c->eo.store.kind == STORE_COMPACT)
+        fprintf(out, "  omission probability %.3g (hash compaction)\n", x->omission);
+    else if (c->eo.store.kind == STORE_BITSTATE)
+        fprintf(out, "  coverage (estimate)  %.4f%% of states (bitstate: partial search)\n",
+                100.0 * (1.0 - x->omission));
+    fprintf(out, "  time                 %.3f s (%.0f states/s)\n", x->seconds,
+            x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+    if (c->eo.store.kind == STORE_COMPACT && x->omission > 1e-6)
+        fprintf(out, "warning: the probability that hash compaction omitted a state is %.3g;"
+                     " use --fingerprint=128 or --store=exact\n", x->omission);
+}
+
+static const char *stop_text(stop_reason s)
+{
+    switch (s) {
+    case STOP_COMPLETE: return "search complete";
+    case STOP_ERROR: return "search stopped at the first error";
+    case STOP_DEPTH: return "search incomplete: paths longer than --max-depth were pruned";
+    case STOP_MEMLIMIT: return "search incomplete: memory limit reached";
+    case STOP_TIMELIMIT: return "search incomplete: time limit reached";
+    case STOP_INTERRUPTED: return "search incomplete: interrupted";
+    case STOP_NOMEM: return "search incomplete: out of memory";
+    }
+    return "?";
+}
+
+/* ---- JSON report --------------------------------------------------------- */
+
+static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
+{
+    char name[64], note[64];
+    fprintf(out, "[");
+    for (uint32_t i = 0; i < t->n; i++) {
+        const trace_entry *e = &t->entries[i];
+        const vm_insn *in = entry_insn(p, t, e);
+        vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
+        entry_note(e, in, note, sizeof note);
+        fprintf(out, "%s{\"step\":%" PRIu32 ",\"thread\":", i ? "," : "", e->step);
+        json_string(out, name);
+        fprintf(out, ",\"tid\":%d,\"pc\":%" PRIu32 ",\"line\":%d,\"instruction\":", e->tid, e->pc,
+                in->line);
+        json_string(out, in->text);
+        if (note[0]) {
+            fprintf(out, ",\"note\":");
+            json_string(out, note);
+        }
+        fprintf(out, "}");
+    }
+    fprintf(out, "]");
+}
+
+static void print_error_json(FILE *out, const vm_program *p, const explore_error *er,
+                             const trace *t)
+{
+    char name[64], why[192];
+    fprintf(out, "{\"kind\":\"%s\",\"message\":", verdict_name(er->kind));
+    json_string(out, er->msg);
+    if (er->tid >= 0) {
+        const vm_insn *in = &vm_thread_body(p, t->final_state, er->tid)->code[er->pc];
+        vm_thread_name(p, t->final_state, er->tid, name, sizeof name);
+        fprintf(out, ",\"thread\":");
+        json_string(out, name);
+        fprintf(out, ",\"line\":%d,\"instruction\":", in->line);
+        json_string(out, in->text);
+    } else {
+        fprintf(out, ",\"thread\":null,\"line\":null");
+    }
+    fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s,\"trace\":", er->len,
+            t->diverged ? "false" : "true");
+    print_trace_json(out, p, t);
+    if (er->kind == VERDICT_DEADLOCK) {
+        fprintf(out, ",\"blocked\":[");
+        bool first = true;
+        for (uint32_t i = 0; i < p->nthreads; i++) {
+            enum vm_tstatus st = vm_tstatus_of(p, t->final_state, (int)i);
+            if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+            const vm_insn *in = &vm_thread_body(p, t->final_state, (int)i)
+                                     ->code[vm_tpc(p, t->final_state, (int)i)];
+            vm_thread_name(p, t->final_state, (int)i, name, sizeof name);
+            vm_describe_block(p, t->final_state, (int)i, why, sizeof why);
+            fprintf(out, "%s{\"thread\":", first ? "" : ",");
+            json_string(out, name);
+            fprintf(out, ",\"line\":%d,\"instruction\":", in->line);
+            json_string(out, in->text);
+            fprintf(out, ",\"waits_for\":");
+            json_string(out, why);
+            fprintf(out, "}");
+            first = false;
+        }
+        fprintf(out, "]");
+    }
+    fprintf(out, "}");
+}
+
+static void print_json(FILE *out, const cli *c, const vm_program *p, const explore_result *r,
+                       const trace *traces)
+{
+    const explore_stats *x = &r->stats;
+    fprintf(out, "{\"mcheck\":\"%s\",\"model\":", VM_VERSION);
+    json_string(out, c->model);
+    fprintf(out, ",\"verdict\":\"%s\",\"complete\":%s,\"stop\":\"%s\"",
+            verdict_name(r->verdict),
+            r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
+    fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"off\",\"store\":\"%s\","
+                 "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64 "}",
+            c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", store_kind_name(c->eo.store.kind),
+            c->eo.store.fingerprint_bits, c->eo.search == SEARCH_BFS ? "bfs" : "dfs",
+            c->eo.max_depth);
+    fprintf(out, ",\"error\":");
+    if (r->nerrors)
+        print_error_json(out, p, &r->errors[0], &traces[0]);
+    else
+        fprintf(out, "null");
+    fprintf(out, ",\"errors\":[");
+    for (uint32_t i = 0; i < r->nerrors; i++) {
+        if (i) fprintf(out, ",");
+        print_error_json(out, p, &r->errors[i], &traces[i]);
+    }
+    fprintf(out, "]");
+    double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
+    fprintf(out,
+            ",\"stats\":{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64
+            ",\"states_matched\":%" PRIu64 ",\"max_depth\":%" PRIu64 ",\"instructions\":%" PRIu64
+            ",\"invisible_instructions\":%" PRIu64 ",\"composed_transitions\":%" PRIu64
+            ",\"avg_composed_step\":%.3f"
+            ",\"state_vector_bytes\":%" PRIu64 ",\"store_bytes\":%" PRIu64
+            ",\"bytes_per_state\":%.3f,\"search_bytes\":%" PRIu64 ",\"peak_rss_bytes\":%" PRIu64
+            ",\"omission_probability\":%.6g,\"seconds\":%.6f,\"states_per_second\":%.1f}}\n",
+            x->states_stored, x->transitions, x->states_matched, x->max_depth, x->instructions,
+            x->invisible, c->eo.reduce == REDUCE_COMPOSE ? x->transitions : 0,
+            x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
+            x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
+            x->seconds, x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int exit_status(const explore_result *r)
+{
+    if (r->nerrors) return 1;
+    return r->stop == STOP_COMPLETE ? 0 : 3;
+}
+
+static int run_search(cli *c, const vm_program *p)
+{
+    explore_result r;
+    FILE *dump = NULL;
+    if (c->dump_states && !(dump = fopen(c->dump_states, "w"))) {
+        fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->dump_states, strerror(errno));
+        return 2;
+    }
+    c->eo.dump_states = dump;
+    c->eo.interrupt = &interrupted;
+    if (!c->quiet && (c->progress || isatty(STDERR_FILENO))) c->eo.progress = stderr;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    int rc = explore_run(p, &c->eo, &r);
+    if (dump) fclose(dump);
+    if (rc != 0 && r.stop == STOP_NOMEM && r.stats.states_stored == 0) {
+        fprintf(stderr, "mcheck: error: out of memory before the search started\n");
+        return 3;
+    }
+    trace *traces = calloc(r.nerrors ? r.nerrors : 1, sizeof *traces);
+    if (!traces) {
+        fprintf(stderr, "mcheck: error: out of memory\n");
+        explore_result_free(&r);
+        return 3;
+    }
+    for (uint32_t i = 0; i < r.nerrors; i++)
+        if (trace_replay(p, c->eo.reduce, c->eo.max_invisible, r.errors[i].path, r.errors[i].len,
+                         &traces[i]) != 0)
+            traces[i].diverged = true;
+
+    if (c->json) {
+        print_json(stdout, c, p, &r, traces);
+    } else {
+        printf("mcheck %s: %s (reduce=%s, store=%s, search=%s)\n", VM_VERSION, c->model,
+               c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", store_kind_name(c->eo.store.kind),
+               c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
+        for (uint32_t i = 0; i < r.nerrors; i++) {
+            if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
+            print_error_text(stdout, p, &r.errors[i], &traces[i], c->eo.search == SEARCH_DFS);
+        }
+        printf("verdict: %s", verdict_name(r.verdict));
+        if (r.verdict == VERDICT_OK) printf(" (no error found)");
+        printf("\n%s\n", stop_text(r.stop));
+        print_stats_text(stdout, c, &r);
+    }
+    if (c->trace_json) {
+        FILE *tf = fopen(c->trace_json, "w");
+        if (!tf) {
+            fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
+        } else {
+            if (r.nerrors)
+                print_error_json(tf, p, &r.errors[0], &traces[0]);
+            else
+                fprintf(tf, "null");
+            fprintf(tf, "\n");
+            fclose(tf);
+        }
+    }
+    int status = exit_status(&r);
+    for (uint32_t i = 0; i < r.nerrors; i++) trace_free(&traces[i]);
+    free(traces);
+    explore_result_free(&r);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    memset(&c, 0, sizeof c);
+    explore_options_default(&c.eo);
+    int rc = parse_args(argc, argv, &c);
+    if (rc != 0) {
+        free(c.defs);
+        return rc < 0 ? 0 : rc;
+    }
+    size_t len;
+    char *src = read_file(c.model, &len);
+    if (!src) {
+        fprintf(stderr, "mcheck: error: cannot read '%s': %s\n", c.model, strerror(errno));
+        free(c.defs);
+        return 2;
+    }
+    int nerr = 0;
+    vm_program *p = vm_assemble(c.model, src, len, c.defs, c.ndefs, stderr, &nerr);
+    free(src);
+    free(c.defs);
+    if (!p) return 2;
+    if (c.dump)
+        vm_dump(p, stdout);
+    else if (c.simulate)
+        rc = simulate_run(p, c.seed, c.steps, stdout);
+    else
+        rc = run_search(&c, p);
+    vm_program_free(p);
+    return rc;
+}

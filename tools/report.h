@@ -1,0 +1,25 @@
+/* report.h: how the mcheck tool prints findings (text and JSON) and runs a
+ * random simulation. Private to tools/. */
+#ifndef MCHECK_REPORT_H
+#define MCHECK_REPORT_H
+
+#include <stdio.h>
+
+#include "reduce.h"
+#include "vm.h"
+
+/* A JSON string literal with escapes. */
+void json_string(FILE *out, const char *s);
+
+/* Print one trace line: step number (first instruction of a step only),
+ * thread, source line, instruction as written, annotations. */
+void report_trace_line(FILE *out, const vm_program *p, const trace *t,
+                       const trace_entry *e);
+
+/* One random interleaving, one instruction per step. Returns the exit
+ * status: 0 all threads ended (or a valid end), 1 deadlock or error, 3 step
+ * limit. */
+int simulate_run(const vm_program *p, unsigned long long seed,
+                 unsigned long long max_steps, FILE *out);
+
+#endif

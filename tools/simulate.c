@@ -1,0 +1,92 @@
+/* simulate.c: `mcheck --simulate`: execute one random interleaving, one
+ * instruction per step, and say how it ended. The same seed gives the same
+ * run (splitmix64, no global state). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A uniform value in [0, n). */
+static uint64_t below(uint64_t *rng, uint64_t n)
+{
+    return n ? splitmix64(rng) % n : 0;
+}
+
+static void print_blocked(const vm_program *p, const uint8_t *s, FILE *out)
+{
+    char name[64], why[192];
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        const vm_insn *in = &vm_thread_body(p, s, (int)t)->code[vm_tpc(p, s, (int)t)];
+        vm_thread_name(p, s, (int)t, name, sizeof name);
+        vm_describe_block(p, s, (int)t, why, sizeof why);
+        fprintf(out, "  %s at %s:%d (%s): %s%s\n", name, p->filename, in->line, in->text, why,
+                in->end_label ? " [end label]" : "");
+    }
+}
+
+int simulate_run(const vm_program *p, unsigned long long seed,
+                 unsigned long long max_steps, FILE *out)
+{
+    uint8_t *s = malloc(p->layout.size);
+    int32_t *enabled = malloc(p->nthreads * sizeof *enabled);
+    if (!s || !enabled) {
+        free(s);
+        free(enabled);
+        fprintf(stderr, "mcheck: error: out of memory\n");
+        return 3;
+    }
+    memcpy(s, p->init_state, p->layout.size);
+    uint64_t rng = seed;
+    int status = 3;
+    fprintf(out, "simulation of %s, seed %llu\n", p->filename, seed);
+    for (uint64_t step = 1;; step++) {
+        uint32_t n = 0;
+        for (uint32_t t = 0; t < p->nthreads; t++)
+            if (vm_enabled(p, s, (int)t)) enabled[n++] = (int32_t)t;
+        if (n == 0) {
+            if (vm_valid_end(p, s)) {
+                fprintf(out, "end: all threads ended (valid end state) after %" PRIu64 " steps\n",
+                        step - 1);
+                status = 0;
+            } else {
+                fprintf(out, "end: deadlock after %" PRIu64 " steps; blocked threads:\n", step - 1);
+                print_blocked(p, s, out);
+                status = 1;
+            }
+            break;
+        }
+        if (step > max_steps) {
+            fprintf(out, "end: step limit %llu reached\n", max_steps);
+            break;
+        }
+        int tid = enabled[below(&rng, n)];
+        uint64_t choice = below(&rng, vm_enabled(p, s, tid));
+        trace_entry e = {(uint32_t)step, tid, vm_tpc(p, s, tid), choice, true,
+                         vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED};
+        trace tr = {.final_state = s};
+        report_trace_line(out, p, &tr, &e);
+        vm_fault f;
+        if (vm_step(p, s, tid, choice, NULL, &f) == VM_FAULT) {
+            char name[64];
+            const vm_insn *in = &vm_thread_body(p, s, tid)->code[f.pc];
+            vm_thread_name(p, s, tid, name, sizeof name);
+            fprintf(out, "end: error in %s at %s:%d: %s\n", name, p->filename, in->line, f.msg);
+            status = 1;
+            break;
+        }
+    }
+    free(s);
+    free(enabled);
+    return status;
+}
