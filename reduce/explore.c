@@ -4,9 +4,13 @@
  * Successors are Stoller's composed transitions (section 5.1: a visible step
  * followed by the thread's invisible steps, bounded by BoundedInvis) or,
  * with REDUCE_NONE, single instructions. Every stored vector is the vm state
- * followed by one marker byte that is 1 for an error state, so an error
- * state (which the interpreter leaves equal to its predecessor) is stored as
- * a state of its own and has no successors (LANGUAGE.md). Deadlocks are
+ * followed by one marker byte: 0, or for an error state the faulting thread's
+ * id + 1, so an error state (which the interpreter leaves equal to its
+ * predecessor) is stored as a state of its own and has no successors
+ * (LANGUAGE.md), and the errors of two threads that fault in the same state
+ * are two error states, each reported (with a marker of just 1 the second
+ * was taken for "seen before" and never reported under --all-errors).
+ * Deadlocks are
  * checked when a state is first stored. Paths are rebuilt from the stack or
  * the parent links; trace_replay() re-executes them for printing. */
 #include <assert.h>
@@ -234,33 +238,42 @@ static void dump_state(search *S, const uint8_t *s)
     fputc('\n', S->o->dump_states);
 }
 
-/* Record an error with its path; returns false if the search must stop. */
+static bool keeps_trace(const search *S)
+{
+    return S->r->nerrors < (S->o->max_traces ? S->o->max_traces : 10);
+}
+
+/* Record an error with its path (the first max_traces errors keep it; later
+ * ones are counted, so --all-errors on a model with thousands of deep
+ * errors stays within memory). Returns false if the search must stop. */
 static bool record_error(search *S, const step_outcome *e, const explore_step *path,
                          uint32_t len)
 {
     explore_result *r = S->r;
-    unsigned cap = S->o->max_errors ? S->o->max_errors : 1000;
-    explore_error *ne = realloc(r->errors, (r->nerrors + 1) * sizeof *ne);
-    if (!ne) {
-        S->stop = STOP_NOMEM;
-        return false;
+    r->error_count[e->kind]++;
+    if (keeps_trace(S)) {
+        explore_error *ne = realloc(r->errors, (r->nerrors + 1) * sizeof *ne);
+        if (!ne) {
+            S->stop = STOP_NOMEM;
+            return false;
+        }
+        r->errors = ne;
+        explore_error *er = &ne[r->nerrors];
+        memset(er, 0, sizeof *er);
+        er->kind = e->kind;
+        snprintf(er->msg, sizeof er->msg, "%s", e->msg);
+        er->tid = e->tid;
+        er->pc = e->pc;
+        er->len = len;
+        er->path = malloc((len ? len : 1) * sizeof *path);
+        if (!er->path) {
+            S->stop = STOP_NOMEM;
+            return false;
+        }
+        if (len) memcpy(er->path, path, len * sizeof *path);
+        r->nerrors++;
     }
-    r->errors = ne;
-    explore_error *er = &ne[r->nerrors];
-    memset(er, 0, sizeof *er);
-    er->kind = e->kind;
-    snprintf(er->msg, sizeof er->msg, "%s", e->msg);
-    er->tid = e->tid;
-    er->pc = e->pc;
-    er->len = len;
-    er->path = malloc((len ? len : 1) * sizeof *path);
-    if (!er->path) {
-        S->stop = STOP_NOMEM;
-        return false;
-    }
-    if (len) memcpy(er->path, path, len * sizeof *path);
-    r->nerrors++;
-    if (!S->o->all_errors || r->nerrors >= cap) {
+    if (!S->o->all_errors) {
         S->stop = STOP_ERROR;
         return false;
     }
@@ -286,7 +299,8 @@ enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
 static int insert_successor(search *S, uint8_t *s, step_outcome *out)
 {
     explore_stats *x = &S->r->stats;
-    s[S->vmsize] = out->kind != VERDICT_OK;
+    /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
+    s[S->vmsize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
     store_result sr = store_insert(S->st, s);
     if (sr == STORE_FULL) {
         S->stop = STOP_NOMEM;
@@ -323,6 +337,7 @@ static bool dfs_grow(search *S, size_t need)
 static bool dfs_error(search *S, size_t depth, const explore_step *last,
                       const step_outcome *out)
 {
+    if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
     explore_step *path = malloc((depth + 1) * sizeof *path);
     if (!path) {
         S->stop = STOP_NOMEM;
@@ -419,6 +434,7 @@ static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
 static bool bfs_error(search *S, uint64_t at, const explore_step *last,
                       const step_outcome *out)
 {
+    if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
     uint32_t len = 0;
     for (uint64_t i = at; i != 0; i = S->qparent[i]) len++;
     explore_step *path = malloc((len + 1) * sizeof *path);

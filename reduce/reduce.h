@@ -52,7 +52,8 @@ typedef struct explore_options {
     double timelimit;         /* seconds; 0: none */
     uint64_t memlimit;        /* bytes; 0: none */
     bool all_errors;          /* keep searching after an error */
-    unsigned max_errors;      /* with all_errors: stop after this many (0: 1000) */
+    unsigned max_traces;      /* with all_errors: keep the paths of this many
+                                 errors (0: 10); later ones are only counted */
     FILE *progress;           /* progress lines every few seconds; NULL: none */
     FILE *dump_states;        /* hex of every stored visible state; NULL: none */
     volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
@@ -93,8 +94,9 @@ typedef struct explore_stats {
 typedef struct explore_result {
     verdict verdict;          /* the first error's kind, OK, or INCOMPLETE */
     stop_reason stop;
-    explore_error *errors;
+    explore_error *errors;    /* the first errors found, with their paths */
     uint32_t nerrors;
+    uint64_t error_count[VERDICT_INCOMPLETE]; /* every error found, by kind */
     explore_stats stats;
 } explore_result;
 

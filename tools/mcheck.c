@@ -410,6 +410,18 @@ static void print_stats_text(FILE *out, const cli *c, const explore_result *r)
                      " use --fingerprint=128 or --store=exact\n", x->omission);
 }
 
+static void print_error_counts(FILE *out, const explore_result *r)
+{
+    uint64_t total = 0;
+    for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++) total += r->error_count[k];
+    fprintf(out, "errors found: %" PRIu64, total);
+    for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
+        if (r->error_count[k]) fprintf(out, ", %s %" PRIu64, verdict_name((verdict)k), r->error_count[k]);
+    if (total > r->nerrors)
+        fprintf(out, " (traces of the first %" PRIu32 " shown)", r->nerrors);
+    fprintf(out, "\n");
+}
+
 static const char *stop_text(stop_reason s)
 {
     switch (s) {
@@ -516,7 +528,11 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
         if (i) fprintf(out, ",");
         print_error_json(out, p, &r->errors[i], &traces[i]);
     }
-    fprintf(out, "]");
+    fprintf(out, "],\"error_counts\":{");
+    for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
+        fprintf(out, "%s\"%s\":%" PRIu64, k == VERDICT_DEADLOCK ? "" : ",", verdict_name((verdict)k),
+                r->error_count[k]);
+    fprintf(out, "}");
     double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
     fprintf(out,
             ",\"stats\":{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64
@@ -581,6 +597,7 @@ static int run_search(cli *c, const vm_program *p)
             if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
             print_error_text(stdout, p, &r.errors[i], &traces[i], c->eo.search == SEARCH_DFS);
         }
+        if (c->eo.all_errors) print_error_counts(stdout, &r);
         printf("verdict: %s", verdict_name(r.verdict));
         if (r.verdict == VERDICT_OK) printf(" (no error found)");
         printf("\n%s\n", stop_text(r.stop));
