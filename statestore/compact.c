@@ -1,0 +1,337 @@
+/* compact.c: hash compaction (Wolper & Leroy 1993; Stern & Dill 1995): a
+ * state is stored as its 64- or 128-bit XXH3 fingerprint, and two states
+ * with one fingerprint are taken as one.
+ *
+ * Layout: quotienting (Cleary's compact hash tables) over linear hashing
+ * (Litwin 1980). The low `level` bits of the fingerprint's first word pick
+ * the bucket and are not stored; a bucket is a sorted array of the other
+ * 64 - level bits in ceil((64 - level) / 8) bytes (plus the second word, 8
+ * bytes, for 128-bit fingerprints). Lookup guesses the position from the
+ * value (fingerprints are uniform) and scans from there; insertion is a
+ * memmove. When the average bucket passes split_avg one bucket splits in two
+ * on its lowest stored bit, so the structure grows a bucket at a time: no
+ * rebuild pause, no transient copy, freed memory reused at once. At 1e6
+ * states: 7.4 bytes a state counted, 8.7 resident (Judy1: 8.3, 10.0);
+ * measurements and tuning: docs/statestore.md.
+ * Not here: deletion, concurrency. */
+#include "store_int.h"
+
+#ifndef COMPACT_SPLIT_AVG
+#define COMPACT_SPLIT_AVG 128 /* split when the average bucket passes this */
+#endif
+#ifndef COMPACT_GROWTH_SHIFT
+#define COMPACT_GROWTH_SHIFT 5 /* a full bucket grows by 1/2^shift, plus 4 */
+#endif
+#define COMPACT_MIN_LEVEL 4
+#define COMPACT_MAX_LEVEL 48 /* 2^48 buckets: never reached in practice */
+
+typedef struct fingerprint {
+    uint64_t hi; /* bucket bits and remainder */
+    uint64_t lo; /* 128 bits: the second word, stored whole; 64 bits: 0 */
+} fingerprint;
+
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline void store_le(uint8_t *p, uint64_t v, unsigned nbytes)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (unsigned i = 0; i < nbytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+#else
+    memcpy(p, &v, nbytes);
+#endif
+}
+
+static compact_layout layout_for(unsigned level, bool wide)
+{
+    compact_layout l;
+    l.level = level;
+    l.rem_bytes = (64 - level + 7) / 8;
+    l.entry_bytes = l.rem_bytes + (wide ? 8 : 0);
+    l.rem_mask = ~(uint64_t)0 >> level;
+    return l;
+}
+
+/* Sets everything that follows from (level, split_next). */
+static void compact_set_shape(compact_set *cs, unsigned level, size_t split_next)
+{
+    cs->level = level;
+    cs->split_next = split_next;
+    cs->lay[0] = layout_for(level, cs->wide);
+    cs->lay[1] = layout_for(level + 1, cs->wide);
+    size_t nb = ((size_t)1 << level) + split_next;
+    cs->split_at = level < COMPACT_MAX_LEVEL ? (uint64_t)cs->split_avg * nb : UINT64_MAX;
+}
+
+static size_t compact_buckets(const compact_set *cs)
+{
+    return ((size_t)1 << cs->level) + cs->split_next;
+}
+
+/* Linear hashing: buckets below split_next have split already and use one
+ * more bit, as do those at 2^level and above (their new halves). */
+static inline size_t bucket_index(const compact_set *cs, uint64_t hi)
+{
+    size_t b = (size_t)(hi & (((uint64_t)1 << cs->level) - 1));
+    if (b < cs->split_next) b = (size_t)(hi & (((uint64_t)2 << cs->level) - 1));
+    return b;
+}
+
+static inline const compact_layout *bucket_layout(const compact_set *cs, size_t b)
+{
+    return &cs->lay[b < cs->split_next || b >> cs->level];
+}
+
+static inline fingerprint fingerprint_of(const store *st, const void *vec)
+{
+    if (st->u.compact.wide) {
+        XXH128_hash_t h = XXH3_128bits(vec, st->vec_bytes);
+        return (fingerprint){h.high64, h.low64};
+    }
+    return (fingerprint){store_vec_hash64(st, vec), 0};
+}
+
+static inline uint64_t entry_rem(const compact_layout *l, const uint8_t *e)
+{
+    return load_le64(e) & l->rem_mask;
+}
+
+static inline uint64_t entry_lo(const compact_layout *l, const uint8_t *e)
+{
+    return l->entry_bytes > l->rem_bytes ? load_le64(e + l->rem_bytes) : 0;
+}
+
+/* <0, 0, >0 as the entry at e is below, equal to, above (rem, lo). */
+static inline int entry_cmp(const compact_layout *l, const uint8_t *e, uint64_t rem, uint64_t lo)
+{
+    uint64_t r = entry_rem(l, e);
+    if (r != rem) return r < rem ? -1 : 1;
+    uint64_t el = entry_lo(l, e);
+    return (el > lo) - (el < lo);
+}
+
+static inline void entry_write(const compact_layout *l, uint8_t *e, uint64_t rem, uint64_t lo)
+{
+    store_le(e, rem, l->rem_bytes);
+    if (l->entry_bytes > l->rem_bytes) store_le(e + l->rem_bytes, lo, 8);
+}
+
+/* First position in the bucket whose entry is >= (rem, lo). The remainders
+ * are uniform, so rem / 2^(64 - level) * n is within a few entries of the
+ * answer (interpolation); scan from there. Any distribution stays correct,
+ * only slower. */
+static uint32_t bucket_lower_bound(const compact_layout *l, const compact_bucket *b,
+                                   uint64_t rem, uint64_t lo)
+{
+    uint32_t n = b->n;
+    if (n == 0) return 0;
+    unsigned rem_bits = 64 - l->level;
+    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
+    uint32_t i = (uint32_t)((top32 * n) >> 32);
+    const uint8_t *d = b->data;
+    size_t w = l->entry_bytes;
+    if (entry_cmp(l, d + i * w, rem, lo) < 0) {
+        do i++;
+        while (i < n && entry_cmp(l, d + i * w, rem, lo) < 0);
+    } else {
+        while (i > 0 && entry_cmp(l, d + (size_t)(i - 1) * w, rem, lo) >= 0) i--;
+    }
+    return i;
+}
+
+/* Block bytes for cap entries: an 8-byte load at the last entry must stay
+ * inside, hence the pad when entries are narrower than 8 bytes. */
+static size_t bucket_block_bytes(uint32_t cap, unsigned entry_bytes)
+{
+    return cap ? (size_t)cap * entry_bytes + (entry_bytes < 8 ? 8 - entry_bytes : 0) : 0;
+}
+
+/* The most entries a block of `bytes` holds. */
+static uint32_t bucket_cap_in(size_t bytes, unsigned entry_bytes)
+{
+    size_t pad = entry_bytes < 8 ? 8 - entry_bytes : 0;
+    size_t cap = bytes > pad ? (bytes - pad) / entry_bytes : 0;
+    return cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+}
+
+/* A capacity of at least `want` entries that fills its malloc block. */
+static uint32_t bucket_cap_for(uint64_t want, unsigned entry_bytes)
+{
+    if (want == 0) return 0;
+    if (want > UINT32_MAX) want = UINT32_MAX;
+    size_t block = bucket_block_bytes((uint32_t)want, entry_bytes);
+    return bucket_cap_in(store_alloc_cost(block) - 8, entry_bytes);
+}
+
+/* Resizes b's block from old_bytes to hold new_cap entries of entry_bytes;
+ * false (b unchanged) if memory is short. */
+static bool bucket_resize(store *st, compact_bucket *b, size_t old_bytes, uint32_t new_cap,
+                          unsigned entry_bytes)
+{
+    size_t new_bytes = bucket_block_bytes(new_cap, entry_bytes);
+    uint8_t *d;
+    if (new_bytes == 0) {
+        store_mem_free(&st->mem, b->data, old_bytes);
+        d = NULL;
+    } else if (!b->data) {
+        d = store_mem_alloc(&st->mem, new_bytes, false);
+    } else {
+        d = store_mem_realloc(&st->mem, b->data, old_bytes, new_bytes);
+    }
+    if (!d && new_bytes) return false;
+    b->data = d;
+    b->cap = new_cap;
+    return true;
+}
+
+static bool bucket_grow(store *st, compact_bucket *b, unsigned entry_bytes)
+{
+    if (b->cap == UINT32_MAX) return false;
+    uint64_t want = (uint64_t)b->cap + (b->cap >> COMPACT_GROWTH_SHIFT) + 4;
+    return bucket_resize(st, b, bucket_block_bytes(b->cap, entry_bytes),
+                         bucket_cap_for(want, entry_bytes), entry_bytes);
+}
+
+/* Table room for the buckets of the next level, before a round starts. */
+static bool compact_table_reserve(store *st, size_t want)
+{
+    compact_set *cs = &st->u.compact;
+    if (want <= cs->tab_cap) return true;
+    compact_bucket *t = store_mem_realloc(&st->mem, cs->tab, cs->tab_cap * sizeof *t,
+                                          want * sizeof *t);
+    if (!t) return false;
+    memset(t + cs->tab_cap, 0, (want - cs->tab_cap) * sizeof *t);
+    cs->tab = t;
+    cs->tab_cap = want;
+    return true;
+}
+
+/* Splits bucket split_next (level L) into itself and split_next + 2^L (both
+ * level L + 1) on the lowest stored bit. Entries keep their order in both
+ * halves (dropping that bit is monotonic); the lower half is recoded in
+ * place (entries only shrink or stay), the upper half goes to a new block
+ * allocated first, so running out of memory changes nothing: the split is
+ * then retried after 1/8 more states. */
+static void compact_split_one(store *st)
+{
+    compact_set *cs = &st->u.compact;
+    size_t s = cs->split_next, t = s + ((size_t)1 << cs->level);
+    const compact_layout *from = &cs->lay[0], *to = &cs->lay[1];
+    if (!compact_table_reserve(st, (size_t)2 << cs->level)) goto out_of_memory;
+    compact_bucket *old = &cs->tab[s], *upper = &cs->tab[t];
+    size_t wf = from->entry_bytes, wt = to->entry_bytes;
+    uint32_t ones = 0;
+    for (uint32_t j = 0; j < old->n; j++) ones += entry_rem(from, old->data + j * wf) & 1;
+    if (!bucket_resize(st, upper, 0, bucket_cap_for(ones, (unsigned)wt), (unsigned)wt))
+        goto out_of_memory;
+    uint32_t n0 = 0, n1 = 0;
+    for (uint32_t j = 0; j < old->n; j++) {
+        const uint8_t *e = old->data + j * wf;
+        uint64_t rem = entry_rem(from, e), lo = entry_lo(from, e);
+        if (rem & 1) entry_write(to, upper->data + (n1++) * wt, rem >> 1, lo);
+        else entry_write(to, old->data + (n0++) * wt, rem >> 1, lo);
+    }
+    upper->n = n1;
+    size_t old_bytes = bucket_block_bytes(old->cap, (unsigned)wf);
+    old->n = n0;
+    old->cap = bucket_cap_in(old_bytes, (unsigned)wt); /* what the block holds now */
+    /* shrink to fit; if even that fails the block stays, still valid */
+    bucket_resize(st, old, old_bytes, bucket_cap_for(n0, (unsigned)wt), (unsigned)wt);
+    if (s + 1 == ((size_t)1 << cs->level)) compact_set_shape(cs, cs->level + 1, 0);
+    else compact_set_shape(cs, cs->level, s + 1);
+    return;
+out_of_memory:
+    cs->split_at = st->count + st->count / 8;
+}
+
+bool compact_init(store *st, bool wide)
+{
+    compact_set *cs = &st->u.compact;
+    cs->wide = wide;
+    cs->split_avg = COMPACT_SPLIT_AVG;
+    compact_set_shape(cs, COMPACT_MIN_LEVEL, 0);
+    return compact_table_reserve(st, (size_t)2 << COMPACT_MIN_LEVEL);
+}
+
+store_result compact_insert(store *st, const void *vec)
+{
+    compact_set *cs = &st->u.compact;
+    fingerprint f = fingerprint_of(st, vec);
+    size_t bi = bucket_index(cs, f.hi);
+    compact_bucket *b = &cs->tab[bi];
+    const compact_layout *l = bucket_layout(cs, bi);
+    uint64_t rem = f.hi >> l->level;
+    uint32_t i = bucket_lower_bound(l, b, rem, f.lo);
+    size_t w = l->entry_bytes;
+    if (i < b->n && entry_cmp(l, b->data + i * w, rem, f.lo) == 0) return STORE_PRESENT;
+    if (b->n == b->cap && !bucket_grow(st, b, (unsigned)w)) return STORE_FULL;
+    uint8_t *e = b->data + i * w;
+    memmove(e + w, e, (size_t)(b->n - i) * w);
+    entry_write(l, e, rem, f.lo);
+    b->n++;
+    if (++st->count > cs->split_at) compact_split_one(st);
+    return STORE_ADDED;
+}
+
+bool compact_contains(const store *st, const void *vec)
+{
+    const compact_set *cs = &st->u.compact;
+    fingerprint f = fingerprint_of(st, vec);
+    size_t bi = bucket_index(cs, f.hi);
+    const compact_bucket *b = &cs->tab[bi];
+    const compact_layout *l = bucket_layout(cs, bi);
+    uint64_t rem = f.hi >> l->level;
+    uint32_t i = bucket_lower_bound(l, b, rem, f.lo);
+    return i < b->n && entry_cmp(l, b->data + i * l->entry_bytes, rem, f.lo) == 0;
+}
+
+void compact_free(store *st)
+{
+    compact_set *cs = &st->u.compact;
+    size_t nb = compact_buckets(cs);
+    for (size_t b = 0; b < nb; b++)
+        store_mem_free(&st->mem, cs->tab[b].data,
+                       bucket_block_bytes(cs->tab[b].cap, bucket_layout(cs, b)->entry_bytes));
+    store_mem_free(&st->mem, cs->tab, cs->tab_cap * sizeof *cs->tab);
+    cs->tab = NULL;
+    cs->tab_cap = 0;
+}
+
+void compact_set_split_average(store *st, uint32_t avg)
+{
+    compact_set *cs = &st->u.compact;
+    cs->split_avg = avg ? avg : 1;
+    compact_set_shape(cs, cs->level, cs->split_next);
+}
+
+/* Entries strictly increasing in every bucket, the counts adding up, the
+ * memory accounting equal to the blocks' costs. */
+bool compact_check(const store *st)
+{
+    const compact_set *cs = &st->u.compact;
+    size_t nb = compact_buckets(cs);
+    uint64_t total = 0;
+    size_t bytes = store_alloc_cost(sizeof *st) + store_alloc_cost(cs->tab_cap * sizeof *cs->tab);
+    if (nb > cs->tab_cap) return false;
+    for (size_t b = 0; b < cs->tab_cap; b++) {
+        const compact_bucket *bk = &cs->tab[b];
+        const compact_layout *l = bucket_layout(cs, b);
+        if (bk->n > bk->cap || (bk->cap == 0) != (bk->data == NULL)) return false;
+        if (b >= nb && bk->cap) return false;
+        for (uint32_t i = 1; i < bk->n; i++) {
+            const uint8_t *e = bk->data + (size_t)i * l->entry_bytes;
+            if (entry_cmp(l, e - l->entry_bytes, entry_rem(l, e), entry_lo(l, e)) >= 0)
+                return false;
+        }
+        total += bk->n;
+        bytes += store_alloc_cost(bucket_block_bytes(bk->cap, l->entry_bytes));
+    }
+    return total == st->count && bytes == st->mem.bytes;
+}

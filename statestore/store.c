@@ -1,0 +1,188 @@
+/* store.c: the store.h interface: validates the configuration, dispatches
+ * to the kind (compact.c, exact.c, bitstate.c), reports the statistics and
+ * the omission probabilities, and owns the memory accounting every
+ * allocation of the store goes through. It holds no global state.
+ * Omission formulas: docs/statestore.md (birthday bound for hash
+ * compaction, after Wolper & Leroy 1993 and Stern & Dill 1995). */
+#include "store_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* glibc's malloc spends 8 bytes of header per block and rounds to 16, with
+ * a 32-byte minimum: count that, so store_bytes() is what the process pays. */
+size_t store_alloc_cost(size_t n)
+{
+    if (n == 0) return 0;
+    size_t c = (n + 8 + 15) & ~(size_t)15;
+    return c < 32 ? 32 : c;
+}
+
+static bool mem_would_pass_limit(const store_mem *m, size_t add)
+{
+    return m->limit && m->bytes + add > m->limit;
+}
+
+void *store_mem_alloc(store_mem *m, size_t n, bool zero)
+{
+    size_t cost = store_alloc_cost(n);
+    if (n == 0 || mem_would_pass_limit(m, cost)) return NULL;
+    void *p = zero ? calloc(1, n) : malloc(n);
+    if (p) m->bytes += cost;
+    return p;
+}
+
+void *store_mem_realloc(store_mem *m, void *p, size_t old_n, size_t new_n)
+{
+    size_t old_cost = store_alloc_cost(old_n), new_cost = store_alloc_cost(new_n);
+    if (new_n == 0) return NULL;
+    if (new_cost > old_cost && mem_would_pass_limit(m, new_cost - old_cost)) return NULL;
+    void *q = realloc(p, new_n);
+    if (q) m->bytes = m->bytes - old_cost + new_cost;
+    return q;
+}
+
+void store_mem_free(store_mem *m, void *p, size_t n)
+{
+    if (!p) return;
+    free(p);
+    m->bytes -= store_alloc_cost(n);
+}
+
+store *store_new(const store_config *cfg, size_t vec_bytes)
+{
+    if (!cfg) return NULL;
+    store *st = calloc(1, sizeof *st);
+    if (!st) return NULL;
+    st->kind = cfg->kind;
+    st->vec_bytes = vec_bytes;
+    st->mem.bytes = store_alloc_cost(sizeof *st);
+    bool ok = false;
+    switch (cfg->kind) {
+    case STORE_COMPACT:
+        ok = (cfg->fingerprint_bits == 64 || cfg->fingerprint_bits == 128) &&
+             compact_init(st, cfg->fingerprint_bits == 128);
+        break;
+    case STORE_EXACT:
+        ok = exact_init(st);
+        break;
+    case STORE_BITSTATE:
+        ok = bitstate_init(st, cfg->bitstate_bytes, cfg->bitstate_k ? cfg->bitstate_k : 3);
+        break;
+    }
+    if (!ok) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+void store_free(store *st)
+{
+    if (!st) return;
+    switch (st->kind) {
+    case STORE_COMPACT: compact_free(st); break;
+    case STORE_EXACT: exact_free(st); break;
+    case STORE_BITSTATE: bitstate_free(st); break;
+    }
+    free(st);
+}
+
+store_result store_insert(store *st, const void *vec)
+{
+    switch (st->kind) {
+    case STORE_COMPACT: return compact_insert(st, vec);
+    case STORE_EXACT: return exact_insert(st, vec);
+    case STORE_BITSTATE: return bitstate_insert(st, vec);
+    }
+    return STORE_FULL;
+}
+
+bool store_contains(const store *st, const void *vec)
+{
+    switch (st->kind) {
+    case STORE_COMPACT: return compact_contains(st, vec);
+    case STORE_EXACT: return exact_contains(st, vec);
+    case STORE_BITSTATE: return bitstate_contains(st, vec);
+    }
+    return false;
+}
+
+uint64_t store_count(const store *st)
+{
+    return st->count;
+}
+
+size_t store_bytes(const store *st)
+{
+    return st->mem.bytes + (st->kind == STORE_EXACT ? exact_judy_bytes(st) : 0);
+}
+
+/* Hash compaction with b-bit fingerprints stored losslessly (some bits are
+ * the bucket, the rest are in the entry): the i-th new state is lost when
+ * its fingerprint equals one of the i earlier ones, probability i / 2^b.
+ * P(no omission in n) = prod (1 - i/2^b) ~ exp(-n(n-1) / 2^(b+1)), so
+ * P(some omission) = 1 - exp(-n(n-1)/2^(b+1)) <= n(n-1)/2^(b+1). expm1 and
+ * ldexp keep it exact for 128 bits, where the exponent is ~1e-20. */
+static double compact_omission_probability(uint64_t n, unsigned bits)
+{
+    if (n < 2) return 0.0;
+    double pairs = (double)n * (double)(n - 1);
+    return -expm1(-ldexp(pairs, -(int)bits - 1));
+}
+
+double store_omission_probability(const store *st)
+{
+    switch (st->kind) {
+    case STORE_COMPACT:
+        return compact_omission_probability(st->count, st->u.compact.wide ? 128 : 64);
+    case STORE_EXACT: return 0.0;
+    case STORE_BITSTATE: return bitstate_omission_estimate(st);
+    }
+    return 0.0;
+}
+
+const char *store_kind_name(store_kind k)
+{
+    switch (k) {
+    case STORE_COMPACT: return "compact";
+    case STORE_EXACT: return "exact";
+    case STORE_BITSTATE: return "bitstate";
+    }
+    return "?";
+}
+
+uint64_t store_hash64(const void *vec, size_t n)
+{
+    return XXH3_64bits(vec, n);
+}
+
+void store_set_hash_for_testing(store *st, store_hash_fn *fn)
+{
+    st->hash64 = fn;
+}
+
+void store_set_memory_limit(store *st, size_t bytes)
+{
+    st->mem.limit = bytes;
+}
+
+bool store_check(const store *st)
+{
+    switch (st->kind) {
+    case STORE_COMPACT: return compact_check(st);
+    case STORE_EXACT: return exact_check(st);
+    case STORE_BITSTATE: return true;
+    }
+    return false;
+}
+
+void store_set_compact_split_average(store *st, uint32_t avg)
+{
+    if (st->kind == STORE_COMPACT) compact_set_split_average(st, avg);
+}
+
+unsigned store_compact_level(const store *st)
+{
+    return st->kind == STORE_COMPACT ? st->u.compact.level : 0;
+}

@@ -1,0 +1,141 @@
+/* store_int.h: private to statestore/. The store struct shared by the three
+ * kinds (compact.c, exact.c, bitstate.c; store.c dispatches), the memory
+ * accounting every allocation goes through, and hooks for the unit tests
+ * (a replacement hash to force collisions, a memory limit to force
+ * STORE_FULL, an invariant check). Nothing here is for the search: it uses
+ * store.h only. */
+#ifndef MCHECK_STORE_INT_H
+#define MCHECK_STORE_INT_H
+
+#include "store.h"
+
+#include <Judy.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL /* the hash is the inner loop: let it inline */
+#include <xxhash.h>
+
+_Static_assert(sizeof(Word_t) == sizeof(uint64_t),
+               "the Judy indexes are keyed by 64-bit hashes: needs a 64-bit Word_t");
+
+typedef uint64_t store_hash_fn(const void *vec, size_t n);
+
+/* Bytes the store has taken from malloc, each block counted as glibc's
+ * malloc spends it (store_alloc_cost). Judy's own memory is not in here:
+ * exact.c adds JudyLMemUsed() when asked. */
+typedef struct store_mem {
+    size_t bytes;
+    size_t limit; /* 0: none; else allocations that would pass it fail */
+} store_mem;
+
+size_t store_alloc_cost(size_t n);
+void *store_mem_alloc(store_mem *m, size_t n, bool zero);
+/* Resize a block of old_n bytes to new_n (> 0). NULL on failure, the old
+ * block then untouched. */
+void *store_mem_realloc(store_mem *m, void *p, size_t old_n, size_t new_n);
+void store_mem_free(store_mem *m, void *p, size_t n);
+
+/* compact: a bucket is a sorted array of n entries (remainder, then for
+ * 128 bits the second word), cap entries allocated, plus a pad so an 8-byte
+ * load at any entry stays inside the block. Invariant: entries strictly
+ * increasing; data == NULL iff cap == 0. */
+typedef struct compact_bucket {
+    uint8_t *data;
+    uint32_t n, cap;
+} compact_bucket;
+
+/* How a bucket of a given level stores an entry: the fingerprint's low
+ * `level` bits are the bucket, the other 64 - level in rem_bytes. */
+typedef struct compact_layout {
+    unsigned level, rem_bytes, entry_bytes;
+    uint64_t rem_mask; /* the low 64 - level bits */
+} compact_layout;
+
+/* Linear hashing: buckets [0, split_next) and [2^level, 2^level +
+ * split_next) are at level + 1 (lay[1]), the rest at level (lay[0]). */
+typedef struct compact_set {
+    compact_bucket *tab; /* 2^level + split_next buckets in use */
+    size_t tab_cap;      /* 2^(level + 1) */
+    unsigned level;
+    size_t split_next;   /* the next bucket to split */
+    compact_layout lay[2];
+    bool wide;           /* 128-bit fingerprints */
+    uint64_t split_at;   /* count at which the next bucket splits */
+    uint32_t split_avg;  /* average bucket size that triggers a split */
+} compact_set;
+
+/* exact: vectors in fixed-size chunks of 2^chunk_shift records, record i at
+ * chunks[i >> chunk_shift]; index: JudyL hash -> first record + 1; chain:
+ * JudyL record -> next record with the same hash + 1 (sparse: only hash
+ * collisions of distinct vectors have an entry). */
+typedef struct exact_set {
+    Pvoid_t index;
+    Pvoid_t chain;
+    uint8_t **chunks;
+    size_t nchunks, chunks_cap;
+    unsigned chunk_shift;
+} exact_set;
+
+/* bitstate: m bits, k probes per state; set_bits counts bits that are 1. */
+typedef struct bitstate_set {
+    uint8_t *bits;
+    uint64_t m;
+    unsigned k;
+    uint64_t set_bits;
+    double omitted; /* expected number of new states lost so far */
+} bitstate_set;
+
+struct store {
+    store_kind kind;
+    size_t vec_bytes;
+    uint64_t count;
+    store_mem mem;
+    store_hash_fn *hash64; /* XXH3_64bits unless a test replaced it */
+    union {
+        compact_set compact;
+        exact_set exact;
+        bitstate_set bitstate;
+    } u;
+};
+
+static inline uint64_t store_vec_hash64(const store *st, const void *vec)
+{
+    return st->hash64 ? st->hash64(vec, st->vec_bytes) : XXH3_64bits(vec, st->vec_bytes);
+}
+
+/* Per-kind halves of the store.h functions; init gets a zeroed union. */
+bool compact_init(store *st, bool wide);
+store_result compact_insert(store *st, const void *vec);
+bool compact_contains(const store *st, const void *vec);
+void compact_free(store *st);
+bool compact_check(const store *st);
+void compact_set_split_average(store *st, uint32_t avg);
+
+bool exact_init(store *st);
+store_result exact_insert(store *st, const void *vec);
+bool exact_contains(const store *st, const void *vec);
+void exact_free(store *st);
+size_t exact_judy_bytes(const store *st);
+bool exact_check(const store *st);
+
+bool bitstate_init(store *st, uint64_t bytes, unsigned k);
+store_result bitstate_insert(store *st, const void *vec);
+bool bitstate_contains(const store *st, const void *vec);
+void bitstate_free(store *st);
+double bitstate_omission_estimate(const store *st);
+
+/* Test hooks. Call before the first insert. */
+/* Replace the 64-bit hash used by exact and 64-bit compact (128-bit compact
+ * and bitstate keep XXH3): a weak hash forces collisions. */
+void store_set_hash_for_testing(store *st, store_hash_fn *fn);
+/* Fail any allocation that would take store_bytes() past `bytes`. */
+void store_set_memory_limit(store *st, size_t bytes);
+/* Walk the whole structure and check its invariants; false if broken. */
+bool store_check(const store *st);
+/* compact: the current level (bits of the fingerprint that index the
+ * buckets), and the average bucket size that triggers a split (small values
+ * make the level, and the byte width of the remainder, change early). */
+unsigned store_compact_level(const store *st);
+void store_set_compact_split_average(store *st, uint32_t avg);
+
+#endif
