@@ -126,8 +126,11 @@ def test_model(mcheck, path):
                   f"search's stored states ({len(b)}); {len(a - b)} only in full, "
                   f"{len(b - a)} only in reduced")
 
-    code, out, err = run(mcheck, opts + ["--quiet", path])
-    text = out.split("statistics:\n")[0]
+    # the golden names the model relative to the repository, so it holds on any machine
+    top = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    p = subprocess.run([os.path.abspath(mcheck)] + opts + ["--quiet", os.path.relpath(path, top)],
+                       capture_output=True, text=True, timeout=600, cwd=top)
+    text = p.stdout.split("statistics:\n")[0]
     golden = os.path.splitext(path)[0] + ".out"
     if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1":
         with open(golden, "w") as f:

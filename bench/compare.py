@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Benchmark: mcheck against SPIN, and mcheck's reduction against its own
+fully interleaved search. Prints Markdown tables (paste into
+docs/benchmarks.md) with the figures and ratios of ONE run; machines are
+shared and noisy, so compare ratios, not absolute times.
+
+usage: bench/compare.py [--mcheck build/tools/mcheck] [--timelimit 30] [--quick]
+
+Table 1 (throughput and memory, both fully interleaved): dining philosophers
+N = 3..7 (models/philosophers.bc, bench/spin/philosophers.pml) and the monitor
+producer/consumer. mcheck runs --reduce=none --all-errors (search past the
+deadlocks); pan runs -E (invalid end states not reported, so it searches the
+whole space too), with its partial-order reduction (default) and without
+(-DNOREDUCE). Runs longer than --timelimit are stopped (mcheck --timelimit,
+pan by SIGINT, which makes it print its statistics) and compared on the states
+they reached in that time.
+
+Table 2 (reduction): every bundled model without --reduce and with
+--reduce=none: states stored, transitions, time, and the ratio.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_mcheck(mcheck, args, timelimit):
+    p = subprocess.run([mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args,
+                       capture_output=True, text=True)
+    js = json.loads(p.stdout)
+    st = js["stats"]
+    return {"states": st["states_stored"], "transitions": st["transitions"],
+            "seconds": st["seconds"], "rate": st["states_per_second"],
+            "store_bps": st["bytes_per_state"],
+            "rss_bps": st["peak_rss_bytes"] / max(1, st["states_stored"]),
+            "vector": st["state_vector_bytes"], "complete": js["complete"],
+            "verdict": js["verdict"]}
+
+
+def build_pan(pml, defines, workdir, noreduce):
+    d = tempfile.mkdtemp(dir=workdir)
+    shutil.copy(pml, d)
+    name = os.path.basename(pml)
+    subprocess.run(["spin"] + [f"-D{k}={v}" for k, v in defines.items()] + ["-a", name],
+                   cwd=d, check=True, capture_output=True)
+    flags = ["-O2", "-DMEMLIM=20000", "-DVECTORSZ=4096"] + (["-DNOREDUCE"] if noreduce else [])
+    subprocess.run(["gcc"] + flags + ["-o", "pan", "pan.c"], cwd=d, check=True,
+                   capture_output=True)
+    return d
+
+
+def run_pan(d, timelimit, depth):
+    p = subprocess.Popen(["./pan", "-E", f"-m{depth}"], cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = p.communicate(timeout=timelimit)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate()
+    def num(pattern, default=0.0):
+        m = re.search(pattern, out)
+        return float(m.group(1)) if m else default
+    states = num(r"(\d+) states, stored")
+    secs = num(r"pan: elapsed time ([\d.e+]+) seconds")
+    store_mb = num(r"([\d.]+)\s+actual memory usage for states")
+    if store_mb == 0:
+        store_mb = num(r"([\d.]+)\s+equivalent memory usage for states")
+    # SPIN's own per-state figure: the state vector as stored plus its per-state
+    # overhead (the preallocated hash table is left out, in SPIN's favour)
+    m = re.search(r"state-vector as stored = (\d+) byte \+ (\d+) byte overhead", out)
+    per_state = int(m.group(1)) + int(m.group(2)) if m else (store_mb * 2**20 / max(1, states))
+    return {"states": int(states), "seconds": secs,
+            "rate": states / secs if secs > 0 else float("nan"),
+            "store_bps": per_state,
+            "vector": int(num(r"State-vector (\d+) byte")),
+            "complete": "Search not completed" not in out,
+            "depth_too_small": "max search depth too small" in out}
+
+
+def fmt(x, digits=0):
+    if isinstance(x, float) and x != x:
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+def throughput(args, workdir):
+    cases = [("philosophers", {"N": n}, "models/philosophers.bc", ["--all-errors"],
+              "bench/spin/philosophers.pml") for n in (range(3, 6) if args.quick else range(3, 8))]
+    cases.append(("prodcons_monitor", {"ITEMS": 10, "CAP": 6}, "models/prodcons_monitor.bc", [],
+                  "bench/spin/prodcons_monitor.pml"))
+    print("| model | mcheck states | mcheck states/s | SPIN POR states | SPIN POR states/s "
+          "| rate ratio (mcheck/SPIN POR) | SPIN NOREDUCE states/s | rate ratio (vs NOREDUCE) "
+          "| mcheck store B/state | SPIN B/state (POR, stored vector + overhead) | memory ratio (SPIN/mcheck) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, defs, model, extra, pml in cases:
+        dargs = sum((["-D", f"{k}={v}"] for k, v in defs.items()), [])
+        m = run_mcheck(args.mcheck, dargs + extra + ["--reduce=none", os.path.join(TOP, model)],
+                       args.timelimit)
+        por = run_pan(build_pan(os.path.join(TOP, pml), defs, workdir, False), args.timelimit,
+                      100_000_000)
+        nr = run_pan(build_pan(os.path.join(TOP, pml), defs, workdir, True), args.timelimit,
+                     100_000_000)
+        label = name + "".join(f" {k}={v}" for k, v in defs.items())
+        mark = lambda r: "" if r["complete"] else " (partial)"
+        print(f"| {label} | {fmt(m['states'])}{mark(m)} | {fmt(m['rate'])} "
+              f"| {fmt(por['states'])}{mark(por)} | {fmt(por['rate'])} "
+              f"| {m['rate'] / por['rate']:.2f}x | {fmt(nr['rate'])} | {m['rate'] / nr['rate']:.2f}x "
+              f"| {m['store_bps']:.1f} | {por['store_bps']:.1f} "
+              f"| {por['store_bps'] / m['store_bps']:.1f}x |", flush=True)
+
+
+def reduction(args):
+    models = sorted(f for f in os.listdir(os.path.join(TOP, "models")) if f.endswith(".bc"))
+    print("| model | verdict | --reduce=none states | transitions | s "
+          "| compose states | transitions | s | states ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for f in models:
+        path = os.path.join(TOP, "models", f)
+        opts = []
+        with open(path) as fh:
+            for line in fh:
+                mo = re.match(r"\s*;\s*options:\s*(.*)", line)
+                if mo:
+                    opts = mo.group(1).split()
+                    break
+        full = run_mcheck(args.mcheck, opts + ["--all-errors", "--reduce=none", path], args.timelimit)
+        red = run_mcheck(args.mcheck, opts + ["--all-errors", path], args.timelimit)
+        mark = lambda r: "" if r["complete"] or r["verdict"] != "incomplete" else " (partial)"
+        print(f"| {f} | {red['verdict']} | {fmt(full['states'])}{mark(full)} | {fmt(full['transitions'])} "
+              f"| {full['seconds']:.3f} | {fmt(red['states'])}{mark(red)} | {fmt(red['transitions'])} "
+              f"| {red['seconds']:.3f} | {full['states'] / max(1, red['states']):.1f}x |", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mcheck", default=os.path.join(TOP, "build", "tools", "mcheck"))
+    ap.add_argument("--timelimit", type=float, default=30)
+    ap.add_argument("--quick", action="store_true", help="N = 3..5 only")
+    ap.add_argument("--only", choices=["throughput", "reduction"])
+    args = ap.parse_args()
+    if not os.path.exists(args.mcheck):
+        sys.exit(f"no mcheck at {args.mcheck}: run ./bootstrap.sh build first")
+    with tempfile.TemporaryDirectory() as workdir:
+        if args.only in (None, "throughput"):
+            if shutil.which("spin") is None:
+                sys.exit("spin is not installed: apt-get install spin")
+            print("## Throughput and memory, fully interleaved\n")
+            throughput(args, workdir)
+            print()
+        if args.only in (None, "reduction"):
+            print("## Reduction: --reduce=none against composed steps (--all-errors)\n")
+            reduction(args)
+
+
+if __name__ == "__main__":
+    main()

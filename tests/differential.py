@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Differential test of the lock-based reduction (DESIGN.md, "Soundness
+contract"; Stoller, Theorems 4 and 5): with the locking discipline holding,
+the reduced search finds the same visible states, deadlocks and errors as the
+full search.
+
+For each seed, gen_model writes a random disciplined model; then
+
+  * the sets of error kinds reachable (deadlock, assertion, runtime_error, ...)
+    found by `--all-errors` searches in both modes are equal;
+  * the verdicts of the default (stop at the first error) searches agree: ok in
+    one mode iff ok in the other, each one of the kinds reachable, and equal
+    when only one kind is reachable (DFS order may meet a different first
+    error when there are several);
+  * the visible states of the full search (`--reduce=none --dump-states`:
+    states in which every thread stands at a visible control point) are
+    exactly the states the reduced search stores (`--dump-states`), with
+    `--all-errors` so both searches go on past errors;
+  * the reduced search stores nothing but those states and its error states,
+    and its breadth-first variant stores the same;
+  * if tests/ref/refcheck.py exists and the model is small enough, its state
+    and transition counts and error kinds in both modes equal mcheck's
+    (`--all-errors --store=exact`, which explores everything, as refcheck does),
+    and `refcheck.py --ld` finds no violation of LD' (else the generator is
+    at fault: its models must be disciplined).
+
+usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
+                       [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
+                       [--keep DIR] [--verbose]
+Prints one line per failure with the seed and a reproduction command, then
+the failing model; ends with "N passed, N failed" (a model passes when every
+check on it passes). Exit status 1 on any failure.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
+TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
+
+
+def mcheck_json(mcheck, args, model):
+    """Run mcheck with --json --quiet; returns (exit status, parsed JSON or None, stderr)."""
+    cmd = [mcheck, "--json", "--quiet", "--store=exact", "--timelimit", str(TIMELIMIT)] + args + [model]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
+    try:
+        js = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        js = None
+    return p.returncode, js, p.stderr
+
+
+def read_states(path):
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip()]
+    return lines
+
+
+def error_counts(js):
+    """Errors found, by kind: the JSON's error_counts (every error, while
+    `errors` lists only those whose trace was kept), or the error list."""
+    if "error_counts" in js:
+        return {k: n for k, n in js["error_counts"].items() if n}
+    counts = {}
+    for e in js["errors"]:
+        counts[e["kind"]] = counts.get(e["kind"], 0) + 1
+    return counts
+
+
+def kinds_of(js):
+    return sorted(error_counts(js))
+
+
+def run_refcheck(refcheck, model):
+    p = subprocess.run([sys.executable, refcheck, "--mode=both", "--quiet", model],
+                       capture_output=True, text=True, timeout=600)
+    res = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"mode=(\w+) states=(\d+) transitions=(\d+) verdict=(\S+)", line)
+        if m:
+            kinds = sorted(k for k in m.group(4).split(",") if k != "ok")
+            res[m.group(1)] = (int(m.group(2)), int(m.group(3)), kinds)
+    return p.returncode, res, p.stderr.strip()
+
+
+def check_seed(opts, seed):
+    """Returns (status, [problem lines], model text, info) with status in
+    pass / fail / skip."""
+    problems = []
+    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size],
+                         capture_output=True, text=True)
+    text = gen.stdout
+    if gen.returncode != 0 or not text:
+        return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, ""
+    with tempfile.TemporaryDirectory(prefix="mcheck-diff-") as d:
+        model = os.path.join(d, f"seed{seed}.bc")
+        with open(model, "w") as f:
+            f.write(text)
+        full_dump, red_dump = os.path.join(d, "full.states"), os.path.join(d, "reduced.states")
+        bfs_dump = os.path.join(d, "bfs.states")
+        runs = {
+            "full-all": ["--reduce=none", "--all-errors", "--dump-states", full_dump],
+            "reduced-all": ["--reduce=compose", "--all-errors", "--dump-states", red_dump],
+            "reduced-bfs": ["--reduce=compose", "--all-errors", "--search=bfs",
+                            "--dump-states", bfs_dump],
+            "full": ["--reduce=none"],
+            "reduced": ["--reduce=compose"],
+        }
+        res = {}
+        for name, args in runs.items():
+            code, js, err = mcheck_json(opts.mcheck, args, model)
+            if code == 2 or js is None:
+                problems.append(f"mcheck {' '.join(args[:2])} exited {code} without a report "
+                                f"(a generator bug if the model does not assemble): "
+                                f"{err.strip()[:300]}")
+                return "fail", problems, text, ""
+            if js["stop"] in ("time_limit", "memory_limit", "out_of_memory"):
+                return "skip", [], text, f"{name}: {js['stop']} after {js['stats']['states_stored']} states"
+            if js["stop"] == "error" and "--all-errors" in args:
+                return "skip", [], text, f"{name}: stopped at the error cap ({len(js['errors'])} errors)"
+            if js["verdict"] in ("lock_discipline", "race"):
+                problems.append(f"generator bug: {name} reports {js['verdict']}: "
+                                f"{js['error']['message'] if js.get('error') else ''}")
+            want = 0 if js["verdict"] == "ok" else 1
+            if code != want or js["stop"] not in ("complete", "error"):
+                problems.append(f"{name}: exit status {code}, verdict {js['verdict']}, "
+                                f"stop {js['stop']}")
+            if "--all-errors" in args and js["stop"] != "complete":
+                problems.append(f"{name}: --all-errors search stopped: {js['stop']}")
+            res[name] = js
+        fa, ra = res["full-all"], res["reduced-all"]
+
+        # reachable error kinds
+        kf, kr = kinds_of(fa), kinds_of(ra)
+        if kf != kr:
+            problems.append(f"error kinds reachable: full {kf or ['none']}, reduced {kr or ['none']}")
+        # first-error verdicts
+        vf, vr = res["full"]["verdict"], res["reduced"]["verdict"]
+        if (vf == "ok") != (vr == "ok"):
+            problems.append(f"verdict: full {vf}, reduced {vr}")
+        if len(kf) == 1 and len(kr) == 1 and kf == kr and vf != vr:
+            problems.append(f"verdict: full {vf}, reduced {vr} (only {kf[0]} is reachable)")
+        for name, v, ks in (("full", vf, kf), ("reduced", vr, kr)):
+            if v != "ok" and v not in ks:
+                problems.append(f"{name}: first-error verdict {v} not among the kinds the "
+                                f"--all-errors search finds {ks}")
+            if v == "ok" and ks:
+                problems.append(f"{name}: verdict ok, but --all-errors finds {ks}")
+
+        # visible states
+        a, b = read_states(full_dump), read_states(red_dump)
+        sa, sb = set(a), set(b)
+        if len(sb) != len(b):
+            problems.append(f"reduced: {len(b) - len(sb)} states dumped twice")
+        if len(sa) != len(a):
+            problems.append(f"full: {len(a) - len(sa)} visible states dumped twice")
+        if sa != sb or not sa:
+            only_f, only_r = sorted(sa - sb), sorted(sb - sa)
+            problems.append(f"visible states: full {len(sa)}, reduced {len(sb)}; "
+                            f"{len(only_f)} only in full, {len(only_r)} only in reduced"
+                            + (f"; e.g. only in full {only_f[0]}" if only_f else "")
+                            + (f"; e.g. only in reduced {only_r[0]}" if only_r else ""))
+        # breadth-first finds what depth-first finds
+        c = set(read_states(bfs_dump))
+        rb = res["reduced-bfs"]
+        if c != sb or kinds_of(rb) != kr or rb["stats"]["states_stored"] != ra["stats"]["states_stored"]:
+            problems.append(f"reduced --search=bfs: {rb['stats']['states_stored']} states "
+                            f"({len(c)} visible), kinds {kinds_of(rb)}; dfs: "
+                            f"{ra['stats']['states_stored']} ({len(sb)}), kinds {kr}")
+        # the reduced search stores its visible states and error states only
+        nonvis_errors = sum(n for k, n in error_counts(ra).items() if k != "deadlock")
+        if ra["stats"]["states_stored"] != len(sb) + nonvis_errors:
+            problems.append(f"reduced: {ra['stats']['states_stored']} states stored, but "
+                            f"{len(sb)} dumped and {nonvis_errors} error states")
+
+        # the reference enumerator
+        info = f"full {fa['stats']['states_stored']} states, reduced {ra['stats']['states_stored']}"
+        if (opts.ref and os.path.exists(opts.refcheck)
+                and fa["stats"]["states_stored"] <= opts.ref_max_states):
+            rc, ref, err = run_refcheck(opts.refcheck, model)
+            if rc == 2 or "none" not in ref or "reduced" not in ref:
+                problems.append(f"refcheck exited {rc}: {err[:300]}")
+            else:
+                for mode, js in (("none", fa), ("reduced", ra)):
+                    rs, rt, rk = ref[mode]
+                    st = js["stats"]
+                    if (rs, rt) != (st["states_stored"], st["transitions"]):
+                        hint = ""
+                        if rt == st["transitions"] and rk == kinds_of(js):
+                            hint = (" (same transitions and error kinds: error states identified "
+                                    "differently? mcheck stores one per state and faulting "
+                                    "thread, refcheck one per state, kind and message)")
+                        problems.append(f"refcheck --mode={mode}: {rs} states, {rt} transitions; "
+                                        f"mcheck: {st['states_stored']} states, "
+                                        f"{st['transitions']} transitions{hint}")
+                    if rk != kinds_of(js):
+                        problems.append(f"refcheck --mode={mode}: error kinds {rk}; mcheck: "
+                                        f"{kinds_of(js)}")
+                # the generator's promise: LD' holds (refcheck's Eraser-style
+                # check; by Theorem 9 the reduced mode finds any violation)
+                p = subprocess.run([sys.executable, opts.refcheck, "--ld", "--mode=reduced", model],
+                                   capture_output=True, text=True, timeout=600)
+                bad = [line.strip() for line in p.stdout.splitlines()
+                       if "lock discipline" in line or "unshared variable" in line]
+                if bad:
+                    problems.append(f"generator bug: the model violates LD' (refcheck --ld: "
+                                    f"{bad[0]})")
+            info += ", refcheck"
+        return ("fail" if problems else "pass"), problems, text, info
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mcheck")
+    ap.add_argument("gen_model")
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
+    ap.add_argument("--size", choices=["small", "medium"], default="small")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--ref-max-states", type=int, default=4000,
+                    help="run refcheck.py on models whose full search stores at most this "
+                         "many states (default 4000)")
+    ap.add_argument("--no-ref", dest="ref", action="store_false")
+    ap.add_argument("--refcheck", default=REFCHECK, metavar="PATH",
+                    help="the reference enumerator (default tests/ref/refcheck.py)")
+    ap.add_argument("--keep", metavar="DIR", help="also write each failing model to DIR")
+    ap.add_argument("--verbose", "-v", action="store_true", help="one line per seed")
+    opts = ap.parse_args()
+    opts.mcheck = os.path.abspath(opts.mcheck)
+    opts.gen_model = os.path.abspath(opts.gen_model)
+
+    seeds = range(opts.seed, opts.seed + opts.count)
+    passed = failed = skipped = refs = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
+        futs = [ex.submit(check_seed, opts, s) for s in seeds]
+        for seed, fut in zip(seeds, futs):
+            try:
+                status, problems, text, info = fut.result()
+            except subprocess.TimeoutExpired as e:
+                status, problems, text, info = "fail", [f"timeout: {e.cmd}"], "", ""
+            if "refcheck" in info:
+                refs += 1
+            if status == "skip":
+                skipped += 1
+                print(f"skip seed {seed}: {info}", flush=True)
+                continue
+            if opts.verbose:
+                print(f"seed {seed}: {status} ({info})", flush=True)
+            if status == "pass":
+                passed += 1
+                continue
+            failed += 1
+            repro = (f"{opts.gen_model} {seed} --size {opts.size} > seed{seed}.bc && "
+                     f"{opts.mcheck} --store=exact --all-errors --reduce=none seed{seed}.bc && "
+                     f"{opts.mcheck} --store=exact --all-errors seed{seed}.bc")
+            for p in problems:
+                print(f"FAIL seed {seed}: {p}", flush=True)
+            print(f"  reproduce: {repro}")
+            if opts.keep:
+                os.makedirs(opts.keep, exist_ok=True)
+                with open(os.path.join(opts.keep, f"seed{seed}.bc"), "w") as f:
+                    f.write(text)
+            print("  model:")
+            for line in text.splitlines():
+                print("    | " + line)
+            sys.stdout.flush()
+    if skipped:
+        print(f"({skipped} models skipped: a search hit the time limit or the error cap "
+              f"of --all-errors; refcheck ran on {refs})")
+    else:
+        print(f"(refcheck ran on {refs} models)")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1097 @@
+/* gen_model.c: random, small, lock-disciplined models for the differential
+ * test of the lock-based reduction (tests/differential.py).
+ *
+ *   gen_model SEED [--size small|medium]
+ *
+ * prints one model in the language of LANGUAGE.md, a pure function of the
+ * seed (own splitmix64 generator, no rand()). Every `shared` element is only
+ * ever touched while its one designated lock element is held (or is read-only,
+ * or belongs to an `init main` phase that ends before any reader exists), so
+ * LD' holds and Stoller's Theorems 4 and 5 promise that the reduced search
+ * finds the same visible states, deadlocks and errors as the full one. The
+ * models mix 2-3 threads (thread arrays, a spawned and joined `proc`), scalar
+ * and array locks with computed indexes, nested and recursive acquires (lock
+ * orders may be opposite, so deadlocks happen), volatile variables, `choose`,
+ * Java-monitor wait/notify in a re-checking loop, channels, asserts that may
+ * fail, rare runtime errors, end labels, bounded loops. Every loop is counted
+ * or blocks/spins on a visible operation, and every value is reduced modulo
+ * a small number, so the state space is finite and small.
+ *
+ * It deliberately does not generate undisciplined models (Theorem 9 is tested
+ * elsewhere) nor assembly errors: a model that does not assemble is a
+ * generator bug. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- output buffer ------------------------------------------------------- */
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) abort();
+        if (b->s && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 1024;
+        while (nc < b->n + (size_t)k + 1) nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            fprintf(stderr, "gen_model: out of memory\n");
+            exit(1);
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+}
+
+/* ---- model ------------------------------------------------------------- */
+
+enum { MAX_LOCKS = 4, MAX_VARS = 24, MAX_BODIES = 4, MAX_MON = 2, MAX_CHANS = 2, MAX_HELD = 3 };
+
+enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN };
+
+typedef struct lockdecl {
+    char name[8];
+    int size; /* 0: scalar */
+} lockdecl;
+
+typedef struct var {
+    char name[8];
+    int size;          /* 0: scalar */
+    enum vclass cls;
+    int guard;         /* shared: lock declaration */
+    int guard_elem;    /* element of an array lock, or -1: element i of the
+                          variable is guarded by element i of the lock */
+    int mod;           /* values stay within (-mod, mod) */
+    int twin;          /* a variable kept equal to this one, or -1 */
+    int owner;         /* unshared: the only body that touches it */
+    bool is_flag;      /* condition flag of a monitor */
+} var;
+
+typedef struct monitor {
+    int lock, elem;    /* monitor lock element (elem 0 for a scalar lock) */
+    int flag;          /* var: the condition */
+    int waiter, notifier; /* bodies */
+    bool consume;      /* the waiter resets the flag */
+    bool counting;     /* notifier increments; waiter waits for >= 1 */
+} monitor;
+
+typedef struct chan {
+    char name[8];
+    int cap;
+    int sender, receiver; /* bodies */
+    int nmsg;             /* messages per role execution */
+    bool server;          /* receiver is an endless server at an end label */
+} chan;
+
+typedef struct body {
+    char name[12];
+    int count;   /* instances (thread) or max (proc) */
+    bool proc;
+    bool is_array;
+    sbuf code;
+    double weight; /* code lines, each times the iterations around it */
+} body;
+
+typedef struct held {
+    int decl;
+    char idx[16]; /* index operand as written ("" for a scalar lock) */
+    int elem;     /* static element, or -1 when computed at run time */
+} held;
+
+typedef struct gen {
+    uint64_t rng;
+    bool medium;
+    lockdecl locks[MAX_LOCKS];
+    int nlocks;
+    var vars[MAX_VARS];
+    int nvars;
+    monitor mons[MAX_MON];
+    int nmons;
+    chan chans[MAX_CHANS];
+    int nchans;
+    body bodies[MAX_BODIES];
+    int nbodies;
+    int procbody;  /* -1, or the proc spawned by body 0 (`main`) */
+    int nspawn;    /* spawns of procbody by main */
+    bool hazard;   /* one piece that may raise a runtime error */
+    bool has_k;    /* `const K` declared (the arithmetic loop uses it) */
+    int kval;
+    int joiner, join_tid; /* body that joins static thread join_tid, or -1 */
+    int leaker;           /* body that ends holding a lock, or -1 */
+    /* code generation */
+    int cur;       /* body being written */
+    sbuf *out;
+    int label;
+    held h[MAX_HELD];
+    int nh;
+    int loopdepth;
+    double est;    /* size estimate of the model */
+    double mult;   /* iterations of the loops around the code being emitted */
+} gen;
+
+static uint64_t next_u64(gen *g)
+{
+    uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int rnd(gen *g, int n) /* 0 .. n-1 */
+{
+    return (int)(next_u64(g) % (uint64_t)n);
+}
+
+static int between(gen *g, int lo, int hi)
+{
+    return lo + rnd(g, hi - lo + 1);
+}
+
+static bool chance(gen *g, int pct)
+{
+    return rnd(g, 100) < pct;
+}
+
+/* Emit code; every line counts `mult` (the iterations of the loops around
+ * it) towards the size estimate of the body. */
+static void emit(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define EMIT(...) emit(g, __VA_ARGS__)
+
+static void emit(gen *g, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sb_printf(g->out, "%s", buf);
+    for (const char *c = buf; *c; c++)
+        if (*c == '\n') g->bodies[g->cur].weight += g->mult;
+}
+
+static int new_label(gen *g)
+{
+    return ++g->label;
+}
+
+/* ---- declarations -------------------------------------------------------- */
+
+static int add_lock(gen *g, int size)
+{
+    lockdecl *l = &g->locks[g->nlocks];
+    if (size)
+        snprintf(l->name, sizeof l->name, "la%d", g->nlocks);
+    else
+        snprintf(l->name, sizeof l->name, "m%d", g->nlocks);
+    l->size = size;
+    return g->nlocks++;
+}
+
+static int add_var(gen *g, const char *prefix, enum vclass cls, int size)
+{
+    var *v = &g->vars[g->nvars];
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%s%d", prefix, g->nvars);
+    v->cls = cls;
+    v->size = size;
+    v->guard = -1;
+    v->guard_elem = 0;
+    v->twin = -1;
+    v->owner = -1;
+    v->mod = between(g, 2, 4);
+    return g->nvars++;
+}
+
+/* A random lock element for a scalar guard: (decl, elem). */
+static void pick_static_lock(gen *g, int *decl, int *elem)
+{
+    *decl = rnd(g, g->nlocks);
+    *elem = g->locks[*decl].size ? rnd(g, g->locks[*decl].size) : 0;
+}
+
+static int instances(const gen *g, int b)
+{
+    if (g->bodies[b].proc) return g->nspawn;
+    return g->bodies[b].count;
+}
+
+static void plan(gen *g)
+{
+    /* threads */
+    int shape = rnd(g, 10);
+    g->procbody = -1;
+    if (shape < 4) { /* 2-3 plain threads */
+        int n = chance(g, 65) ? 2 : 3;
+        for (int i = 0; i < n; i++) {
+            body *b = &g->bodies[g->nbodies++];
+            snprintf(b->name, sizeof b->name, "t%d", i);
+            b->count = 1;
+        }
+    } else if (shape < 7) { /* thread w[2] (+ one more) */
+        body *b = &g->bodies[g->nbodies++];
+        snprintf(b->name, sizeof b->name, "w");
+        b->count = 2;
+        b->is_array = true;
+        if (chance(g, 50)) {
+            b = &g->bodies[g->nbodies++];
+            snprintf(b->name, sizeof b->name, "t1");
+            b->count = 1;
+        }
+    } else { /* main spawns and joins a proc (+ maybe one static thread) */
+        body *b = &g->bodies[g->nbodies++];
+        snprintf(b->name, sizeof b->name, "main");
+        b->count = 1;
+        if (chance(g, 40)) {
+            b = &g->bodies[g->nbodies++];
+            snprintf(b->name, sizeof b->name, "t1");
+            b->count = 1;
+        }
+        g->procbody = g->nbodies;
+        b = &g->bodies[g->nbodies++];
+        snprintf(b->name, sizeof b->name, "worker");
+        b->proc = true;
+        g->nspawn = (g->nbodies == 2 && chance(g, 50)) ? 2 : 1;
+        b->count = g->nspawn + (chance(g, 30) ? 1 : 0); /* max may exceed use */
+    }
+
+    /* locks: 1-3 declarations, maybe one array */
+    int nl = between(g, 1, 3);
+    bool arr = chance(g, 45);
+    for (int i = 0; i < nl; i++) add_lock(g, (arr && i == nl - 1) ? between(g, 2, 3) : 0);
+
+    /* shared scalars, each with one designated lock element */
+    int ns = between(g, 1, g->medium ? 3 : 2);
+    for (int i = 0; i < ns; i++) {
+        int v = add_var(g, "x", V_SHARED, 0);
+        pick_static_lock(g, &g->vars[v].guard, &g->vars[v].guard_elem);
+    }
+    /* an invariant pair: two scalars under one lock, updated together */
+    if (chance(g, 35)) {
+        int a = add_var(g, "p", V_SHARED, 0), b = add_var(g, "q", V_SHARED, 0);
+        pick_static_lock(g, &g->vars[a].guard, &g->vars[a].guard_elem);
+        g->vars[b].guard = g->vars[a].guard;
+        g->vars[b].guard_elem = g->vars[a].guard_elem;
+        g->vars[b].mod = g->vars[a].mod;
+        g->vars[a].twin = b;
+        g->vars[b].twin = a;
+    }
+    /* shared arrays: guarded as a whole, or element-wise by an array lock */
+    if (chance(g, 55)) {
+        int la = -1;
+        for (int i = 0; i < g->nlocks; i++)
+            if (g->locks[i].size) la = i;
+        if (la >= 0 && chance(g, 65)) {
+            int v = add_var(g, "a", V_SHARED, g->locks[la].size);
+            g->vars[v].guard = la;
+            g->vars[v].guard_elem = -1;
+        } else {
+            int v = add_var(g, "a", V_SHARED, between(g, 2, 3));
+            pick_static_lock(g, &g->vars[v].guard, &g->vars[v].guard_elem);
+        }
+    }
+    /* volatile */
+    if (chance(g, 55)) add_var(g, "v", V_VOLATILE, 0);
+    if (chance(g, 20)) add_var(g, "va", V_VOLATILE, 2);
+    /* read-only shared */
+    if (chance(g, 20)) add_var(g, "ro", V_READONLY, 0);
+    /* written by main before any reader exists (init main) */
+    if (g->procbody >= 0 && chance(g, 35)) add_var(g, "cfg", V_INITMAIN, 0);
+    /* unshared, owned by a single-instance body */
+    if (chance(g, 20)) {
+        int b = rnd(g, g->nbodies);
+        if (instances(g, b) == 1) {
+            int v = add_var(g, "u", V_UNSHARED, 0);
+            g->vars[v].owner = b;
+        }
+    }
+
+    /* monitors: a condition flag under a lock, one waiting body, one notifying */
+    int nm = chance(g, 45) ? (chance(g, 20) ? 2 : 1) : 0;
+    for (int i = 0; i < nm; i++) {
+        monitor *m = &g->mons[g->nmons++];
+        pick_static_lock(g, &m->lock, &m->elem);
+        m->flag = add_var(g, "f", V_SHARED, 0);
+        g->vars[m->flag].guard = m->lock;
+        g->vars[m->flag].guard_elem = m->elem;
+        g->vars[m->flag].is_flag = true;
+        m->waiter = rnd(g, g->nbodies);
+        m->notifier = rnd(g, g->nbodies);
+        if (m->notifier == m->waiter && instances(g, m->waiter) == 1 && chance(g, 85))
+            m->notifier = (m->waiter + 1) % g->nbodies;
+        m->consume = chance(g, 35);
+        m->counting = chance(g, 30);
+    }
+    /* channels */
+    int nc = chance(g, 40) ? (chance(g, 20) ? 2 : 1) : 0;
+    for (int i = 0; i < nc; i++) {
+        chan *c = &g->chans[g->nchans];
+        snprintf(c->name, sizeof c->name, "c%d", g->nchans);
+        g->nchans++;
+        c->cap = between(g, 1, 2);
+        c->sender = rnd(g, g->nbodies);
+        c->receiver = rnd(g, g->nbodies);
+        if (c->receiver == c->sender && chance(g, 85)) c->receiver = (c->sender + 1) % g->nbodies;
+        c->nmsg = between(g, 1, 2);
+        if (c->receiver == c->sender && c->cap < c->nmsg) c->cap = c->nmsg; /* sends come first */
+        c->server = c->receiver != c->sender && !g->bodies[c->receiver].proc && chance(g, 25);
+    }
+    g->hazard = chance(g, 6);
+    /* a static thread joining another static thread by id */
+    g->joiner = g->leaker = -1;
+    if (chance(g, 15)) {
+        int nstatic = 0;
+        for (int b = 0; b < g->nbodies; b++)
+            if (!g->bodies[b].proc) nstatic += g->bodies[b].count;
+        int jb = rnd(g, g->nbodies), tid0 = 0;
+        if (!g->bodies[jb].proc) {
+            for (int b = 0; b < jb; b++) tid0 += g->bodies[b].count;
+            int target = rnd(g, nstatic);
+            if (target < tid0 || target >= tid0 + g->bodies[jb].count) {
+                g->joiner = jb;
+                g->join_tid = target;
+            }
+        }
+    }
+    if (chance(g, 6)) g->leaker = rnd(g, g->nbodies);
+    g->has_k = chance(g, 30);
+    g->kval = between(g, 1, 3);
+}
+
+/* ---- operands ------------------------------------------------------------ */
+
+/* Index register of lock nesting depth d. */
+static const char *idx_reg(int d)
+{
+    static const char *r[MAX_HELD] = {"r4", "r5", "r8"};
+    return r[d];
+}
+
+/* A non-negative run-time value in [0, n): writes code computing it into
+ * `reg` (returns reg), or returns an immediate. */
+static const char *index_operand(gen *g, const char *reg, int n, char *buf, size_t bn)
+{
+    switch (rnd(g, 6)) {
+    case 0:
+    case 1:
+        snprintf(buf, bn, "%d", rnd(g, n));
+        return buf;
+    case 2:
+        EMIT("    mod %s, self, %d\n", reg, n);
+        break;
+    case 3:
+        EMIT("    add %s, tid, %d\n", reg, rnd(g, 3));
+        EMIT("    mod %s, %s, %d\n", reg, reg, n);
+        break;
+    case 4:
+        if (g->loopdepth > 0) {
+            EMIT("    mod %s, r6, %d\n", reg, n);
+            break;
+        }
+        /* fall through */
+    default:
+        EMIT("    choose %s, 0, %d\n", reg, n - 1);
+        break;
+    }
+    snprintf(buf, bn, "%s", reg);
+    return buf;
+}
+
+static bool holds_static(const gen *g, int decl, int elem)
+{
+    for (int i = 0; i < g->nh; i++)
+        if (g->h[i].decl == decl && (g->locks[decl].size == 0 || g->h[i].elem == elem)) return true;
+    return false;
+}
+
+/* Shared variables accessible with the locks now held; for element-wise
+ * guarded arrays `idx` receives the index operand to use. */
+static int accessible(const gen *g, int *list, const char **idx)
+{
+    int n = 0;
+    for (int i = 0; i < g->nvars; i++) {
+        const var *v = &g->vars[i];
+        if (v->cls != V_SHARED) continue;
+        if (v->guard_elem < 0) {
+            for (int k = 0; k < g->nh; k++)
+                if (g->h[k].decl == v->guard) {
+                    idx[n] = g->h[k].idx;
+                    list[n++] = i;
+                    break;
+                }
+        } else if (holds_static(g, v->guard, v->guard_elem)) {
+            idx[n] = NULL;
+            list[n++] = i;
+        }
+    }
+    return n;
+}
+
+/* mem operand text for variable v; for a wholly guarded array, computes an
+ * index (into r2) first. */
+static void mem_text(gen *g, int v, const char *eidx, char *buf, size_t n)
+{
+    const var *x = &g->vars[v];
+    if (!x->size) {
+        snprintf(buf, n, "%s", x->name);
+    } else if (eidx) {
+        snprintf(buf, n, "%s[%s]", x->name, eidx);
+    } else {
+        char ib[16];
+        const char *i = index_operand(g, "r2", x->size, ib, sizeof ib);
+        snprintf(buf, n, "%s[%s]", x->name, i);
+    }
+}
+
+/* ---- pieces -------------------------------------------------------------- */
+
+static void piece(gen *g, int depth);
+
+/* Read-modify-write of v under its lock; values stay in (-mod, mod). */
+static void emit_rmw(gen *g, int v, const char *eidx)
+{
+    char m[32];
+    const var *x = &g->vars[v];
+    mem_text(g, v, eidx, m, sizeof m);
+    switch (rnd(g, 5)) {
+    case 0:
+        EMIT("    store %s, %d\n", m, rnd(g, x->mod));
+        return;
+    case 1:
+        EMIT("    load r0, %s\n", m);
+        EMIT("    sub r0, r0, 1\n");
+        EMIT("    mod r0, r0, %d\n", x->mod);
+        break;
+    case 2:
+        EMIT("    load r0, %s\n", m);
+        EMIT("    mul r0, r0, 3\n");
+        EMIT("    add r0, r0, %d\n", between(g, 1, 2));
+        EMIT("    mod r0, r0, %d\n", x->mod);
+        break;
+    default:
+        EMIT("    load r0, %s\n", m);
+        EMIT("    add r0, r0, %d\n", between(g, 1, x->mod - 1));
+        EMIT("    mod r0, r0, %d\n", x->mod);
+        break;
+    }
+    EMIT("    store %s, r0\n", m);
+}
+
+/* The invariant pair: update both (keeps p == q), check, or (rarely) break it. */
+static void emit_pair(gen *g, int a)
+{
+    const var *x = &g->vars[a], *y = &g->vars[x->twin];
+    int k = rnd(g, 10);
+    if (k < 5) {
+        int inc = between(g, 1, x->mod - 1);
+        EMIT("    load r0, %s\n    add r0, r0, %d\n    mod r0, r0, %d\n    store %s, r0\n",
+             x->name, inc, x->mod, x->name);
+        if (chance(g, 50)) EMIT("    nop\n");
+        EMIT("    load r1, %s\n    add r1, r1, %d\n    mod r1, r1, %d\n    store %s, r1\n",
+             y->name, inc, y->mod, y->name);
+    } else if (k < 9) {
+        EMIT("    load r0, %s\n    load r1, %s\n    eq r2, r0, r1\n", x->name, y->name);
+        EMIT("    assert r2, \"%s == %s\"\n", x->name, y->name);
+    } else {
+        EMIT("    load r0, %s\n    add r0, r0, 1\n    mod r0, r0, %d\n    store %s, r0\n",
+             x->name, x->mod, x->name);
+    }
+}
+
+static void emit_read_assert(gen *g, int v, const char *eidx)
+{
+    char m[32];
+    const var *x = &g->vars[v];
+    mem_text(g, v, eidx, m, sizeof m);
+    EMIT("    load r1, %s\n", m);
+    int bound = chance(g, 70) ? x->mod : x->mod - 1; /* the second may fail */
+    EMIT("    lt r3, r1, %d\n", bound);
+    EMIT("    assert r3, \"%s < %d\"\n", x->name, bound);
+}
+
+/* The body of a critical section: operations on the variables the held locks
+ * guard, nested sections, choose, volatile traffic. */
+static void cs_contents(gen *g, int depth)
+{
+    int n = between(g, 1, g->medium ? 3 : 2);
+    for (int i = 0; i < n; i++) {
+        int list[MAX_VARS];
+        const char *idx[MAX_VARS];
+        int na = accessible(g, list, idx);
+        int k = rnd(g, 12);
+        int j = na ? rnd(g, na) : 0;
+        int v = na ? list[j] : -1;
+        const char *e = na ? idx[j] : NULL;
+        if (k < 6 && na) {
+            if (g->vars[v].twin >= 0)
+                emit_pair(g, v);
+            else if (chance(g, 20))
+                emit_read_assert(g, v, e);
+            else
+                emit_rmw(g, v, e);
+        } else if (k < 8 && g->nh < MAX_HELD && depth < 3) {
+            piece(g, depth + 1); /* usually a nested section */
+        } else if (k < 9) {
+            /* a choose between two updates */
+            if (!na) continue;
+            int l1 = new_label(g), l2 = new_label(g);
+            EMIT("    choose r0, 0, 1\n    jz r0, L%d\n", l1);
+            emit_rmw(g, v, e);
+            EMIT("    jmp L%d\nL%d:\n", l2, l1);
+            if (chance(g, 50)) emit_rmw(g, v, e);
+            EMIT("L%d: nop\n", l2);
+        } else if (k < 10) {
+            /* notifyall or notify of a held lock (nobody may wait: a no-op) */
+            const held *hh = &g->h[rnd(g, g->nh)];
+            const lockdecl *l = &g->locks[hh->decl];
+            if (l->size)
+                EMIT("    %s %s[%s]\n", chance(g, 50) ? "notify" : "notifyall", l->name, hh->idx);
+            else
+                EMIT("    %s %s\n", chance(g, 50) ? "notify" : "notifyall", l->name);
+        } else {
+            for (int w = 0; w < g->nvars; w++)
+                if (g->vars[w].cls == V_VOLATILE && !g->vars[w].size) {
+                    EMIT("    store %s, %d\n", g->vars[w].name, rnd(g, 3));
+                    break;
+                }
+        }
+    }
+}
+
+static void lock_text(gen *g, const held *hh, char *buf, size_t n)
+{
+    const lockdecl *l = &g->locks[hh->decl];
+    if (l->size)
+        snprintf(buf, n, "%s[%s]", l->name, hh->idx);
+    else
+        snprintf(buf, n, "%s", l->name);
+}
+
+/* acquire [re-acquire] contents release [release]; lock orders are random,
+ * so two threads may nest two locks in opposite orders. */
+static void emit_cs(gen *g, int depth)
+{
+    if (g->nh >= MAX_HELD) return;
+    held *hh = &g->h[g->nh];
+    hh->decl = rnd(g, g->nlocks);
+    const lockdecl *l = &g->locks[hh->decl];
+    if (l->size) {
+        const char *i = index_operand(g, idx_reg(g->nh), l->size, hh->idx, sizeof hh->idx);
+        if (i[0] >= '0' && i[0] <= '9')
+            hh->elem = atoi(i);
+        else
+            hh->elem = -1;
+    } else {
+        hh->idx[0] = '\0';
+        hh->elem = 0;
+    }
+    char lt[32];
+    lock_text(g, hh, lt, sizeof lt);
+    g->nh++;
+    bool rec = chance(g, 20);
+    EMIT("    acquire %s\n", lt);
+    if (rec) EMIT("    acquire %s   ; recursive\n", lt);
+    cs_contents(g, depth);
+    if (rec) {
+        EMIT("    release %s\n", lt);
+        if (chance(g, 40)) cs_contents(g, depth);
+    }
+    g->nh--;
+    EMIT("    release %s\n", lt);
+}
+
+static void emit_volatile(gen *g)
+{
+    int vs[MAX_VARS], n = 0;
+    for (int i = 0; i < g->nvars; i++)
+        if (g->vars[i].cls == V_VOLATILE) vs[n++] = i;
+    if (!n) return;
+    const var *v = &g->vars[vs[rnd(g, n)]];
+    char m[32];
+    if (v->size) {
+        char ib[16];
+        snprintf(m, sizeof m, "%s[%s]", v->name, index_operand(g, "r2", v->size, ib, sizeof ib));
+    } else {
+        snprintf(m, sizeof m, "%s", v->name);
+    }
+    int k = rnd(g, 6);
+    if (k < 2) {
+        EMIT("    store %s, %d\n", m, rnd(g, 3));
+    } else if (k < 4) { /* read, branch on it */
+        int l = new_label(g);
+        EMIT("    load r1, %s\n    jz r1, L%d\n", m, l);
+        EMIT("    add r3, r3, 1\n    mod r3, r3, 2\n");
+        EMIT("L%d: nop\n", l);
+    } else if (k < 5) { /* two reads may differ: an assertion that can fail */
+        EMIT("    load r0, %s\n    load r1, %s\n    eq r3, r0, r1\n", m, m);
+        EMIT("    assert r3, \"%s read twice\"\n", v->name);
+    } else { /* increment modulo 3 (a racy but visible update) */
+        EMIT("    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, 3\n    store %s, r1\n", m, m);
+    }
+}
+
+/* if (choose) A else B */
+static void emit_choose_branch(gen *g, int depth)
+{
+    int l1 = new_label(g), l2 = new_label(g);
+    EMIT("    choose r0, 0, %d\n    jz r0, L%d\n", between(g, 1, 2), l1);
+    piece(g, depth + 1);
+    EMIT("    jmp L%d\nL%d:\n", l2, l1);
+    if (chance(g, 60)) piece(g, depth + 1);
+    EMIT("L%d: nop\n", l2);
+}
+
+/* invisible counted loop on registers */
+static void emit_arith_loop(gen *g)
+{
+    int l = new_label(g);
+    int n = between(g, 2, 3);
+    EMIT("    mov r7, 0\nL%d:\n", l);
+    g->mult *= n;
+    if (g->has_k)
+        EMIT("    add r1, r1, r7\n    mul r1, r1, K\n    and r1, r1, 7\n");
+    else
+        EMIT("    add r1, r1, r7\n    mul r1, r1, %d\n    and r1, r1, 7\n", between(g, 2, 5));
+    if (chance(g, 50)) EMIT("    xor r1, r1, 0x3\n    shr r1, r1, 1\n");
+    EMIT("    add r7, r7, 1\n    lt r2, r7, %d\n    jnz r2, L%d\n", n, l);
+    g->mult /= n;
+    EMIT("    mov r7, 0\n");
+}
+
+static void monitor_lock_text(gen *g, const monitor *m, char *buf, size_t n)
+{
+    const lockdecl *l = &g->locks[m->lock];
+    if (l->size)
+        snprintf(buf, n, "%s[%d]", l->name, m->elem);
+    else
+        snprintf(buf, n, "%s", l->name);
+}
+
+/* Java-monitor waiting: re-check the condition in a loop under the lock. */
+static void emit_waiter(gen *g, const monitor *m)
+{
+    char lk[32];
+    monitor_lock_text(g, m, lk, sizeof lk);
+    const char *f = g->vars[m->flag].name;
+    int lw = new_label(g), ld = new_label(g);
+    bool rec = chance(g, 20);
+    EMIT("    acquire %s\n", lk);
+    if (rec) EMIT("    acquire %s   ; wait with depth 2\n", lk);
+    EMIT("L%d:\n    load r3, %s\n", lw, f);
+    if (m->counting) EMIT("    gt r3, r3, 0\n");
+    EMIT("    jnz r3, L%d\n", ld);
+    if (chance(g, 15))
+        EMIT("end_w%d: wait %s\n", lw, lk);
+    else
+        EMIT("    wait %s\n", lk);
+    EMIT("    jmp L%d\nL%d:\n", lw, ld);
+    if (m->consume) {
+        if (m->counting)
+            EMIT("    load r3, %s\n    sub r3, r3, 1\n    store %s, r3\n", f, f);
+        else
+            EMIT("    store %s, 0\n", f);
+    }
+    if (rec) EMIT("    release %s\n", lk);
+    EMIT("    release %s\n", lk);
+}
+
+static void emit_notifier(gen *g, const monitor *m)
+{
+    char lk[32];
+    monitor_lock_text(g, m, lk, sizeof lk);
+    const char *f = g->vars[m->flag].name;
+    EMIT("    acquire %s\n", lk);
+    if (m->counting)
+        EMIT("    load r3, %s\n    add r3, r3, 1\n    mod r3, r3, 4\n    store %s, r3\n", f, f);
+    else
+        EMIT("    store %s, 1\n", f);
+    EMIT("    %s %s\n", chance(g, 50) ? "notify" : "notifyall", lk);
+    EMIT("    release %s\n", lk);
+}
+
+static void emit_send(gen *g, const chan *c)
+{
+    for (int i = 0; i < c->nmsg; i++) {
+        if (chance(g, 50))
+            EMIT("    send %s, %d\n", c->name, rnd(g, 3));
+        else
+            EMIT("    mod r1, r1, 3\n    send %s, r1\n", c->name);
+    }
+}
+
+static void emit_recv(gen *g, const chan *c)
+{
+    for (int i = 0; i < c->nmsg; i++) {
+        EMIT("    recv r1, %s\n", c->name);
+        if (chance(g, 25)) {
+            int bound = between(g, 2, 3);
+            EMIT("    lt r3, r1, %d\n    assert r3, \"message < %d\"\n", bound, bound);
+        }
+    }
+}
+
+/* A rare runtime error: division by zero or an index out of range. */
+static void emit_hazard(gen *g)
+{
+    switch (rnd(g, 3)) {
+    case 0:
+        EMIT("    choose r1, 0, 2\n    div r2, 6, r1\n");
+        break;
+    case 1: {
+        int va = -1;
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_VOLATILE && g->vars[i].size) va = i;
+        if (va >= 0) {
+            EMIT("    choose r1, 0, %d\n    store %s[r1], 1\n", g->vars[va].size,
+                 g->vars[va].name);
+            break;
+        }
+        EMIT("    choose r1, 0, 1\n    mod r2, 5, r1\n");
+        break;
+    }
+    default: /* release of a lock this thread does not hold, on one branch */
+        if (g->locks[0].size)
+            EMIT("    choose r1, 0, 3\n    jnz r1, L%d\n    release %s[0]\nL%d: nop\n",
+                 g->label + 1, g->locks[0].name, g->label + 1);
+        else
+            EMIT("    choose r1, 0, 3\n    jnz r1, L%d\n    release %s\nL%d: nop\n",
+                 g->label + 1, g->locks[0].name, g->label + 1);
+        g->label++;
+        break;
+    }
+}
+
+/* Spin on a volatile until it is non-zero (visible in every iteration). */
+static void emit_spin(gen *g)
+{
+    for (int i = 0; i < g->nvars; i++)
+        if (g->vars[i].cls == V_VOLATILE && !g->vars[i].size) {
+            int l = new_label(g);
+            EMIT("L%d:\n    load r1, %s\n    jz r1, L%d\n", l, g->vars[i].name, l);
+            return;
+        }
+}
+
+static void emit_misc_global(gen *g)
+{
+    for (int i = 0; i < g->nvars; i++) {
+        const var *v = &g->vars[i];
+        if (v->cls == V_READONLY && chance(g, 60)) {
+            EMIT("    load r1, %s\n    lt r3, r1, %d\n    assert r3, \"read-only\"\n", v->name,
+                 v->mod);
+            return;
+        }
+        if (v->cls == V_UNSHARED && v->owner == g->cur && chance(g, 70)) {
+            EMIT("    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, 2\n    store %s, r1\n",
+                 v->name, v->name);
+            return;
+        }
+        if (v->cls == V_INITMAIN && g->bodies[g->cur].proc && chance(g, 70)) {
+            EMIT("    load r1, %s\n    add r3, r1, 0\n", v->name);
+            return;
+        }
+    }
+    emit_arith_loop(g);
+}
+
+/* One general-purpose piece at nesting depth `depth`. */
+static void piece(gen *g, int depth)
+{
+    int k = rnd(g, 20);
+    if (depth >= 3) k = 19;
+    if (k < 9)
+        emit_cs(g, depth);
+    else if (k < 12)
+        emit_volatile(g);
+    else if (k < 14 && depth < 2)
+        emit_choose_branch(g, depth);
+    else if (k < 16)
+        emit_misc_global(g);
+    else if (k < 17)
+        emit_spin(g);
+    else if (k < 19)
+        emit_cs(g, depth);
+    else
+        emit_arith_loop(g);
+}
+
+/* ---- bodies -------------------------------------------------------------- */
+
+typedef enum role { R_PIECE, R_WAIT, R_NOTIFY, R_SEND, R_RECV, R_HAZARD } role;
+
+typedef struct task {
+    role r;
+    int obj;
+} task;
+
+static void shuffle(gen *g, task *t, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = rnd(g, i + 1);
+        task x = t[i];
+        t[i] = t[j];
+        t[j] = x;
+    }
+}
+
+static void emit_task(gen *g, const task *t)
+{
+    /* now and then a protocol role runs inside a critical section: a wait
+     * that holds another lock (or the monitor twice), a send under a lock */
+    if (t->r != R_PIECE && t->r != R_HAZARD && g->nh == 0 && chance(g, 12)) {
+        held *hh = &g->h[g->nh];
+        pick_static_lock(g, &hh->decl, &hh->elem);
+        if (g->locks[hh->decl].size)
+            snprintf(hh->idx, sizeof hh->idx, "%d", hh->elem);
+        else
+            hh->idx[0] = '\0';
+        char lt[32];
+        lock_text(g, hh, lt, sizeof lt);
+        EMIT("    acquire %s   ; role under a lock\n", lt);
+        g->nh++;
+        task inner = *t;
+        emit_task(g, &inner);
+        g->nh--;
+        EMIT("    release %s\n", lt);
+        return;
+    }
+    switch (t->r) {
+    case R_PIECE: piece(g, 0); break;
+    case R_WAIT: emit_waiter(g, &g->mons[t->obj]); break;
+    case R_NOTIFY: emit_notifier(g, &g->mons[t->obj]); break;
+    case R_SEND: emit_send(g, &g->chans[t->obj]); break;
+    case R_RECV: emit_recv(g, &g->chans[t->obj]); break;
+    case R_HAZARD: emit_hazard(g); break;
+    }
+}
+
+static void gen_body(gen *g, int b, bool hazard_here)
+{
+    body *bd = &g->bodies[b];
+    task t[16];
+    int n = 0;
+    int server = -1;
+    g->cur = b;
+    g->out = &bd->code;
+    g->label = 0;
+    g->nh = 0;
+    g->loopdepth = 0;
+    g->mult = 1;
+
+    for (int i = 0; i < g->nmons; i++) {
+        if (g->mons[i].waiter == b) t[n++] = (task){R_WAIT, i};
+        if (g->mons[i].notifier == b) t[n++] = (task){R_NOTIFY, i};
+    }
+    for (int i = 0; i < g->nchans; i++) {
+        if (g->chans[i].sender == b) t[n++] = (task){R_SEND, i};
+        if (g->chans[i].receiver == b) {
+            if (g->chans[i].server)
+                server = i;
+            else
+                t[n++] = (task){R_RECV, i};
+        }
+    }
+    int npieces = g->medium ? between(g, 1, 3) : between(g, 1, 2);
+    if ((n >= 2 || g->nbodies + (g->nspawn > 1) > 2) && npieces > 1) npieces--;
+    for (int i = 0; i < npieces; i++) t[n++] = (task){R_PIECE, 0};
+    if (hazard_here) t[n++] = (task){R_HAZARD, 0};
+    shuffle(g, t, n);
+    /* a body that both sends and receives on one channel sends first */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (t[i].r == R_RECV && t[j].r == R_SEND && t[i].obj == t[j].obj) {
+                task x = t[i];
+                t[i] = t[j];
+                t[j] = x;
+            }
+
+    if (b == 0 && g->procbody >= 0) {
+        /* main: initialize cfg, spawn, work, join */
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_INITMAIN) EMIT("    store %s, %d   ; init phase\n",
+                                                 g->vars[i].name, between(g, 1, 3));
+        EMIT("    reg kid0, kid1\n");
+        for (int i = 0; i < g->nspawn; i++)
+            EMIT("    spawn kid%d, %s, %d\n", i, g->bodies[g->procbody].name, i);
+    }
+
+    /* a counted loop around part of the body (a visible operation may or may
+     * not be inside: the count bounds it either way) */
+    int loop_from = n, loop_to = n, iters = 0;
+    if (chance(g, g->medium ? 45 : 30) && n > 0) {
+        loop_from = rnd(g, n);
+        loop_to = between(g, loop_from + 1, n);
+        iters = between(g, 2, g->medium ? 3 : 2);
+    }
+    for (int i = 0; i < n; i++) {
+        if (i == loop_from && iters) {
+            EMIT("    mov r6, 0\nLtop:\n");
+            g->loopdepth++;
+            g->mult *= iters;
+        }
+        emit_task(g, &t[i]);
+        if (i + 1 == loop_to && iters) {
+            EMIT("    add r6, r6, 1\n    lt r0, r6, %d\n    jnz r0, Ltop\n", iters);
+            g->mult /= iters;
+            EMIT("    mov r6, 0\n");
+            g->loopdepth--;
+        }
+    }
+
+    if (b == 0 && g->procbody >= 0) {
+        for (int i = 0; i < g->nspawn; i++) EMIT("    join kid%d\n", i);
+        /* after the joins: the workers' updates are visible */
+        if (chance(g, 50)) piece(g, 0);
+    }
+    if (g->joiner == b) {
+        /* join a static thread by its id (joins may be mutual: a deadlock) */
+        EMIT("    join %d\n", g->join_tid);
+    }
+    if (g->leaker == b) {
+        /* end while holding a lock: it stays held (LANGUAGE.md) */
+        EMIT("    acquire %s   ; never released\n", g->locks[0].size ? "la0[0]" : "m0");
+    }
+    if (server >= 0) {
+        const chan *c = &g->chans[server];
+        EMIT("end_srv:\n    recv r1, %s\n", c->name);
+        if (chance(g, 50)) EMIT("    mod r1, r1, 2\n");
+        EMIT("    jmp end_srv\n");
+    } else if (chance(g, 20)) {
+        EMIT("    end\n");
+    }
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static void print_model(gen *g, uint64_t seed)
+{
+    printf("; generated by gen_model %llu --size %s (a lock-disciplined random model;"
+           " size estimate %.0f)\n",
+           (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
+    if (g->has_k) printf("const K = %d\n", g->kval);
+    for (int i = 0; i < g->nlocks; i++) {
+        if (g->locks[i].size)
+            printf("lock %s[%d]\n", g->locks[i].name, g->locks[i].size);
+        else
+            printf("lock %s\n", g->locks[i].name);
+    }
+    for (int i = 0; i < g->nvars; i++) {
+        var *v = &g->vars[i];
+        const char *cls = v->cls == V_VOLATILE ? "volatile" : v->cls == V_UNSHARED ? "unshared"
+                                                                                     : "shared";
+        char dims[16] = "";
+        if (v->size) snprintf(dims, sizeof dims, "[%d]", v->size);
+        printf("%s %s%s", cls, v->name, dims);
+        if (v->cls == V_READONLY) {
+            printf(" = %d", rnd(g, v->mod));
+        } else if (v->size && chance(g, 40)) {
+            printf(" = {");
+            int k = between(g, 1, v->size);
+            for (int e = 0; e < k; e++) printf("%s%d", e ? ", " : "", rnd(g, v->mod));
+            printf("}");
+        } else if (v->cls != V_VOLATILE && v->twin < 0 && !v->is_flag && chance(g, 30)) {
+            printf(" = %s", chance(g, 50) ? "0x1" : "1");
+        }
+        if (v->cls == V_INITMAIN) printf(" init main");
+        if (v->cls == V_SHARED) {
+            const lockdecl *l = &g->locks[v->guard];
+            if (v->guard_elem < 0)
+                printf("   ; %s[i] guarded by %s[i]", v->name, l->name);
+            else if (l->size)
+                printf("   ; guarded by %s[%d]", l->name, v->guard_elem);
+            else
+                printf("   ; guarded by %s", l->name);
+        }
+        printf("\n");
+    }
+    for (int i = 0; i < g->nchans; i++) {
+        if (g->chans[i].cap == 1 && chance(g, 50))
+            printf("chan %s\n", g->chans[i].name);
+        else
+            printf("chan %s[%d]\n", g->chans[i].name, g->chans[i].cap);
+    }
+    for (int b = 0; b < g->nbodies; b++) {
+        body *bd = &g->bodies[b];
+        printf("\n");
+        if (bd->proc)
+            printf("proc %s max %d\n", bd->name, bd->count);
+        else if (bd->is_array)
+            printf("thread %s[%d]\n", bd->name, bd->count);
+        else
+            printf("thread %s\n", bd->name);
+        fwrite(bd->code.s ? bd->code.s : "", 1, bd->code.n, stdout);
+    }
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gen_model SEED [--size small|medium]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    gen g;
+    memset(&g, 0, sizeof g);
+    const char *seed_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+            const char *s = argv[++i];
+            if (!strcmp(s, "medium"))
+                g.medium = true;
+            else if (strcmp(s, "small"))
+                return usage();
+        } else if (!strncmp(argv[i], "--size=", 7)) {
+            if (!strcmp(argv[i] + 7, "medium"))
+                g.medium = true;
+            else if (strcmp(argv[i] + 7, "small"))
+                return usage();
+        } else if (!seed_s && argv[i][0] != '-') {
+            seed_s = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    if (!seed_s) return usage();
+    char *end;
+    unsigned long long seed = strtoull(seed_s, &end, 0);
+    if (*end) return usage();
+    /* Models whose estimated full state space is too large are redrawn (a
+     * pure function of the seed still): the estimate is the product over
+     * thread instances of their code lines weighted by loop iterations. */
+    bool medium = g.medium;
+    double limit = medium ? 80000 : 20000;
+    for (int attempt = 0;; attempt++) {
+        memset(&g, 0, sizeof g);
+        g.medium = medium;
+        g.rng = (seed + (uint64_t)attempt * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
+        plan(&g);
+        int hz = g.hazard ? rnd(&g, g.nbodies) : -1;
+        for (int b = 0; b < g.nbodies; b++) gen_body(&g, b, b == hz);
+        double est = 1;
+        for (int b = 0; b < g.nbodies; b++)
+            for (int k = 0; k < instances(&g, b); k++) est *= g.bodies[b].weight + 1;
+        g.est = est;
+        if (est <= limit || attempt == 99) break;
+        for (int b = 0; b < g.nbodies; b++) free(g.bodies[b].code.s);
+    }
+    print_model(&g, seed);
+    for (int b = 0; b < g.nbodies; b++) free(g.bodies[b].code.s);
+    return 0;
+}

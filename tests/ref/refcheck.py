@@ -1,0 +1,858 @@
+#!/usr/bin/env python3
+"""refcheck.py: a small, independent reference interpreter of LANGUAGE.md.
+
+It enumerates every reachable state of a model twice -- once with every
+instruction a scheduling point (`--reduce=none`) and once in the reduced
+(composed) mode of Stoller section 3.5 -- and prints, for each mode, the number
+of states stored, the number of transitions (every executed successor,
+including those leading to already-seen states) and the verdict.
+
+It exists to cross-check mcheck: it shares no code with it and is written for
+clarity, not speed (a few hundred thousand states a minute). It covers the
+subset of LANGUAGE.md the bundled models use: every instruction, all
+declaration forms, `init T`, end labels. It does NOT implement the lock
+discipline detectors unless asked (`--ld`, a plain Eraser-style LD' check whose
+metadata then becomes part of the state, which changes the counts).
+
+State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
+spawn counters per proc, threads (status, body, pc, self, registers, saved
+depth). An ended thread has status ENDED, pc 0, registers and saved depth 0;
+it keeps its body and self. An error state counts as a stored state and has
+no successors.
+
+Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--max-states=N]
+                   [--quiet] model.bc
+Exit: 0 ok, 1 an error was found, 2 bad input.
+"""
+import argparse
+import re
+import sys
+from collections import deque
+
+INT_MIN = -(1 << 31)
+
+
+def wrap(v):
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+class AsmError(Exception):
+    pass
+
+
+class Fault(Exception):
+    """A runtime error in the model (stops that path)."""
+
+    def __init__(self, kind, msg):
+        super().__init__(msg)
+        self.kind = kind  # 'assertion', 'runtime_error', 'lock_discipline'
+        self.msg = msg
+
+
+# ---------------------------------------------------------------- assembler
+
+VISIBLE_OPS = {"choose", "acquire", "wait", "notify", "send", "recv", "spawn", "join"}
+ARITH = {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "shr",
+         "eq", "ne", "lt", "le", "gt", "ge"}
+DECL_KW = {"const", "shared", "volatile", "unshared", "lock", "chan", "thread", "proc"}
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+def strip_comment(line):
+    out, in_str, i = [], False, 0
+    while i < len(line):
+        c = line[i]
+        if in_str:
+            if c == "\\" and i + 1 < len(line):
+                out.append(line[i:i + 2])
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+        else:
+            if c in ";#":
+                break
+            if c == '"':
+                in_str = True
+        out.append(c)
+        i += 1
+    return "".join(out).strip()
+
+
+def split_operands(s):
+    """Split on commas outside strings and brackets."""
+    parts, cur, depth, in_str, i = [], [], 0, False, 0
+    while i < len(s):
+        c = s[i]
+        if in_str:
+            cur.append(c)
+            if c == "\\" and i + 1 < len(s):
+                cur.append(s[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+            cur.append(c)
+        elif c in "[{":
+            depth += 1
+            cur.append(c)
+        elif c in "]}":
+            depth -= 1
+            cur.append(c)
+        elif c == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    if cur or parts:
+        parts.append("".join(cur).strip())
+    return parts
+
+
+def parse_int(tok):
+    m = re.fullmatch(r"(-?)0[xX]([0-9a-fA-F]+)", tok)
+    if m:
+        v = int(m.group(2), 16)
+        if v > 0xFFFFFFFF:
+            raise AsmError("hex literal out of range: " + tok)
+        v = wrap(v)
+        return wrap(-v) if m.group(1) else v
+    if re.fullmatch(r"-?[0-9]+", tok):
+        v = int(tok)
+        if not INT_MIN <= v <= 0x7FFFFFFF:
+            raise AsmError("integer out of range: " + tok)
+        return v
+    return None
+
+
+class Program:
+    pass
+
+
+def assemble(text, defines):
+    """Two passes: collect declarations, then decode bodies."""
+    consts, consts_order = {}, []
+    vars_, locks, chans, bodies = {}, {}, {}, []
+    cur = None
+    lines = text.split("\n")
+    pending = []  # (lineno, raw) per body
+    for lineno, raw in enumerate(lines, 1):
+        line = strip_comment(raw)
+        if not line:
+            continue
+        first = line.split()[0]
+        if first in DECL_KW and not line.startswith(first + ":"):
+            cur = None
+            rest = line[len(first):].strip()
+            if first == "const":
+                m = re.fullmatch(r"(" + IDENT + r")\s*=\s*(\S+)", rest)
+                if not m:
+                    raise AsmError(f"{lineno}: bad const")
+                consts[m.group(1)] = m.group(2)
+                consts_order.append(m.group(1))
+            elif first in ("shared", "volatile", "unshared"):
+                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?\s*(?:=\s*(\{[^}]*\}|\S+))?\s*(?:init\s+(" + IDENT + r"))?", rest)
+                if not m:
+                    raise AsmError(f"{lineno}: bad variable declaration")
+                vars_[m.group(1)] = dict(cls=first, size=m.group(2), init=m.group(3),
+                                         init_body=m.group(4), line=lineno, is_array=m.group(2) is not None)
+            elif first == "lock":
+                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+                if not m:
+                    raise AsmError(f"{lineno}: bad lock declaration")
+                locks[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
+            elif first == "chan":
+                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+                if not m:
+                    raise AsmError(f"{lineno}: bad chan declaration")
+                chans[m.group(1)] = dict(cap=m.group(2))
+            elif first == "thread":
+                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+                if not m:
+                    raise AsmError(f"{lineno}: bad thread declaration")
+                cur = dict(name=m.group(1), proc=False, count=m.group(2), is_array=m.group(2) is not None, lines=[])
+                bodies.append(cur)
+            elif first == "proc":
+                m = re.fullmatch(r"(" + IDENT + r")\s+max\s+(\S+)", rest)
+                if not m:
+                    raise AsmError(f"{lineno}: bad proc declaration")
+                cur = dict(name=m.group(1), proc=True, count=m.group(2), is_array=False, lines=[])
+                bodies.append(cur)
+            continue
+        if cur is None:
+            raise AsmError(f"{lineno}: instruction outside a thread body")
+        cur["lines"].append((lineno, line))
+
+    # constants
+    cval = {}
+    for name in consts_order:
+        v = parse_int(consts[name])
+        if v is None:
+            raise AsmError(f"const {name}: not an integer")
+        cval[name] = v
+    for name, v in defines.items():
+        if name not in cval:
+            raise AsmError(f"-D for undeclared const '{name}'")
+        cval[name] = v
+
+    def cint(tok):
+        v = parse_int(tok)
+        if v is not None:
+            return v
+        if tok in cval:
+            return cval[tok]
+        raise AsmError(f"not a constant: {tok}")
+
+    P = Program()
+    P.consts = cval
+    # globals
+    P.vars = {}
+    off = 0
+    for name, d in vars_.items():
+        size = cint(d["size"]) if d["is_array"] else 1
+        if size <= 0:
+            raise AsmError(f"array size not positive: {name}")
+        init = [0] * size
+        if d["init"] is not None:
+            s = d["init"]
+            if s.startswith("{"):
+                vals = [cint(x.strip()) for x in s[1:-1].split(",") if x.strip()]
+                if len(vals) > size:
+                    raise AsmError(f"too many initializers: {name}")
+                init[:len(vals)] = vals
+            else:
+                init = [cint(s)] * size
+        P.vars[name] = dict(cls=d["cls"], size=size, off=off, init=init, init_body=d["init_body"],
+                            is_array=d["is_array"])
+        off += size
+    P.nglobals = off
+    P.init_globals = tuple(v for d in P.vars.values() for v in d["init"])
+    P.elem_name = []
+    for name, d in P.vars.items():
+        for e in range(d["size"]):
+            P.elem_name.append(f"{name}[{e}]" if d["is_array"] else name)
+    # locks
+    P.locks = {}
+    off = 0
+    for name, d in locks.items():
+        size = cint(d["size"]) if d["is_array"] else 1
+        if size <= 0:
+            raise AsmError(f"lock array size not positive: {name}")
+        P.locks[name] = dict(off=off, size=size, is_array=d["is_array"])
+        off += size
+    P.nlocks = off
+    # channels
+    P.chans = {}
+    for i, (name, d) in enumerate(chans.items()):
+        cap = cint(d["cap"]) if d["cap"] is not None else 1
+        if cap <= 0:
+            raise AsmError(f"channel capacity not positive: {name}")
+        P.chans[name] = dict(idx=i, cap=cap)
+    P.nchans = len(P.chans)
+    # bodies
+    P.bodies = []
+    P.body_index = {}
+    for b in bodies:
+        P.body_index[b["name"]] = len(P.bodies)
+        P.bodies.append(b)
+    for b in P.bodies:
+        b["count"] = cint(b["count"]) if b["count"] is not None else 1
+        decode_body(P, b, cint)
+    for name, d in P.vars.items():
+        if d["init_body"] is not None:
+            if d["init_body"] not in P.body_index:
+                raise AsmError(f"init: no thread '{d['init_body']}'")
+            d["init_body"] = P.body_index[d["init_body"]]
+    # threads: static first
+    P.threads = []  # (body index, self) for static; spawn slots appended
+    for bi, b in enumerate(P.bodies):
+        if not b["proc"]:
+            for k in range(b["count"]):
+                P.threads.append((bi, k))
+    P.nstatic = len(P.threads)
+    P.procs = [bi for bi, b in enumerate(P.bodies) if b["proc"]]
+    P.nspawn = sum(P.bodies[bi]["count"] for bi in P.procs)
+    P.nthreads = P.nstatic + P.nspawn
+    return P
+
+
+def decode_body(P, b, cint):
+    labels = {}
+    insns = []
+    pend_labels = []
+    regnames = {f"r{i}": i for i in range(16)}
+    nreg = 16
+    for lineno, line in b["lines"]:
+        while True:
+            m = re.match(r"(" + IDENT + r")\s*:(?!:)\s*(.*)$", line)
+            if not m:
+                break
+            labels.setdefault(m.group(1), None)
+            if labels[m.group(1)] is not None:
+                raise AsmError(f"{lineno}: duplicate label {m.group(1)}")
+            pend_labels.append(m.group(1))
+            line = m.group(2).strip()
+        if not line:
+            continue
+        mm = re.match(r"(\S+)\s*(.*)$", line)
+        op, rest = mm.group(1), mm.group(2)
+        if op == "reg":
+            for n in split_operands(rest):
+                if not re.fullmatch(IDENT, n) or n in regnames:
+                    raise AsmError(f"{lineno}: bad register name {n}")
+                regnames[n] = nreg
+                nreg += 1
+            continue
+        for l in pend_labels:
+            labels[l] = len(insns)
+        insns.append(dict(op=op, args=split_operands(rest) if rest else [], line=lineno,
+                          labels=pend_labels, text=line))
+        pend_labels = []
+    for l in pend_labels:
+        labels[l] = len(insns)
+    insns.append(dict(op="end", args=[], line=0, labels=pend_labels, text="end (implicit)"))
+    b["nreg"] = nreg
+
+    def val(tok):
+        if tok in regnames:
+            return ("reg", regnames[tok])
+        if tok == "self":
+            return ("self",)
+        if tok == "tid":
+            return ("tid",)
+        return ("imm", cint(tok))
+
+    def reg(tok):
+        if tok not in regnames:
+            raise AsmError(f"not a register: {tok}")
+        return regnames[tok]
+
+    def mem(tok):
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*(.+?)\s*\])?", tok)
+        if not m or m.group(1) not in P.vars:
+            raise AsmError(f"not a variable: {tok}")
+        d = P.vars[m.group(1)]
+        idx = val(m.group(2)) if m.group(2) is not None else ("imm", 0)
+        if d["is_array"] != (m.group(2) is not None):
+            raise AsmError(f"array/scalar mismatch: {tok}")
+        return (m.group(1), idx)
+
+    def lock(tok):
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*(.+?)\s*\])?", tok)
+        if not m or m.group(1) not in P.locks:
+            raise AsmError(f"not a lock: {tok}")
+        d = P.locks[m.group(1)]
+        if d["is_array"] != (m.group(2) is not None):
+            raise AsmError(f"array/scalar mismatch: {tok}")
+        idx = val(m.group(2)) if m.group(2) is not None else ("imm", 0)
+        return (m.group(1), idx)
+
+    def label(tok):
+        if tok not in labels or labels[tok] is None:
+            raise AsmError(f"undefined label {tok}")
+        return labels[tok]
+
+    def chan(tok):
+        if tok not in P.chans:
+            raise AsmError(f"not a channel: {tok}")
+        return tok
+
+    code = []
+    for pc, ins in enumerate(insns):
+        op, a = ins["op"], ins["args"]
+        n = len(a)
+
+        def need(k):
+            if n != k:
+                raise AsmError(f"line {ins['line']}: {op} takes {k} operands")
+        d = dict(op=op, line=ins["line"], text=ins["text"],
+                 end_label=any(l.startswith("end") for l in ins["labels"]))
+        if op in ("nop", "end"):
+            need(0)
+        elif op in ("mov", "not", "neg"):
+            need(2)
+            d.update(rd=reg(a[0]), a=val(a[1]))
+        elif op in ARITH or op == "choose":
+            need(3)
+            d.update(rd=reg(a[0]), a=val(a[1]), b=val(a[2]))
+        elif op == "load":
+            need(2)
+            d.update(rd=reg(a[0]), mem=mem(a[1]))
+        elif op == "store":
+            need(2)
+            d.update(mem=mem(a[0]), a=val(a[1]))
+        elif op == "jmp":
+            need(1)
+            d.update(target=label(a[0]))
+        elif op in ("jz", "jnz"):
+            need(2)
+            d.update(a=val(a[0]), target=label(a[1]))
+        elif op == "assert":
+            need(2)
+            s = a[1]
+            if not (len(s) >= 2 and s[0] == '"' and s[-1] == '"'):
+                raise AsmError(f"line {ins['line']}: assert needs a string")
+            d.update(a=val(a[0]), msg=s[1:-1].replace('\\"', '"').replace("\\\\", "\\"))
+        elif op in ("acquire", "release", "wait", "notify", "notifyall"):
+            need(1)
+            d.update(lock=lock(a[0]))
+        elif op == "send":
+            need(2)
+            d.update(chan=chan(a[0]), a=val(a[1]))
+        elif op == "recv":
+            need(2)
+            d.update(rd=reg(a[0]), chan=chan(a[1]))
+        elif op == "spawn":
+            need(3)
+            if a[1] not in P.body_index or not P.bodies[P.body_index[a[1]]]["proc"]:
+                raise AsmError(f"line {ins['line']}: not a proc: {a[1]}")
+            d.update(rd=reg(a[0]), proc=P.body_index[a[1]], a=val(a[2]))
+        elif op == "join":
+            need(1)
+            d.update(a=val(a[0]))
+        else:
+            raise AsmError(f"line {ins['line']}: unknown mnemonic '{op}'")
+        vis = op in VISIBLE_OPS
+        if op in ("load", "store") and P.vars[d["mem"][0]]["cls"] == "volatile":
+            vis = True
+        d["visible"] = vis or pc == 0  # InitVis
+        code.append(d)
+    b["code"] = code
+
+
+# ------------------------------------------------------------ interpreter
+
+UNUSED, RUNNING, WAITING, NOTIFIED, ENDED = 0, 1, 2, 3, 4
+STATUS = {UNUSED: "unused", RUNNING: "running", WAITING: "waiting", NOTIFIED: "notified", ENDED: "ended"}
+
+
+class Machine:
+    """Mutable working copy of a state."""
+
+    def __init__(self, P, s):
+        self.P = P
+        g, lk, ch, sp, th, ld = s
+        self.g = list(g)
+        self.lk = [list(x) for x in lk]  # [owner, depth, waitset(frozenset)]
+        self.ch = [list(x) for x in ch]
+        self.sp = list(sp)
+        self.th = [list(t[:4]) + [list(t[4]), t[5]] for t in th]  # status, body, pc, self, regs, saved
+        self.ld = list(ld) if ld is not None else None
+
+    def freeze(self):
+        return (tuple(self.g), tuple((o, d, w) for o, d, w in self.lk),
+                tuple(tuple(c) for c in self.ch), tuple(self.sp),
+                tuple((t[0], t[1], t[2], t[3], tuple(t[4]), t[5]) for t in self.th),
+                tuple(self.ld) if self.ld is not None else None)
+
+
+def initial_state(P, ld):
+    g = P.init_globals
+    lk = tuple((-1, 0, frozenset()) for _ in range(P.nlocks))
+    ch = tuple(() for _ in range(P.nchans))
+    sp = tuple(0 for _ in P.procs)
+    th = []
+    for t in range(P.nthreads):
+        if t < P.nstatic:
+            bi, k = P.threads[t]
+            th.append((RUNNING, bi, 0, k, tuple([0] * P.bodies[bi]["nreg"]), 0))
+        else:
+            th.append((UNUSED, -1, 0, 0, (), 0))
+    ldm = None
+    if ld:
+        # per element: None (virgin) or (phase, first_tid, lockset frozenset, written)
+        ldm = tuple([("virgin",)] * P.nglobals + [("unsh", -1)] * 0)
+    return (g, lk, ch, sp, tuple(th), ldm)
+
+
+def value(m, t, opnd):
+    k = opnd[0]
+    if k == "imm":
+        return opnd[1]
+    if k == "reg":
+        return m.th[t][4][opnd[1]]
+    if k == "self":
+        return m.th[t][3]
+    return t  # tid
+
+
+def elem_of(m, t, memop):
+    name, idx = memop
+    d = m.P.vars[name]
+    i = value(m, t, idx)
+    if not 0 <= i < d["size"]:
+        raise Fault("runtime_error", f"index {i} out of range for {name}[{d['size']}]")
+    return d["off"] + i, d
+
+
+def lock_of(m, t, lkop):
+    name, idx = lkop
+    d = m.P.locks[name]
+    i = value(m, t, idx)
+    if not 0 <= i < d["size"]:
+        raise Fault("runtime_error", f"lock index {i} out of range for {name}[{d['size']}]")
+    return d["off"] + i
+
+
+def held_locks(m, t):
+    return frozenset(l for l in range(m.P.nlocks) if m.lk[l][0] == t)
+
+
+def on_access(m, t, e, d, write):
+    """LD' (Eraser-style) and unshared checks; only with --ld."""
+    if m.ld is None:
+        return
+    body = m.th[t][1]
+    meta = m.ld[e]
+    if d["cls"] == "unshared":
+        # the first thread to touch any element owns the variable
+        base = d["off"]
+        owner = None
+        for k in range(base, base + d["size"]):
+            if m.ld[k][0] == "unsh":
+                owner = m.ld[k][1]
+        if owner is None:
+            for k in range(base, base + d["size"]):
+                m.ld[k] = ("unsh", t)
+        elif owner != t:
+            raise Fault("runtime_error", f"unshared variable touched by two threads: {m.P.elem_name[e]}")
+        return
+    if d["cls"] != "shared":
+        return
+    held = held_locks(m, t)
+    if meta[0] == "virgin":
+        if d["init_body"] is not None:
+            if body != d["init_body"]:
+                raise Fault("lock_discipline", f"lock discipline violated: {m.P.elem_name[e]} first accessed by a thread other than its init thread")
+            m.ld[e] = ("init",)
+            return
+        meta = ("checked", None, False)
+    elif meta[0] == "init":
+        meta = ("checked", None, False)
+    _, ls, written = meta
+    ls = held if ls is None else (ls & held)
+    written = written or write
+    if written and not ls:
+        raise Fault("lock_discipline", f"lock discipline violated: {m.P.elem_name[e]}")
+    m.ld[e] = ("checked", ls, written)
+
+
+def enabled_choices(m, t):
+    """Number of successors of thread t (0 = cannot move)."""
+    st = m.th[t][0]
+    if st in (UNUSED, ENDED, WAITING):
+        return 0
+    body = m.P.bodies[m.th[t][1]]
+    ins = body["code"][m.th[t][2]]
+    if st == NOTIFIED:
+        try:
+            l = lock_of(m, t, ins["lock"])
+        except Fault:
+            return 1
+        return 1 if m.lk[l][0] == -1 else 0
+    op = ins["op"]
+    try:
+        if op == "acquire":
+            l = lock_of(m, t, ins["lock"])
+            return 1 if m.lk[l][0] in (-1, t) else 0
+        if op == "send":
+            c = m.P.chans[ins["chan"]]
+            return 1 if len(m.ch[c["idx"]]) < c["cap"] else 0
+        if op == "recv":
+            c = m.P.chans[ins["chan"]]
+            return 1 if len(m.ch[c["idx"]]) > 0 else 0
+        if op == "join":
+            j = value(m, t, ins["a"])
+            if 0 <= j < m.P.nthreads:
+                return 1 if m.th[j][0] == ENDED else 0
+            return 1  # faults when executed
+        if op == "choose":
+            a, b = value(m, t, ins["a"]), value(m, t, ins["b"])
+            return b - a + 1 if a <= b else 1
+        if op == "notify":
+            l = lock_of(m, t, ins["lock"])
+            if m.lk[l][0] != t:
+                return 1
+            return max(1, len(m.lk[l][2]))
+    except Fault:
+        return 1
+    return 1
+
+
+def step(m, t, choice):
+    """Execute one instruction (or the re-acquire of a notified thread)."""
+    P = m.P
+    th = m.th[t]
+    body = P.bodies[th[1]]
+    ins = body["code"][th[2]]
+    op = ins["op"]
+    regs = th[4]
+    if th[0] == NOTIFIED:
+        l = lock_of(m, t, ins["lock"])
+        m.lk[l][0] = t
+        m.lk[l][1] = th[5]
+        th[5] = 0
+        th[0] = RUNNING
+        th[2] += 1
+        return
+    nxt = th[2] + 1
+    if op == "nop":
+        pass
+    elif op == "mov":
+        regs[ins["rd"]] = value(m, t, ins["a"])
+    elif op == "not":
+        regs[ins["rd"]] = 1 if value(m, t, ins["a"]) == 0 else 0
+    elif op == "neg":
+        regs[ins["rd"]] = wrap(-value(m, t, ins["a"]))
+    elif op in ARITH:
+        a, b = value(m, t, ins["a"]), value(m, t, ins["b"])
+        if op == "add":
+            r = wrap(a + b)
+        elif op == "sub":
+            r = wrap(a - b)
+        elif op == "mul":
+            r = wrap(a * b)
+        elif op in ("div", "mod"):
+            if b == 0:
+                raise Fault("runtime_error", "division by zero")
+            q = abs(a) // abs(b)
+            if (a < 0) != (b < 0):
+                q = -q
+            r = wrap(q) if op == "div" else wrap(a - q * b)
+        elif op == "and":
+            r = wrap(a & b)
+        elif op == "or":
+            r = wrap(a | b)
+        elif op == "xor":
+            r = wrap(a ^ b)
+        elif op == "shl":
+            r = wrap((a & 0xFFFFFFFF) << (b & 31))
+        elif op == "shr":
+            r = wrap((a & 0xFFFFFFFF) >> (b & 31))
+        else:
+            r = int({"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
+                     "gt": a > b, "ge": a >= b}[op])
+        regs[ins["rd"]] = r
+    elif op == "load":
+        e, d = elem_of(m, t, ins["mem"])
+        on_access(m, t, e, d, False)
+        regs[ins["rd"]] = m.g[e]
+    elif op == "store":
+        e, d = elem_of(m, t, ins["mem"])
+        on_access(m, t, e, d, True)
+        m.g[e] = value(m, t, ins["a"])
+    elif op == "jmp":
+        nxt = ins["target"]
+    elif op == "jz":
+        if value(m, t, ins["a"]) == 0:
+            nxt = ins["target"]
+    elif op == "jnz":
+        if value(m, t, ins["a"]) != 0:
+            nxt = ins["target"]
+    elif op == "assert":
+        if value(m, t, ins["a"]) == 0:
+            raise Fault("assertion", "assertion violated: " + ins["msg"])
+    elif op == "choose":
+        a, b = value(m, t, ins["a"]), value(m, t, ins["b"])
+        if a > b:
+            raise Fault("runtime_error", f"choose: empty range [{a}, {b}]")
+        regs[ins["rd"]] = a + choice
+    elif op == "acquire":
+        l = lock_of(m, t, ins["lock"])
+        m.lk[l][0] = t
+        m.lk[l][1] += 1
+    elif op == "release":
+        l = lock_of(m, t, ins["lock"])
+        if m.lk[l][0] != t:
+            raise Fault("runtime_error", "release of a lock this thread does not own")
+        m.lk[l][1] -= 1
+        if m.lk[l][1] == 0:
+            m.lk[l][0] = -1
+    elif op == "wait":
+        l = lock_of(m, t, ins["lock"])
+        if m.lk[l][0] != t:
+            raise Fault("runtime_error", "wait on a lock this thread does not own")
+        th[5] = m.lk[l][1]
+        m.lk[l][0] = -1
+        m.lk[l][1] = 0
+        m.lk[l][2] = m.lk[l][2] | {t}
+        th[0] = WAITING
+        nxt = th[2]  # stays at its wait
+    elif op in ("notify", "notifyall"):
+        l = lock_of(m, t, ins["lock"])
+        if m.lk[l][0] != t:
+            raise Fault("runtime_error", f"{op} on a lock this thread does not own")
+        ws = sorted(m.lk[l][2])
+        wake = ws if op == "notifyall" else ws[choice:choice + 1]
+        for w in wake:
+            m.th[w][0] = NOTIFIED
+        m.lk[l][2] = frozenset(set(ws) - set(wake))
+    elif op == "send":
+        c = P.chans[ins["chan"]]
+        m.ch[c["idx"]].append(value(m, t, ins["a"]))
+    elif op == "recv":
+        c = P.chans[ins["chan"]]
+        regs[ins["rd"]] = m.ch[c["idx"]].pop(0)
+    elif op == "spawn":
+        pb = ins["proc"]
+        pi = P.procs.index(pb)
+        if m.sp[pi] >= P.bodies[pb]["count"]:
+            raise Fault("runtime_error", f"spawn beyond max for proc {P.bodies[pb]['name']}")
+        nt = P.nstatic + sum(m.sp)
+        m.sp[pi] += 1
+        m.th[nt] = [RUNNING, pb, 0, value(m, t, ins["a"]), [0] * P.bodies[pb]["nreg"], 0]
+        regs[ins["rd"]] = nt
+    elif op == "join":
+        j = value(m, t, ins["a"])
+        if not 0 <= j < P.nthreads:
+            raise Fault("runtime_error", f"join: no thread {j}")
+    elif op == "end":
+        th[0] = ENDED
+        th[2] = 0
+        th[4] = [0] * len(regs)
+        th[5] = 0
+        return
+    else:
+        raise AssertionError(op)
+    th[2] = nxt
+
+
+def at_visible(m, t):
+    th = m.th[t]
+    if th[0] != RUNNING:
+        return True
+    return m.P.bodies[th[1]]["code"][th[2]]["visible"]
+
+
+def successors(P, s, reduced, max_invis):
+    """Yield (tid, choice, next_state or ('ERROR', kind, msg, partial))."""
+    m0 = Machine(P, s)
+    for t in range(P.nthreads):
+        n = enabled_choices(m0, t)
+        for c in range(n):
+            m = Machine(P, s)
+            try:
+                step(m, t, c)
+                if reduced:
+                    k = 0
+                    while m.th[t][0] == RUNNING and not at_visible(m, t):
+                        step(m, t, 0)
+                        k += 1
+                        if k > max_invis:
+                            raise Fault("runtime_error", f"no visible operation within {max_invis} steps")
+            except Fault as f:
+                # an error state is the state and the thread that faulted in it
+                # (as mcheck counts them: two threads failing in one state are
+                # two errors)
+                yield t, c, ("ERROR", f.kind, f.msg, m.freeze(), t)
+                continue
+            yield t, c, m.freeze()
+
+
+def end_verdict(P, s):
+    """None if some thread can move; 'ok' for a valid end; 'deadlock' otherwise."""
+    m = Machine(P, s)
+    for t in range(P.nthreads):
+        if enabled_choices(m, t):
+            return None
+    for t in range(P.nthreads):
+        st = m.th[t][0]
+        if st in (UNUSED, ENDED):
+            continue
+        ins = P.bodies[m.th[t][1]]["code"][m.th[t][2]]
+        if not ins["end_label"]:
+            return "deadlock"
+    return "ok"
+
+
+def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False):
+    init = initial_state(P, ld)
+    seen = {init: None}
+    q = deque([init])
+    transitions = 0
+    errors = {}  # kind -> (msg, state)
+    while q:
+        s = q.popleft()
+        nsucc = 0
+        for t, c, ns in successors(P, s, reduced, max_invis):
+            nsucc += 1
+            transitions += 1
+            if ns not in seen:
+                seen[ns] = (s, t, c)
+                if isinstance(ns, tuple) and len(ns) == 5 and ns[0] == "ERROR":
+                    errors.setdefault(ns[1], (ns[2], ns))
+                else:
+                    q.append(ns)
+                    if max_states and len(seen) > max_states:
+                        raise SystemExit(f"refcheck: more than {max_states} states")
+        if nsucc == 0:
+            v = end_verdict(P, s)
+            if v == "deadlock":
+                errors.setdefault("deadlock", ("deadlock", s))
+    return len(seen), transitions, errors, seen
+
+
+def describe_trace(P, seen, s):
+    path = []
+    while seen.get(s) is not None:
+        prev, t, c = seen[s]
+        m = Machine(P, prev)
+        th = m.th[t]
+        ins = P.bodies[th[1]]["code"][th[2]]
+        b = P.bodies[th[1]]
+        name = b["name"] + (f"[{th[3]}]" if (b["is_array"] or b["proc"]) else "")
+        what = "re-acquire after notify" if th[0] == NOTIFIED else ins["text"]
+        path.append(f"  {name}: {what}" + (f" (choice {c})" if c else "") + (f"  (line {ins['line']})" if ins["line"] else ""))
+        s = prev
+    return "\n".join(reversed(path))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("-D", action="append", default=[], metavar="N=V")
+    ap.add_argument("--mode", choices=["both", "none", "reduced"], default="both")
+    ap.add_argument("--ld", action="store_true", help="check LD' (adds metadata to states)")
+    ap.add_argument("--max-invisible", type=int, default=100000)
+    ap.add_argument("--max-states", type=int, default=None)
+    ap.add_argument("--trace", action="store_true", help="print a shortest trace per error kind")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    defs = {}
+    for d in args.D:
+        k, _, v = d.partition("=")
+        pv = parse_int(v.strip())
+        if pv is None:
+            print(f"refcheck: bad -D {d}", file=sys.stderr)
+            return 2
+        defs[k.strip()] = pv
+    try:
+        with open(args.model) as f:
+            P = assemble(f.read(), defs)
+    except (AsmError, OSError) as e:
+        print(f"{args.model}: error: {e}", file=sys.stderr)
+        return 2
+    modes = {"both": [("reduced", True), ("none", False)], "none": [("none", False)],
+             "reduced": [("reduced", True)]}[args.mode]
+    status = 0
+    for label, red in modes:
+        n, tr, errors, seen = explore(P, red, args.ld, args.max_invisible, args.max_states)
+        kinds = sorted(errors) or ["ok"]
+        print(f"mode={label} states={n} transitions={tr} verdict={','.join(kinds)}")
+        if errors:
+            status = 1
+            if not args.quiet:
+                for k in sorted(errors):
+                    msg, st = errors[k]
+                    print(f"  {k}: {msg}")
+                    if args.trace:
+                        print(describe_trace(P, seen, st))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
