@@ -1,0 +1,153 @@
+/* lockset.h: the lock-discipline and race detectors (the interface of the
+ * lockset/ module): Stoller's LD' (his section 7), Eraser (Savage et al.,
+ * TOCS 1997) and Goldilocks (Elmas, Qadeer, Tasiran, PLDI 2007).
+ *
+ * A detector receives the interpreter's events through a vm_hooks table
+ * (ls_hooks) and keeps its per-element metadata INSIDE the state vector, at
+ * the offset it was given, so that the search stores and compares it with the
+ * rest of the state. Locksets themselves are not in the vector: they are
+ * interned (hash-consed) in a table the detector owns, and the vector holds a
+ * 32-bit id. Ids are handed out in order of first interning, so they are
+ * deterministic for a deterministic sequence of events; each distinct set has
+ * exactly one id, so equal detector states are equal bytes. The empty set is
+ * always id 0. Intersections and "add one object" are memoized.
+ *
+ * The module knows nothing of the search: it does not decide when to check,
+ * store or backtrack. It is not thread-safe: one detector per search thread
+ * (the interning table is shared by every state of that search).
+ *
+ * Metadata layout (all multi-byte fields little-endian, unused bytes zero):
+ *   LS_LD        per shared element:   [mode:u8][cand:u32]            5 bytes
+ *                  mode 0 virgin, 1 initialized (the one unchecked first
+ *                  access by the `init T` thread was made), 2 checked,
+ *                  3 checked and written. cand is 0 unless checked.
+ *   LS_ERASER    per shared element:   [mode:u8][first:u8][cand:u32]  6 bytes
+ *                  mode 0 virgin, 1 exclusive(first - 1), 2 shared,
+ *                  3 shared-modified. first is 0 unless exclusive, cand is
+ *                  0 unless shared or shared-modified.
+ *   LS_GOLDILOCKS per shared element:  [W:u32][R[t]:u32 per thread]
+ *                  W is the Goldilockset of the last write (0 = no write
+ *                  yet), R[t] that of thread t's last read since that write
+ *                  (0 = none).
+ *   every kind but LS_OFF, per unshared VARIABLE: [owner:u8] (0 = untouched,
+ *                  else tid + 1): the first thread to touch any element owns
+ *                  the whole variable (as tests/ref/refcheck.py --ld does).
+ *   volatile elements carry no metadata.
+ *
+ * LD' versus Eraser. LD' (Stoller) has no exclusive phase: without `init T`
+ * every access is checked from the first one on, and the candidate set is the
+ * intersection of the locks held at every access; a violation is an empty
+ * candidate set on an element that has been written (read-only elements never
+ * violate: LD-RO). An `init T` clause makes exactly the first access to each
+ * element unchecked; it must be made by an instance of T (otherwise a
+ * violation), and the candidate set starts at the locks held at the second
+ * access. This is what the reduction needs (Stoller, Theorem 9): under LD'
+ * every access after initialization is protected, so invisible steps commute.
+ * Eraser instead infers the initialization phase: an element is exclusive to
+ * its first thread (no declaration needed, any number of unlocked accesses),
+ * the candidate set starts at the locks held at the first access by a second
+ * thread and is refined on every later access, but reads by other threads
+ * while it is "shared" (never written since becoming shared) are not
+ * reported; only an empty candidate set in shared-modified is. Eraser ignores
+ * `init T`. Both are disciplines, not happens-before: they flag programs that
+ * synchronize by channels, join or volatile handoff (Goldilocks does not).
+ *
+ * Goldilocks: the eager rules of the paper, applied to every element at every
+ * synchronization event. Sync objects are locks, threads, volatile elements
+ * and channels. Release of l by t / volatile write of v by t / send on c by t
+ * add l / v / c to every lockset containing t; acquire of l / volatile read
+ * of v / recv on c by t add t to every lockset containing l / v / c; spawn
+ * adds the child to every lockset containing the parent, join adds the joiner
+ * to every lockset containing the joinee. Reads are kept apart as in the
+ * paper: a read by t is checked against W (the last write must happen before
+ * it) and sets R[t] := {t}; a write by t is checked against W and every
+ * nonempty R[u], then sets W := {t} and clears every R. So two unordered
+ * reads are never a race, and a race is reported iff the current access and
+ * an earlier conflicting access are unordered by happens-before.
+ *
+ * Unshared variables: a thread other than the owner touching any element is
+ * reported (kind LS_UNSHARED), in every mode but LS_OFF.
+ *
+ * Not stored, deliberately (it would split states no later check reads): who
+ * emptied a candidate set, the history of an element. Messages therefore name
+ * the current access and the sets involved; the trace shows the rest.
+ * Ideas not done yet: 16-bit ids when the table stays small; for LD, an
+ * element that is written with a one-lock candidate set can only go to "empty"
+ * (the mode could absorb the id); Goldilocks read slots only for threads
+ * that can ever exist at the same time; lazy Goldilocks (the paper's queue). */
+#ifndef MCHECK_LOCKSET_H
+#define MCHECK_LOCKSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vm.h"
+
+typedef enum ls_kind { LS_OFF, LS_LD, LS_ERASER, LS_GOLDILOCKS } ls_kind;
+
+/* Report kinds beyond ls_kind. */
+enum {
+    LS_UNSHARED = 8, /* unshared variable touched by a second thread */
+    LS_NOMEM = 9,    /* interning ran out of memory: the verdict is unknown */
+};
+
+typedef struct ls_detector ls_detector;
+
+/* A detector for program p (which must outlive it) whose metadata starts at
+ * byte meta_off of the state vector. Returns NULL when memory runs out.
+ * The caller owns it: ls_free(). */
+ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off);
+void ls_free(ls_detector *d); /* NULL is a no-op */
+
+/* Bytes of metadata the detector needs in the state vector (0 for LS_OFF). */
+uint32_t ls_meta_bytes(const ls_detector *d);
+
+/* Write the initial metadata (all zero: virgin, untouched) into s at the
+ * detector's offset. */
+void ls_init_meta(const ls_detector *d, uint8_t *s);
+
+/* Fill h: ctx and the access/acquire/release/spawn/join/send/recv hooks (exec
+ * is left alone). A hook returns true on a violation; ls_last_report() then
+ * says what. For LS_OFF every hook pointer is NULL. */
+void ls_hooks(ls_detector *d, vm_hooks *h);
+
+typedef struct ls_report {
+    int kind;      /* LS_LD, LS_ERASER, LS_GOLDILOCKS, LS_UNSHARED, LS_NOMEM */
+    uint32_t elem; /* global element */
+    int tid;       /* the thread whose access was reported */
+    bool write;
+    char msg[256]; /* "lock discipline violated on 'x': ..." */
+} ls_report;
+
+/* The last violation reported (valid after a hook returned true; kind is
+ * LS_OFF before any). Owned by the detector. */
+const ls_report *ls_last_report(const ls_detector *d);
+
+/* Distinct locksets interned so far (the empty set included). */
+uint64_t ls_interned(const ls_detector *d);
+
+/* ---- inspection (tests, traces) ----------------------------------------- */
+
+/* Sync-object numbering of a detector: locks 0 .. nlocks-1; for Goldilocks
+ * also thread t as LS_OBJ_THREAD(p, t), volatile elements and channels after
+ * those (ls_obj_volatile, ls_obj_chan). */
+#define LS_OBJ_THREAD(p, t) ((p)->nlocks + (uint32_t)(t))
+uint32_t ls_obj_volatile(const ls_detector *d, uint32_t elem); /* UINT32_MAX if none */
+uint32_t ls_obj_chan(const ls_detector *d, uint32_t chan);     /* UINT32_MAX if none */
+
+/* Intern the set of the n sync objects objs (any order, duplicates allowed).
+ * Returns its id, or UINT32_MAX when memory runs out or an object is out of
+ * range. */
+uint32_t ls_intern(ls_detector *d, const uint32_t *objs, size_t n);
+
+/* The lockset an element's metadata in s refers to: LD and Eraser the
+ * candidate set, Goldilocks W (0, the empty set, when not applicable). */
+uint32_t ls_elem_set(const ls_detector *d, const uint8_t *s, uint32_t elem);
+
+/* Print set id as "{m1, fork[2], t1, c}" (threads by name when s is given,
+ * else "t3"). Returns buf. */
+char *ls_format_set(const ls_detector *d, const uint8_t *s, uint32_t id,
+                    char *buf, size_t n);
+
+#endif

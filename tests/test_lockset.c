@@ -1,0 +1,400 @@
+/* test_lockset.c: the LD', Eraser and Goldilocks detectors on event
+ * sequences. Small programs are assembled from text, the state vector gets
+ * the detector's metadata appended, and threads are stepped by hand in a
+ * chosen interleaving with the detector's hooks installed; each case checks
+ * the verdict of every detector (and for Goldilocks the locksets of the
+ * paper's worked example, step by step). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockset.h"
+#include "testutil.h"
+#include "vm.h"
+
+typedef struct lfx {
+    vm_program *p;
+    ls_detector *d;
+    uint8_t *s;
+    uint32_t size;
+    vm_hooks h;
+} lfx;
+
+static vm_program *assemble(const char *src)
+{
+    char *diag = NULL;
+    size_t dlen = 0;
+    FILE *dg = open_memstream(&diag, &dlen);
+    int nerr = 0;
+    vm_program *p = vm_assemble("t.bc", src, strlen(src), NULL, 0, dg, &nerr);
+    fclose(dg);
+    if (!p) {
+        fprintf(stderr, "assembly failed:\n%s", diag);
+        test_fail(__FILE__, __LINE__, "model assembles");
+    }
+    free(diag);
+    return p;
+}
+
+static bool setup(lfx *f, const char *src, ls_kind kind)
+{
+    memset(f, 0, sizeof *f);
+    f->p = assemble(src);
+    if (!f->p) return false;
+    f->d = ls_new(kind, f->p, f->p->layout.size);
+    CHECK(f->d != NULL);
+    if (!f->d) return false;
+    f->size = f->p->layout.size + ls_meta_bytes(f->d);
+    f->s = calloc(1, f->size);
+    memcpy(f->s, f->p->init_state, f->p->layout.size);
+    memset(f->s + f->p->layout.size, 0xAA, ls_meta_bytes(f->d)); /* init must clear */
+    ls_init_meta(f->d, f->s);
+    ls_hooks(f->d, &f->h);
+    return true;
+}
+
+static void teardown(lfx *f)
+{
+    free(f->s);
+    ls_free(f->d);
+    vm_program_free(f->p);
+}
+
+/* Run a script of "TID:N" items separated by spaces: N steps of thread TID
+ * (N = 0: until it cannot move). Returns the status of the first step that
+ * is not VM_OK, else VM_OK. */
+static vm_status run(lfx *f, const char *script)
+{
+    const char *q = script;
+    while (*q) {
+        char *end;
+        long tid = strtol(q, &end, 10);
+        long n = strtol(end + 1, &end, 10);
+        q = end;
+        while (*q == ' ') q++;
+        long limit = n ? n : 1000;
+        for (long i = 0; i < limit; i++) {
+            if (!vm_enabled(f->p, f->s, (int)tid)) {
+                if (n) test_fail(__FILE__, __LINE__, "scripted thread enabled");
+                break;
+            }
+            vm_fault flt;
+            vm_status rc = vm_step(f->p, f->s, (int)tid, 0, &f->h, &flt);
+            if (rc == VM_FAULT) fprintf(stderr, "fault: %s\n", flt.msg);
+            if (rc != VM_OK) return rc;
+        }
+    }
+    return VM_OK;
+}
+
+/* The report kind of detector `kind` on src driven by script (LS_OFF: none;
+ * -1: the model faulted). The message goes to msg. */
+static int verdict(const char *src, const char *script, ls_kind kind, char *msg,
+                   size_t n)
+{
+    lfx f;
+    if (!setup(&f, src, kind)) return -1;
+    vm_status rc = run(&f, script);
+    int k = rc == VM_OK ? LS_OFF : rc == VM_STOPPED ? ls_last_report(f.d)->kind : -1;
+    if (msg) snprintf(msg, n, "%s", rc == VM_STOPPED ? ls_last_report(f.d)->msg : "");
+    teardown(&f);
+    return k;
+}
+
+static const char *const counter_locked =
+    "shared x\nlock m\n"
+    "thread t[2]\n"
+    "  acquire m\n  load r0, x\n  add r0, r0, 1\n  store x, r0\n  release m\n";
+
+static void locked_counter_is_clean(void)
+{
+    for (int k = LS_LD; k <= LS_GOLDILOCKS; k++) {
+        CHECK_EQ_INT(verdict(counter_locked, "0:0 1:0", (ls_kind)k, NULL, 0), LS_OFF);
+        CHECK_EQ_INT(verdict(counter_locked, "1:0 0:0", (ls_kind)k, NULL, 0), LS_OFF);
+    }
+    lfx f;
+    if (!setup(&f, counter_locked, LS_LD)) return;
+    CHECK_EQ_INT(run(&f, "0:0 1:0"), VM_OK);
+    char b[64];
+    CHECK_CONTAINS(ls_format_set(f.d, f.s, ls_elem_set(f.d, f.s, 0), b, sizeof b), "{m}");
+    CHECK_EQ_INT(f.s[f.p->layout.size], 3); /* checked and written */
+    teardown(&f);
+}
+
+static void unlocked_counter_is_reported(void)
+{
+    const char *src = "shared x\n"
+                      "thread t[2]\n"
+                      "  load r0, x\n  add r0, r0, 1\n  store x, r0\n";
+    char msg[256];
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_LD, msg, sizeof msg), LS_LD);
+    CHECK_CONTAINS(msg, "lock discipline violated on 'x': written by t[0] holding {}");
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_ERASER, msg, sizeof msg), LS_ERASER);
+    CHECK_CONTAINS(msg, "(Eraser) on 'x': written by t[1] holding {}");
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_GOLDILOCKS, msg, sizeof msg), LS_GOLDILOCKS);
+    CHECK_CONTAINS(msg, "data race on 'x': read by t[1], not ordered after the last write");
+    /* interleaved: t1 reads before t0 writes: the write is unordered with it */
+    CHECK_EQ_INT(verdict(src, "0:1 1:1 0:0", LS_GOLDILOCKS, msg, sizeof msg), LS_GOLDILOCKS);
+    CHECK_CONTAINS(msg, "written by t[0], not ordered after the read by t[1]");
+    /* LS_OFF: no metadata, no hooks, no reports */
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_OFF, NULL, 0), LS_OFF);
+}
+
+/* Elmas, Qadeer, Tasiran: x protected by {m1,m2}, {m2,m3}, {m1,m3} in turn. */
+static void three_lock_pairs(void)
+{
+    const char *src = "shared x\nlock m1\nlock m2\nlock m3\n"
+                      "thread t1\n  acquire m1\n  acquire m2\n  store x, 1\n"
+                      "  release m2\n  release m1\n"
+                      "thread t2\n  acquire m2\n  acquire m3\n  store x, 2\n"
+                      "  release m3\n  release m2\n"
+                      "thread t3\n  acquire m1\n  acquire m3\n  store x, 3\n"
+                      "  release m3\n  release m1\n";
+    char msg[256];
+    CHECK_EQ_INT(verdict(src, "0:0 1:0 2:0", LS_GOLDILOCKS, msg, sizeof msg), LS_OFF);
+    CHECK_EQ_INT(verdict(src, "0:0 1:0 2:0", LS_LD, msg, sizeof msg), LS_LD);
+    CHECK_CONTAINS(msg, "written by t3 holding {m1, m3}; candidate locks were {m2}");
+    /* Eraser starts refining only at t2 (t1 was exclusive): {m2,m3} ∩ {m1,m3} */
+    CHECK_EQ_INT(verdict(src, "0:0 1:0 2:0", LS_ERASER, msg, sizeof msg), LS_OFF);
+}
+
+static void channel_handoff(void)
+{
+    const char *src = "shared x\nchan c\n"
+                      "thread t1\n  store x, 1\n  send c, 1\n"
+                      "thread t2\n  recv r0, c\n  store x, 2\n";
+    char msg[256];
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_GOLDILOCKS, msg, sizeof msg), LS_OFF);
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_LD, msg, sizeof msg), LS_LD);
+    CHECK_EQ_INT(verdict(src, "0:0 1:0", LS_ERASER, msg, sizeof msg), LS_ERASER);
+    /* t2 writes before it receives: a real race */
+    const char *bad = "shared x\nchan c\n"
+                      "thread t1\n  store x, 1\n  send c, 1\n"
+                      "thread t2\n  store x, 2\n  recv r0, c\n";
+    CHECK_EQ_INT(verdict(bad, "0:0 1:0", LS_GOLDILOCKS, msg, sizeof msg), LS_GOLDILOCKS);
+    CHECK_CONTAINS(msg, "'x': written by t2, not ordered after the last write");
+}
+
+static void init_phase(void)
+{
+    const char *good = "shared x init main\nlock m\n"
+                       "proc worker max 2\n"
+                       "  acquire m\n  load r0, x\n  add r0, r0, 1\n  store x, r0\n"
+                       "  release m\n"
+                       "thread main\n  store x, 5\n  spawn r0, worker, 0\n"
+                       "  spawn r1, worker, 1\n";
+    for (int k = LS_LD; k <= LS_GOLDILOCKS; k++) {
+        CHECK_EQ_INT(verdict(good, "0:0 1:0 2:0", (ls_kind)k, NULL, 0), LS_OFF);
+        CHECK_EQ_INT(verdict(good, "0:0 2:0 1:0", (ls_kind)k, NULL, 0), LS_OFF);
+    }
+    const char *early = "shared x init main\nlock m\n"
+                        "proc worker max 1\n"
+                        "  acquire m\n  load r0, x\n  release m\n"
+                        "thread main\n  spawn r0, worker, 0\n  store x, 5\n";
+    char msg[256];
+    CHECK_EQ_INT(verdict(early, "0:1 1:0 0:0", LS_LD, msg, sizeof msg), LS_LD);
+    CHECK_CONTAINS(msg, "'x': first read by worker[0], not by its init thread 'main'");
+    CHECK_EQ_INT(verdict(early, "0:1 1:0 0:0", LS_GOLDILOCKS, msg, sizeof msg),
+                 LS_GOLDILOCKS);
+    CHECK_CONTAINS(msg, "written by main, not ordered after the read by worker[0]");
+    /* without `init`, main's unlocked write is already an LD' violation; Eraser
+     * treats it as the exclusive phase */
+    const char *noinit = "shared x\nlock m\n"
+                         "proc worker max 1\n"
+                         "  acquire m\n  load r0, x\n  release m\n"
+                         "thread main\n  store x, 5\n  spawn r0, worker, 0\n";
+    CHECK_EQ_INT(verdict(noinit, "0:0 1:0", LS_LD, NULL, 0), LS_LD);
+    CHECK_EQ_INT(verdict(noinit, "0:0 1:0", LS_ERASER, NULL, 0), LS_OFF);
+    CHECK_EQ_INT(verdict(noinit, "0:0 1:0", LS_GOLDILOCKS, NULL, 0), LS_OFF);
+    /* read-only after init never violates LD' (LD-RO), unlocked reads included */
+    const char *ro = "shared x init main\n"
+                     "proc reader max 2\n  load r0, x\n  load r1, x\n"
+                     "thread main\n  store x, 5\n  spawn r0, reader, 0\n"
+                     "  spawn r1, reader, 1\n";
+    for (int k = LS_LD; k <= LS_GOLDILOCKS; k++)
+        CHECK_EQ_INT(verdict(ro, "0:0 1:1 2:0 1:0", (ls_kind)k, NULL, 0), LS_OFF);
+}
+
+static void unshared_two_threads(void)
+{
+    const char *src = "unshared u[2]\n"
+                      "thread a\n  store u[0], 1\n  load r0, u[0]\n"
+                      "thread b\n  load r0, u[1]\n";
+    char msg[256];
+    for (int k = LS_LD; k <= LS_GOLDILOCKS; k++) {
+        CHECK_EQ_INT(verdict(src, "0:0 1:0", (ls_kind)k, msg, sizeof msg), LS_UNSHARED);
+        CHECK_CONTAINS(msg, "unshared variable 'u[1]' touched by a and b");
+        CHECK_EQ_INT(verdict(src, "0:0", (ls_kind)k, NULL, 0), LS_OFF);
+    }
+}
+
+/* Goldilocks, CACM 53(11) Figure 3 (precise data-race detection): T1
+ * initializes o.data (x) and publishes o through a (under La), T2 moves it
+ * to b (La, then Lb), T3 takes it from b (Lb) and writes o.data. The column
+ * GLS(x) after each action, as in the figure. */
+static void goldilocks_worked_example(void)
+{
+    const char *src = "shared x\nshared a\nshared b\nlock La\nlock Lb\n"
+                      "thread T1\n  store x, 0\n  acquire La\n  store a, 1\n"
+                      "  release La\n"
+                      "thread T2\n  acquire La\n  load r0, a\n  release La\n"
+                      "  acquire Lb\n  store b, r0\n  release Lb\n"
+                      "thread T3\n  acquire Lb\n  load r0, b\n  release Lb\n"
+                      "  store x, 2\n";
+    static const struct { int tid; const char *gls; } steps[] = {
+        {0, "{T1}"}, {0, "{T1}"}, {0, "{T1}"}, {0, "{La, T1}"},
+        {1, "{La, T1, T2}"}, {1, "{La, T1, T2}"}, {1, "{La, T1, T2}"},
+        {1, "{La, T1, T2}"}, {1, "{La, T1, T2}"}, {1, "{La, Lb, T1, T2}"},
+        {2, "{La, Lb, T1, T2, T3}"}, {2, "{La, Lb, T1, T2, T3}"},
+        {2, "{La, Lb, T1, T2, T3}"}, {2, "{T3}"},
+    };
+    lfx f;
+    if (!setup(&f, src, LS_GOLDILOCKS)) return;
+    char b[128];
+    CHECK_EQ_INT(ls_elem_set(f.d, f.s, 0), 0); /* initially empty */
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        vm_fault flt;
+        CHECK_EQ_INT(vm_step(f.p, f.s, steps[i].tid, 0, &f.h, &flt), VM_OK);
+        ls_format_set(f.d, f.s, ls_elem_set(f.d, f.s, 0), b, sizeof b);
+        if (strcmp(b, steps[i].gls)) {
+            char m[256];
+            snprintf(m, sizeof m, "step %zu: GLS(x) = %s, expected %s", i, b, steps[i].gls);
+            test_fail(__FILE__, __LINE__, m);
+        }
+    }
+    teardown(&f);
+    /* the same without T2's release of La: T3 is not ordered after T1 */
+    const char *racy = "shared x\nshared a\nshared b\nlock La\nlock Lb\n"
+                       "thread T1\n  store x, 0\n  acquire La\n  store a, 1\n"
+                       "  release La\n"
+                       "thread T3\n  load r0, b\n  store x, 2\n";
+    CHECK_EQ_INT(verdict(racy, "0:0 1:0", LS_GOLDILOCKS, NULL, 0), LS_GOLDILOCKS);
+}
+
+/* Hand-made: ordering through spawn/join and through a volatile flag. */
+static void goldilocks_join_and_volatile(void)
+{
+    const char *join = "shared x\n"
+                       "proc w max 1\n  store x, 1\n"
+                       "thread main\n  store x, 0\n  spawn r0, w, 0\n  join r0\n"
+                       "  load r1, x\n  store x, 3\n";
+    CHECK_EQ_INT(verdict(join, "0:2 1:0 0:0", LS_GOLDILOCKS, NULL, 0), LS_OFF);
+    const char *nojoin = "shared x\n"
+                         "proc w max 1\n  store x, 1\n"
+                         "thread main\n  spawn r0, w, 0\n  load r1, x\n";
+    CHECK_EQ_INT(verdict(nojoin, "0:1 1:0 0:0", LS_GOLDILOCKS, NULL, 0), LS_GOLDILOCKS);
+
+    const char *flag = "shared y\nvolatile flag\n"
+                       "thread p\n  store y, 1\n  store flag, 1\n"
+                       "thread c\nspin:\n  load r0, flag\n  jz r0, spin\n  store y, 2\n";
+    CHECK_EQ_INT(verdict(flag, "0:0 1:0", LS_GOLDILOCKS, NULL, 0), LS_OFF);
+    CHECK_EQ_INT(verdict(flag, "0:0 1:0", LS_LD, NULL, 0), LS_LD);
+    /* c read the flag before p set it: its write to y is unordered */
+    const char *early = "shared y\nvolatile flag\n"
+                        "thread p\n  store y, 1\n  store flag, 1\n"
+                        "thread c\n  load r0, flag\n  store y, 2\n";
+    char msg[256];
+    CHECK_EQ_INT(verdict(early, "1:1 0:0 1:0", LS_GOLDILOCKS, msg, sizeof msg), LS_GOLDILOCKS);
+    CHECK_CONTAINS(msg, "its lockset is {p, flag}");
+    /* wait/notify: the release in wait and the re-acquire are sync events */
+    const char *mon = "shared z\nlock m\n"
+                      "thread a\n  acquire m\n  wait m\n  load r0, z\n  release m\n"
+                      "thread b\n  store z, 1\n  acquire m\n  notify m\n  release m\n";
+    CHECK_EQ_INT(verdict(mon, "0:2 1:0 0:0", LS_GOLDILOCKS, NULL, 0), LS_OFF);
+}
+
+static void interning_is_hash_consed(void)
+{
+    vm_program *p = assemble("shared x\nlock k[70]\nchan c\nvolatile v\n"
+                             "thread t[2]\n  nop\n");
+    if (!p) return;
+    ls_detector *d = ls_new(LS_GOLDILOCKS, p, p->layout.size);
+    CHECK(d != NULL);
+    CHECK_EQ_INT(ls_interned(d), 1); /* the empty set */
+    CHECK_EQ_INT(ls_intern(d, NULL, 0), 0);
+    uint32_t s1[] = {3, 69, LS_OBJ_THREAD(p, 1)};
+    uint32_t s2[] = {69, LS_OBJ_THREAD(p, 1), 3, 3};
+    uint32_t s3[] = {ls_obj_chan(d, 0), ls_obj_volatile(d, 1)};
+    uint32_t a = ls_intern(d, s1, 3);
+    CHECK_EQ_INT(a, 1);
+    CHECK_EQ_INT(ls_intern(d, s2, 4), a);
+    CHECK_EQ_INT(ls_interned(d), 2);
+    uint32_t c = ls_intern(d, s3, 2);
+    CHECK_EQ_INT(c, 2);
+    CHECK_EQ_INT(ls_interned(d), 3);
+    CHECK_EQ_INT(ls_obj_volatile(d, 0), UINT32_MAX); /* x is shared */
+    uint32_t bad[] = {1000};
+    CHECK_EQ_INT(ls_intern(d, bad, 1), UINT32_MAX);
+    char b[128];
+    CHECK_CONTAINS(ls_format_set(d, NULL, a, b, sizeof b), "{k[3], k[69], t1}");
+    CHECK_CONTAINS(ls_format_set(d, NULL, c, b, sizeof b), "{v, c}");
+    /* many distinct sets: the tables grow and ids stay stable */
+    for (uint32_t i = 0; i < 70; i++)
+        for (uint32_t j = i; j < 70; j++) {
+            uint32_t s[] = {i, j};
+            (void)ls_intern(d, s, 2);
+        }
+    CHECK_EQ_INT(ls_intern(d, s2, 4), a);
+    CHECK_EQ_INT(ls_intern(d, s3, 2), c);
+    uint64_t n = ls_interned(d);
+    CHECK_EQ_INT(n, 3 + 70 + 70 * 69 / 2);
+    ls_free(d);
+    ls_free(NULL);
+    vm_program_free(p);
+
+    /* the same events give the same ids and the same metadata bytes */
+    for (int k = LS_LD; k <= LS_GOLDILOCKS; k++) {
+        lfx f1, f2;
+        if (!setup(&f1, counter_locked, (ls_kind)k)) return;
+        if (!setup(&f2, counter_locked, (ls_kind)k)) return;
+        CHECK_EQ_INT(run(&f1, "1:0 0:0"), VM_OK);
+        CHECK_EQ_INT(run(&f2, "1:0 0:0"), VM_OK);
+        CHECK(!memcmp(f1.s, f2.s, f1.size));
+        CHECK_EQ_INT(ls_interned(f1.d), ls_interned(f2.d));
+        teardown(&f1);
+        teardown(&f2);
+    }
+}
+
+static void metadata_layout(void)
+{
+    const char *src = "shared x[3]\nvolatile v\nunshared u[4]\nunshared w\nlock m\n"
+                      "thread t[3]\n  nop\n";
+    vm_program *p = assemble(src);
+    if (!p) return;
+    ls_detector *d;
+    d = ls_new(LS_OFF, p, 0);
+    CHECK_EQ_INT(ls_meta_bytes(d), 0);
+    vm_hooks h = {0};
+    ls_hooks(d, &h);
+    CHECK(h.ctx == d && !h.access && !h.acquire);
+    ls_free(d);
+    d = ls_new(LS_LD, p, 0);
+    CHECK_EQ_INT(ls_meta_bytes(d), 3 * 5 + 2);
+    ls_hooks(d, &h);
+    CHECK(h.access && !h.acquire && !h.recv);
+    ls_free(d);
+    d = ls_new(LS_ERASER, p, 0);
+    CHECK_EQ_INT(ls_meta_bytes(d), 3 * 6 + 2);
+    ls_free(d);
+    d = ls_new(LS_GOLDILOCKS, p, 0);
+    CHECK_EQ_INT(ls_meta_bytes(d), 3 * 4 * (1 + 3) + 2);
+    ls_hooks(d, &h);
+    CHECK(h.access && h.acquire && h.release && h.spawn && h.join && h.send && h.recv);
+    ls_free(d);
+    vm_program_free(p);
+}
+
+int main(void)
+{
+    TEST_RUN(locked_counter_is_clean);
+    TEST_RUN(unlocked_counter_is_reported);
+    TEST_RUN(three_lock_pairs);
+    TEST_RUN(channel_handoff);
+    TEST_RUN(init_phase);
+    TEST_RUN(unshared_two_threads);
+    TEST_RUN(goldilocks_worked_example);
+    TEST_RUN(goldilocks_join_and_volatile);
+    TEST_RUN(interning_is_hash_consed);
+    TEST_RUN(metadata_layout);
+    return test_finish();
+}
