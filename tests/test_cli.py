@@ -222,6 +222,33 @@ def test_limits():
               f"{name}: exit 3, interrupted, statistics")
 
 
+def test_bounded_invisible():
+    spin = model("spin.bc", "shared x\nlock m\nthread t\n    acquire m\nloop:\n    add r0, r0, 1\n"
+                            "    jmp loop\n")
+    code, out, _ = run("--json", "--max-invisible", "500", spin)
+    js = json.loads(out)
+    err = js["error"]
+    check(code == 1 and js["verdict"] == "runtime_error"
+          and err["message"] == "no visible operation within 500 steps",
+          f"BoundedInvis: a composed step past --max-invisible is an error ({err})")
+    check(err["thread"] == "t" and err["line"] in (6, 7), "BoundedInvis names the thread and line")
+    code, out, _ = run("--json", "--reduce=none", "--max-depth", "100", spin)
+    check(code == 3, "without composition the same loop is only a long path")
+
+
+def test_composed_trace_lists_every_instruction():
+    code, out, _ = run("--search=bfs", model("dl.bc", DEADLOCK))
+    body = out.split("trace (")[1].split("blocked threads:")[0]
+    check("acquire a" in body and "acquire b" in body, "trace shows the visible steps")
+    code, out, _ = run("--search=bfs", model("ok.bc", OK.replace("release m", "assert 0, \"stop\"")))
+    body = out.split("instruction\n")[1].split("verdict:")[0]
+    want = ["acquire m", "load v, x", "add v, v, 1", "store x, v", 'assert 0, "stop"']
+    got = [l.split(None, 3)[-1].strip() if l[:6].strip() else l.split(None, 2)[-1].strip()
+           for l in body.splitlines()]
+    check(got == want and "trace (1 steps, 5 instructions)" in out,
+          f"a composed step expands into every instruction it ran: {got}")
+
+
 def test_progress_line():
     p = subprocess.run([MCHECK, "--progress", "--reduce=none", "--timelimit", "4.5",
                         model("big.bc", BIG)], capture_output=True, text=True, timeout=60)
@@ -235,7 +262,8 @@ def main():
     global MCHECK
     MCHECK = sys.argv[1]
     for t in (test_usage, test_define_changes_the_model, test_simulate, test_json_report,
-              test_limits, test_progress_line):
+              test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
+              test_progress_line):
         t()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
