@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bootstrap.sh: set up a fresh Debian machine, build mcheck, and run it.
 #   ./bootstrap.sh demo   install what is missing, build, check a bundled model
-#   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, run ctest
+#   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, fuzz each
+#                         libFuzzer target for 60 s (clang), run ctest
 #   ./bootstrap.sh build  install what is missing and build (release) only
 # Needs root or sudo only when packages are missing.
 set -euo pipefail
@@ -37,8 +38,14 @@ case "$mode" in
   test)
     cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DMCHECK_SANITIZE=ON >/dev/null
     cmake --build build-test -j "$jobs" >/dev/null
-    cd build-test
-    ctest --output-on-failure -j "$jobs"
+    # a minute of each libFuzzer target (tests/fuzz/run.sh; needs clang), then
+    # every test, so that ctest's summary closes the output
+    if command -v clang >/dev/null; then
+      tests/fuzz/run.sh 60
+    else
+      echo "bootstrap: clang not found, fuzzing skipped"
+    fi
+    (cd build-test && ctest --output-on-failure -j "$jobs")
     ;;
   *)
     echo "usage: $0 demo|test|build" >&2

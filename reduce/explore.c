@@ -12,7 +12,11 @@
  * was taken for "seen before" and never reported under --all-errors).
  * Deadlocks are
  * checked when a state is first stored. Paths are rebuilt from the stack or
- * the parent links; trace_replay() re-executes them for printing. */
+ * the parent links; trace_replay() re-executes them for printing.
+ * --memlimit counts everything the search allocates (store, stack or queue,
+ * the errors it keeps): checked after every transition, and before the
+ * stack or queue grows, so that a big state vector cannot take it past the
+ * limit in one step. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -89,10 +93,11 @@ typedef struct search {
     uint64_t *qparent;
     explore_step *qvia;
     uint64_t qlen, qcap;
+    size_t error_bytes; /* r->errors and their paths */
     /* limits and progress */
     struct timespec t0;
     double next_progress;
-    uint64_t tick;
+    uint64_t next_check; /* work (search_work()) at which to look at the clock */
     stop_reason stop;
     bool truncated;
 } search;
@@ -111,6 +116,19 @@ static uint64_t peak_rss(void)
     return (uint64_t)ru.ru_maxrss * 1024u;
 }
 
+/* Bytes of the DFS stack or the BFS queue (what stats.search_bytes shows). */
+static uint64_t stack_queue_bytes(const search *S)
+{
+    return (uint64_t)S->cap * (sizeof(frame) + S->vsize) +
+           S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
+}
+
+/* Everything the search holds, as --memlimit counts it. */
+static uint64_t search_memory(const search *S)
+{
+    return (uint64_t)store_bytes(S->st) + stack_queue_bytes(S) + S->error_bytes;
+}
+
 static void fill_stats(search *S)
 {
     explore_stats *x = &S->r->stats;
@@ -119,8 +137,7 @@ static void fill_stats(search *S)
         x->store_bytes = store_bytes(S->st);
         x->omission = store_omission_probability(S->st);
     }
-    x->search_bytes = S->cap * (sizeof(frame) + S->vsize) +
-                      S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
+    x->search_bytes = stack_queue_bytes(S);
     x->peak_rss = peak_rss();
     x->seconds = now_since(&S->t0);
 }
@@ -136,22 +153,31 @@ static void progress_line(search *S, double t)
     fflush(S->o->progress);
 }
 
-/* Time, interrupt, memory and progress, checked every so many transitions.
- * Returns false when the search must stop (S->stop says why). */
+/* Work done so far, for pacing the clock: an instruction is 1, a transition
+ * also copies and hashes a vector (1 per 64 bytes), so a model with
+ * megabyte states looks at the clock every few transitions, a small one
+ * every thousand or so. */
+static uint64_t search_work(const search *S)
+{
+    const explore_stats *x = &S->r->stats;
+    return x->instructions + x->transitions * (1 + S->vsize / 64);
+}
+
+/* Memory after every transition; time, interrupt and progress every 8192
+ * units of work. Returns false when the search must stop (S->stop says
+ * why). */
 static bool limits_ok(search *S)
 {
-    if ((++S->tick & 1023) != 0) return true;
+    if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
+        S->stop = STOP_MEMLIMIT;
+        return false;
+    }
+    uint64_t work = search_work(S);
+    if (work < S->next_check) return true;
+    S->next_check = work + 8192;
     if (S->o->interrupt && *S->o->interrupt) {
         S->stop = STOP_INTERRUPTED;
         return false;
-    }
-    if (S->o->memlimit) {
-        uint64_t used = store_bytes(S->st) + S->cap * (sizeof(frame) + S->vsize) +
-                        S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
-        if (used > S->o->memlimit) {
-            S->stop = STOP_MEMLIMIT;
-            return false;
-        }
     }
     double t = now_since(&S->t0);
     if (S->o->timelimit > 0 && t >= S->o->timelimit) {
@@ -258,6 +284,7 @@ static bool record_error(search *S, const step_outcome *e, const explore_step *p
             return false;
         }
         r->errors = ne;
+        S->error_bytes += sizeof *ne;
         explore_error *er = &ne[r->nerrors];
         memset(er, 0, sizeof *er);
         er->kind = e->kind;
@@ -271,6 +298,7 @@ static bool record_error(search *S, const step_outcome *e, const explore_step *p
             return false;
         }
         if (len) memcpy(er->path, path, len * sizeof *path);
+        S->error_bytes += (len ? len : 1) * sizeof *path;
         r->nerrors++;
     }
     if (!S->o->all_errors) {
@@ -318,19 +346,55 @@ static int insert_successor(search *S, uint8_t *s, step_outcome *out)
 
 /* ---- depth-first -------------------------------------------------------- */
 
-static bool dfs_grow(search *S, size_t need)
+/* New capacity for an array of `cap` entries of `entry` bytes that must
+ * hold `need`: double it (starting with about `first_bytes` worth, at
+ * least 2 entries, at most `first_max`), but never past --memlimit, so a
+ * search with big vectors stops at the limit instead of allocating far
+ * beyond it. 0 (S->stop set) if `need` does not fit. `enforce` is false
+ * only for the initial state, which the search cannot do without: it gets
+ * `need` entries then, even past the limit (the next check stops). */
+static uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
+                               size_t first_bytes, uint64_t first_max, bool enforce)
+{
+    uint64_t nc = cap ? cap * 2 : first_bytes / entry;
+    if (!cap && nc > first_max) nc = first_max;
+    if (nc < 2) nc = 2;
+    if (nc < need) nc = need;
+    if (nc > SIZE_MAX / entry / 2) { /* no allocation could be that big */
+        S->stop = STOP_NOMEM;
+        return 0;
+    }
+    if (S->o->memlimit) {
+        uint64_t used = search_memory(S);
+        uint64_t room = used < S->o->memlimit ? (S->o->memlimit - used) / entry : 0;
+        if (nc - cap > room) nc = cap + room;
+        if (nc < need && enforce) {
+            S->stop = STOP_MEMLIMIT;
+            return 0;
+        }
+        if (nc < need) nc = need;
+    }
+    return nc;
+}
+
+/* Room for `need` frames on the DFS stack; false with S->stop set if not. */
+static bool dfs_grow(search *S, size_t need, bool enforce)
 {
     if (need <= S->cap) return true;
-    size_t nc = S->cap ? S->cap * 2 : 64;
-    while (nc < need) nc *= 2;
-    frame *nf = realloc(S->frames, nc * sizeof *nf);
-    if (!nf) return false;
+    uint64_t nc = grown_capacity(S, S->cap, need, sizeof(frame) + S->vsize, (size_t)1 << 20, 64,
+                                 enforce);
+    if (!nc) return false;
+    frame *nf = realloc(S->frames, (size_t)nc * sizeof *nf);
+    if (!nf) goto nomem;
     S->frames = nf;
-    uint8_t *ns = realloc(S->states, nc * S->vsize);
-    if (!ns) return false;
+    uint8_t *ns = realloc(S->states, (size_t)nc * S->vsize);
+    if (!ns) goto nomem;
     S->states = ns;
-    S->cap = nc;
+    S->cap = (size_t)nc;
     return true;
+nomem:
+    S->stop = STOP_NOMEM;
+    return false;
 }
 
 /* Record an error reached from the top of the stack (index depth) by `last`. */
@@ -380,10 +444,7 @@ static void dfs(search *S)
             continue;
         }
         explore_step st = {f->tid, f->choice++};
-        if (!dfs_grow(S, depth + 2)) {
-            S->stop = STOP_NOMEM;
-            break;
-        }
+        if (!dfs_grow(S, depth + 2, true)) break;
         s = S->states + depth * S->vsize;
         uint8_t *ns = s + S->vsize;
         memcpy(ns, s, S->vmsize);
@@ -408,19 +469,24 @@ static void dfs(search *S)
 
 /* ---- breadth-first ------------------------------------------------------ */
 
+/* Appends a state to the BFS queue; false with S->stop set if it cannot. */
 static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
-                     const explore_step *via)
+                     const explore_step *via, bool enforce)
 {
     if (S->qlen == S->qcap) {
-        uint64_t nc = S->qcap ? S->qcap * 2 : 1024;
-        uint8_t *ns = realloc(S->qstates, nc * S->vsize);
-        if (!ns) return false;
+        uint64_t nc = grown_capacity(S, S->qcap, S->qlen + 1,
+                                     S->vsize + sizeof(uint64_t) + sizeof(explore_step),
+                                     (size_t)4 << 20, 1024, enforce);
+        if (!nc) return false;
+        /* the arrays may end up with different sizes; qcap is the smallest */
+        uint8_t *ns = realloc(S->qstates, (size_t)nc * S->vsize);
+        if (!ns) goto nomem;
         S->qstates = ns;
-        uint64_t *np = realloc(S->qparent, nc * sizeof *np);
-        if (!np) return false;
+        uint64_t *np = realloc(S->qparent, (size_t)nc * sizeof *np);
+        if (!np) goto nomem;
         S->qparent = np;
-        explore_step *nv = realloc(S->qvia, nc * sizeof *nv);
-        if (!nv) return false;
+        explore_step *nv = realloc(S->qvia, (size_t)nc * sizeof *nv);
+        if (!nv) goto nomem;
         S->qvia = nv;
         S->qcap = nc;
     }
@@ -429,6 +495,9 @@ static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
     S->qvia[S->qlen] = *via;
     S->qlen++;
     return true;
+nomem:
+    S->stop = STOP_NOMEM;
+    return false;
 }
 
 static bool bfs_error(search *S, uint64_t at, const explore_step *last,
@@ -456,8 +525,11 @@ static void bfs(search *S)
     explore_stats *x = &S->r->stats;
     uint8_t *ns = malloc(S->vsize);
     explore_step none = {-1, 0};
-    if (!ns || !bfs_push(S, S->states, 0, &none)) {
+    if (!ns) {
         S->stop = STOP_NOMEM;
+        return;
+    }
+    if (!bfs_push(S, S->states, 0, &none, false)) {
         free(ns);
         return;
     }
@@ -483,10 +555,7 @@ static void bfs(search *S)
                 int rc = insert_successor(S, ns, &out);
                 if (rc == INS_STOP) break;
                 if (rc == INS_ERROR && !bfs_error(S, i, &st, &out)) break;
-                if (rc == INS_NEW && !bfs_push(S, ns, i, &st)) {
-                    S->stop = STOP_NOMEM;
-                    break;
-                }
+                if (rc == INS_NEW && !bfs_push(S, ns, i, &st, true)) break;
                 if (!limits_ok(S)) break;
             }
         }
@@ -509,7 +578,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.vmsize = p->layout.size;
     S.vsize = S.vmsize + 1;
     S.st = store_new(&o->store, S.vsize);
-    if (!S.st || !dfs_grow(&S, 1)) {
+    if (!S.st || !dfs_grow(&S, 1, false)) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         store_free(S.st);

@@ -167,7 +167,10 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!parse_i32(eq + 1, &d.value))
                 return bad_usage("-D: '%s' is not a 32-bit integer", eq + 1);
             vm_define *nd = realloc(c->defs, (c->ndefs + 1) * sizeof *nd);
-            if (!nd) return bad_usage("%s", "out of memory");
+            if (!nd) {
+                fprintf(stderr, "mcheck: error: out of memory\n");
+                return 3;
+            }
             c->defs = nd;
             c->defs[c->ndefs++] = d;
             break;
@@ -249,31 +252,44 @@ static int parse_args(int argc, char **argv, cli *c)
 
 /* ---- input --------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
+/* The whole file, or NULL with *nomem telling out of memory (exit 3) from
+ * an error reading it (errno; exit 2). */
+static char *read_file(const char *path, size_t *len, bool *nomem)
 {
+    *nomem = false;
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
+    if (!buf) *nomem = true;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (n < cap) break;
-        char *nb = cap > ((size_t)1 << 30) ? NULL : realloc(buf, cap * 2);
-        if (!nb) {
+        if (cap > ((size_t)1 << 30)) {
             free(buf);
             buf = NULL;
             errno = EFBIG;
             break;
         }
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            *nomem = true;
+            break;
+        }
         buf = nb;
         cap *= 2;
     }
+    int err = errno;
     if (buf && ferror(f)) {
+        err = errno;
         free(buf);
         buf = NULL;
     }
     fclose(f);
+    errno = err;
     *len = n;
     return buf;
 }
@@ -294,9 +310,22 @@ void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* The instruction at `pc` of the body thread `tid` runs in state `s`, or NULL
+ * if there is none (a trace that did not replay may end in a state where the
+ * thread was never spawned). */
+static const vm_insn *insn_at(const vm_program *p, const uint8_t *s, int tid, uint32_t pc)
+{
+    if (!s || tid < 0 || (uint32_t)tid >= p->nthreads) return NULL;
+    const vm_body *b = vm_thread_body(p, s, tid);
+    return b && pc < b->ncode ? &b->code[pc] : NULL;
+}
+
+static const vm_insn unknown_insn = {.line = 0, .text = "?"};
+
 static const vm_insn *entry_insn(const vm_program *p, const trace *t, const trace_entry *e)
 {
-    return &vm_thread_body(p, t->final_state, e->tid)->code[e->pc];
+    const vm_insn *in = insn_at(p, t->final_state, e->tid, e->pc);
+    return in ? in : &unknown_insn;
 }
 
 /* Annotation of a trace entry: the value a choose picked, the re-acquire. */
@@ -334,20 +363,27 @@ static void print_blocked_threads(FILE *out, const vm_program *p, const uint8_t 
     for (uint32_t t = 0; t < p->nthreads; t++) {
         enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
         if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
-        const vm_insn *in = &vm_thread_body(p, s, (int)t)->code[vm_tpc(p, s, (int)t)];
+        const vm_insn *in = insn_at(p, s, (int)t, vm_tpc(p, s, (int)t));
+        if (!in) in = &unknown_insn;
         vm_thread_name(p, s, (int)t, name, sizeof name);
         vm_describe_block(p, s, (int)t, why, sizeof why);
         fprintf(out, "  %-14s line %d (%s): %s\n", name, in->line, in->text, why);
     }
 }
 
+/* `t` is NULL when the trace could not be replayed for lack of memory. */
 static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
                              const trace *t, bool bfs_hint)
 {
     char name[64];
     fprintf(out, "error: %s\n", er->msg);
-    if (er->tid >= 0) {
-        const vm_insn *in = &vm_thread_body(p, t->final_state, er->tid)->code[er->pc];
+    if (!t) {
+        fprintf(out, "trace (%" PRIu32 " steps): not available: out of memory while replaying it\n",
+                er->len);
+        return;
+    }
+    const vm_insn *in = er->tid >= 0 ? insn_at(p, t->final_state, er->tid, er->pc) : NULL;
+    if (in) {
         vm_thread_name(p, t->final_state, er->tid, name, sizeof name);
         fprintf(out, "  in %s at %s:%d: %s\n", name, p->filename, in->line, in->text);
     }
@@ -461,14 +497,20 @@ static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
     fprintf(out, "]");
 }
 
+/* `t` is NULL when the trace could not be replayed for lack of memory. */
 static void print_error_json(FILE *out, const vm_program *p, const explore_error *er,
                              const trace *t)
 {
     char name[64], why[192];
     fprintf(out, "{\"kind\":\"%s\",\"message\":", verdict_name(er->kind));
     json_string(out, er->msg);
-    if (er->tid >= 0) {
-        const vm_insn *in = &vm_thread_body(p, t->final_state, er->tid)->code[er->pc];
+    if (!t) {
+        fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32
+                     ",\"replayed\":false,\"trace\":null}", er->len);
+        return;
+    }
+    const vm_insn *in = er->tid >= 0 ? insn_at(p, t->final_state, er->tid, er->pc) : NULL;
+    if (in) {
         vm_thread_name(p, t->final_state, er->tid, name, sizeof name);
         fprintf(out, ",\"thread\":");
         json_string(out, name);
@@ -486,14 +528,14 @@ static void print_error_json(FILE *out, const vm_program *p, const explore_error
         for (uint32_t i = 0; i < p->nthreads; i++) {
             enum vm_tstatus st = vm_tstatus_of(p, t->final_state, (int)i);
             if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
-            const vm_insn *in = &vm_thread_body(p, t->final_state, (int)i)
-                                     ->code[vm_tpc(p, t->final_state, (int)i)];
+            const vm_insn *bi = insn_at(p, t->final_state, (int)i, vm_tpc(p, t->final_state, (int)i));
+            if (!bi) bi = &unknown_insn;
             vm_thread_name(p, t->final_state, (int)i, name, sizeof name);
             vm_describe_block(p, t->final_state, (int)i, why, sizeof why);
             fprintf(out, "%s{\"thread\":", first ? "" : ",");
             json_string(out, name);
-            fprintf(out, ",\"line\":%d,\"instruction\":", in->line);
-            json_string(out, in->text);
+            fprintf(out, ",\"line\":%d,\"instruction\":", bi->line);
+            json_string(out, bi->text);
             fprintf(out, ",\"waits_for\":");
             json_string(out, why);
             fprintf(out, "}");
@@ -502,6 +544,13 @@ static void print_error_json(FILE *out, const vm_program *p, const explore_error
         fprintf(out, "]");
     }
     fprintf(out, "}");
+}
+
+/* The replayed trace of error i, or NULL if it could not be replayed (out of
+ * memory: trace_free() left it without a final state). */
+static const trace *trace_of(const trace *traces, uint32_t i)
+{
+    return traces && traces[i].final_state ? &traces[i] : NULL;
 }
 
 static void print_json(FILE *out, const cli *c, const vm_program *p, const explore_result *r,
@@ -520,13 +569,13 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             c->eo.max_depth);
     fprintf(out, ",\"error\":");
     if (r->nerrors)
-        print_error_json(out, p, &r->errors[0], &traces[0]);
+        print_error_json(out, p, &r->errors[0], trace_of(traces, 0));
     else
         fprintf(out, "null");
     fprintf(out, ",\"errors\":[");
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (i) fprintf(out, ",");
-        print_error_json(out, p, &r->errors[i], &traces[i]);
+        print_error_json(out, p, &r->errors[i], trace_of(traces, i));
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
@@ -541,12 +590,18 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             ",\"avg_composed_step\":%.3f"
             ",\"state_vector_bytes\":%" PRIu64 ",\"store_bytes\":%" PRIu64
             ",\"bytes_per_state\":%.3f,\"search_bytes\":%" PRIu64 ",\"peak_rss_bytes\":%" PRIu64
-            ",\"omission_probability\":%.6g,\"seconds\":%.6f,\"states_per_second\":%.1f}}\n",
+            ",\"omission_probability\":%.6g",
             x->states_stored, x->transitions, x->states_matched, x->max_depth, x->instructions,
             x->invisible, c->eo.reduce == REDUCE_COMPOSE ? x->transitions : 0,
             x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
-            x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
-            x->seconds, x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+            x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission);
+    /* bitstate covers part of the states, by an estimate; the others all */
+    if (c->eo.store.kind == STORE_BITSTATE)
+        fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
+    else
+        fprintf(out, ",\"coverage\":null");
+    fprintf(out, ",\"seconds\":%.6f,\"states_per_second\":%.1f}}\n", x->seconds,
+            x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -572,20 +627,18 @@ static int run_search(cli *c, const vm_program *p)
     signal(SIGTERM, on_signal);
     int rc = explore_run(p, &c->eo, &r);
     if (dump) fclose(dump);
-    if (rc != 0 && r.stop == STOP_NOMEM && r.stats.states_stored == 0) {
+    if (rc != 0) { /* the options are valid, so: no memory for the store or the stack */
         fprintf(stderr, "mcheck: error: out of memory before the search started\n");
-        return 3;
-    }
-    trace *traces = calloc(r.nerrors ? r.nerrors : 1, sizeof *traces);
-    if (!traces) {
-        fprintf(stderr, "mcheck: error: out of memory\n");
         explore_result_free(&r);
         return 3;
     }
-    for (uint32_t i = 0; i < r.nerrors; i++)
+    /* Out of memory from here on costs the traces (reported as not
+     * available), never the verdict or the statistics. */
+    trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;
+    for (uint32_t i = 0; traces && i < r.nerrors; i++)
         if (trace_replay(p, c->eo.reduce, c->eo.max_invisible, r.errors[i].path, r.errors[i].len,
                          &traces[i]) != 0)
-            traces[i].diverged = true;
+            trace_free(&traces[i]);
 
     if (c->json) {
         print_json(stdout, c, p, &r, traces);
@@ -595,12 +648,15 @@ static int run_search(cli *c, const vm_program *p)
                c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
         for (uint32_t i = 0; i < r.nerrors; i++) {
             if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
-            print_error_text(stdout, p, &r.errors[i], &traces[i], c->eo.search == SEARCH_DFS);
+            print_error_text(stdout, p, &r.errors[i], trace_of(traces, i), c->eo.search == SEARCH_DFS);
         }
         if (c->eo.all_errors) print_error_counts(stdout, &r);
         printf("verdict: %s", verdict_name(r.verdict));
         if (r.verdict == VERDICT_OK) printf(" (no error found)");
-        printf("\n%s\n", stop_text(r.stop));
+        printf("\n%s", stop_text(r.stop));
+        if (c->eo.store.kind == STORE_BITSTATE && r.stop == STOP_COMPLETE)
+            printf(" (bitstate: partial coverage, states may have been missed)");
+        printf("\n");
         print_stats_text(stdout, c, &r);
     }
     if (c->trace_json) {
@@ -609,7 +665,7 @@ static int run_search(cli *c, const vm_program *p)
             fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
         } else {
             if (r.nerrors)
-                print_error_json(tf, p, &r.errors[0], &traces[0]);
+                print_error_json(tf, p, &r.errors[0], trace_of(traces, 0));
             else
                 fprintf(tf, "null");
             fprintf(tf, "\n");
@@ -617,7 +673,7 @@ static int run_search(cli *c, const vm_program *p)
         }
     }
     int status = exit_status(&r);
-    for (uint32_t i = 0; i < r.nerrors; i++) trace_free(&traces[i]);
+    for (uint32_t i = 0; traces && i < r.nerrors; i++) trace_free(&traces[i]);
     free(traces);
     explore_result_free(&r);
     return status;
@@ -634,17 +690,21 @@ int main(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     }
     size_t len;
-    char *src = read_file(c.model, &len);
+    bool nomem;
+    char *src = read_file(c.model, &len, &nomem);
     if (!src) {
-        fprintf(stderr, "mcheck: error: cannot read '%s': %s\n", c.model, strerror(errno));
+        if (nomem)
+            fprintf(stderr, "mcheck: error: out of memory\n");
+        else
+            fprintf(stderr, "mcheck: error: cannot read '%s': %s\n", c.model, strerror(errno));
         free(c.defs);
-        return 2;
+        return nomem ? 3 : 2;
     }
     int nerr = 0;
     vm_program *p = vm_assemble(c.model, src, len, c.defs, c.ndefs, stderr, &nerr);
     free(src);
     free(c.defs);
-    if (!p) return 2;
+    if (!p) return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
     if (c.dump)
         vm_dump(p, stdout);
     else if (c.simulate)

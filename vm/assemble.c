@@ -479,6 +479,12 @@ static void print_one(const asm_ctx *c, uint8_t where, int32_t lineno, int32_t c
 static void print_diagnostics(const asm_ctx *c)
 {
     if (!c->diag) return;
+    if (c->oom) {
+        /* what was found after memory ran out may be an artefact of it (a
+         * name never entered is "undeclared"): say only what happened */
+        fprintf(c->diag, "%s: error: out of memory\n", c->file);
+        return;
+    }
     for (int i = 0; i < c->nshown; i++) {
         const dmsg *d = &c->shown[i];
         print_one(c, d->where, d->line, d->col, "error", d->msg, d->lp, d->llen);
@@ -1903,7 +1909,7 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
     vm_program *p = calloc(1, sizeof *p);
     if (!c || !p) {
         if (diag) fprintf(diag, "%s: error: out of memory\n", file);
-        if (nerrors) *nerrors = 1;
+        if (nerrors) *nerrors = -1;
         free(c);
         free(p);
         return NULL;
@@ -1920,13 +1926,13 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
         error_where(c, D_FILE, "input too large (limit %d bytes)", INT32_MAX);
     } else {
         read_lines(c);
-        read_toplevel(c);
-        resolve(c, defs, ndefs);
-        assemble_bodies(c);
+        if (!c->oom) read_toplevel(c);
+        if (!c->oom) resolve(c, defs, ndefs);
+        if (!c->oom) assemble_bodies(c);
         if (!c->nerrors && !c->oom) build_program(c);
     }
     print_diagnostics(c);
-    int ne = c->nerrors;
+    int ne = c->oom ? -1 : c->nerrors;
     free_ctx(c);
     if (nerrors) *nerrors = ne;
     if (ne) {

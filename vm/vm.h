@@ -230,8 +230,10 @@ typedef struct vm_define {
 /* Assemble `len` bytes of `src` (need not be NUL-terminated; may contain
  * NULs, which are errors). Diagnostics go to `diag` in the form
  * "FILE:LINE:COL: error: ...", followed by the source line and a caret; at
- * most 20 are printed. Returns NULL on any error, with *nerrors set (if
- * non-NULL). The caller owns the program: vm_program_free(). */
+ * most 20 are printed. Returns NULL on any error, with *nerrors (if
+ * non-NULL) set to the number of errors, or to -1 if memory ran out (then
+ * the only diagnostic is "FILE: error: out of memory", and the input may be
+ * fine). The caller owns the program: vm_program_free(). */
 vm_program *vm_assemble(const char *filename, const char *src, size_t len,
                         const vm_define *defs, size_t ndefs, FILE *diag,
                         int *nerrors);

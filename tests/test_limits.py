@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""No silent wrong answers, and --memlimit counts everything the search holds.
+
+- A bitstate search is labelled as partial coverage: in text (the stop line
+  and the coverage estimate) and in JSON (stats.coverage, the estimated
+  fraction of states covered; null for the stores that cover every state).
+- The hash-compaction warning (omission probability above 1e-6) needs about
+  6 million states with 64-bit fingerprints: too slow under ASan. The formula
+  is tested in test_store (test_compact_omission_formula); here only that a
+  small run prints the probability and no warning.
+- --memlimit: a model with a 1 MB state vector stops with "memory_limit"
+  (exit 3, verdict incomplete, statistics) under DFS and BFS, with the store
+  and the stack/queue within the limit (before this was checked ahead of
+  growth, BFS allocated 1024 vectors at once); a bitstate array bigger than
+  the limit stops the search at once (the store is counted too).
+(--max-depth reporting "incomplete" is tested in test_cli.py.)
+
+usage: test_limits.py MCHECK MODELS_DIR
+The last line is "N passed, N failed".
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+passed = failed = 0
+MCHECK = None
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL " + what, flush=True)
+
+
+def run(*args):
+    p = subprocess.run([MCHECK, "--quiet"] + list(args), capture_output=True, text=True,
+                       errors="replace", timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(*args):
+    code, out, err = run("--json", *args)
+    try:
+        return code, json.loads(out), err
+    except json.JSONDecodeError:
+        return code, None, err + out
+
+
+# 250000 shared words: a 1 MB state vector; each choice is a new state
+BIG_VECTOR = """shared a[250000]
+volatile v
+thread t[2]
+    reg i
+loop:
+    choose i, 0, 1000
+    store v, i
+    jmp loop
+"""
+
+
+def test_bitstate_labels(models):
+    model = os.path.join(models, "spawn_join.bc")
+    code, out, _ = run("--store=bitstate", "--bitstate-mb", "1", model)
+    check(code == 0, f"bitstate run of spawn_join exits 0 (got {code})")
+    check("search complete (bitstate: partial coverage" in out,
+          "bitstate: the stop line says partial coverage:\n" + out)
+    check("coverage (estimate)" in out and "bitstate: partial search" in out,
+          "bitstate: the statistics show the coverage estimate")
+    code, js, _ = run_json("--store=bitstate", "--bitstate-mb", "1", model)
+    cov = js and js["stats"].get("coverage")
+    check(js is not None and js["options"]["store"] == "bitstate"
+          and isinstance(cov, (int, float)) and 0 < cov <= 1,
+          f"bitstate JSON: stats.coverage is a fraction (got {cov!r})")
+    for store in ("compact", "exact"):
+        code, js, _ = run_json("--store=" + store, model)
+        check(js is not None and "coverage" in js["stats"] and js["stats"]["coverage"] is None,
+              f"{store} JSON: stats.coverage is null")
+        code, out, _ = run("--store=" + store, model)
+        check("partial" not in out, f"{store}: not labelled partial")
+
+
+def test_omission_reported(models):
+    model = os.path.join(models, "spawn_join.bc")
+    code, out, _ = run(model)
+    check("omission probability" in out and "warning:" not in out,
+          "compact: omission probability printed, no warning on a small run")
+
+
+def test_memlimit_counts_everything(tmp):
+    path = os.path.join(tmp, "big_vector.bc")
+    with open(path, "w") as f:
+        f.write(BIG_VECTOR)
+    limit = 8
+    for search in ("dfs", "bfs"):
+        for store in ("compact", "exact"):
+            code, js, err = run_json("--search=" + search, "--store=" + store,
+                                     "--memlimit", str(limit), path)
+            what = f"--memlimit {limit} --search={search} --store={store}"
+            if js is None:
+                check(False, f"{what}: JSON report\n{err[-2000:]}")
+                continue
+            st = js["stats"]
+            used = st["store_bytes"] + st["search_bytes"]
+            check(code == 3 and js["stop"] == "memory_limit" and js["verdict"] == "incomplete",
+                  f"{what}: exit 3, memory_limit (got {code}, {js['stop']})")
+            check(st["states_stored"] > 1, f"{what}: searched before stopping")
+            check(used <= (limit << 20) + 2 * st["state_vector_bytes"],
+                  f"{what}: store + stack/queue {used} bytes within the limit")
+    code, js, _ = run_json("--store=bitstate", "--bitstate-mb", "16", "--memlimit", "8", path)
+    check(code == 3 and js is not None and js["stop"] == "memory_limit",
+          "a 16 MB bit array under --memlimit 8 stops with memory_limit")
+
+
+def main():
+    global MCHECK
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    MCHECK, models = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix="mcheck-limits-") as tmp:
+        test_bitstate_labels(models)
+        test_omission_reported(models)
+        test_memlimit_counts_everything(tmp)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
