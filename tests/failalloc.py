@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from checks import SANITIZER, check, finish
 
 MODELS = [  # model, its options (from its header), the option sets to try
     ("philosophers.bc", ["-D", "N=3"]),
@@ -51,19 +52,10 @@ SAMPLE = 60       # then about this many more, evenly spaced
 # stops; runs where allocations fail therefore ignore leaks from inside Judy's
 # allocator. Runs without failures (the baselines here, every other test) do not.
 JUDY_LEAKS = "leak:j__udyLAlloc\nleak:j__udy1Alloc\n"
-SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
 
-passed = failed = 0
 SUPPRESSIONS = None
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
 
 
 def run(exe, args, after=None, once=False, report=False):
@@ -183,8 +175,7 @@ def run_all(exe, models):
             check(not problems, f"{what}: " + "; ".join(problems) +
                   f"\n  rerun: MCHECK_FAIL_ALLOC_AFTER={n}{' MCHECK_FAIL_ALLOC_ONCE=1' if once else ''}"
                   f" {exe} {' '.join(args)}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from checks import check, finish
 
 EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
         "lock_discipline": 1, "race": 1}
@@ -37,16 +38,8 @@ VARIANTS = [
     ["--store=bitstate", "--bitstate-mb", "16"],
 ]
 
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
 
 
 def header(path):
@@ -153,8 +146,7 @@ def main():
                                    if f.endswith(".bc"))
     for path in paths:
         test_model(mcheck, path)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

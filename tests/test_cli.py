@@ -14,19 +14,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from checks import check, finish
 
-passed = failed = 0
 MCHECK = None
 TMP = tempfile.mkdtemp(prefix="mcheck-cli-")
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
 
 
 def model(name, text):
@@ -265,8 +258,7 @@ def main():
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
               test_progress_line):
         t()
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

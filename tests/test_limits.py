@@ -23,18 +23,11 @@ import os
 import subprocess
 import sys
 import tempfile
+from checks import check, finish
 
-passed = failed = 0
 MCHECK = None
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
 
 
 def run(*args):
@@ -126,8 +119,7 @@ def main():
         test_bitstate_labels(models)
         test_omission_reported(models)
         test_memlimit_counts_everything(tmp)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import os
 import re
 import subprocess
 import sys
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checks import SANITIZER, check, finish  # noqa: E402
 
 BOUNDS = ["--json", "--quiet", "--max-depth", "50", "--max-invisible", "1000",
           "--memlimit", "2", "--timelimit", "10"]
@@ -27,18 +29,9 @@ VARIANTS = [
     ["--fingerprint=128", "--all-errors"],
     ["--search=bfs", "--store=exact", "--all-errors"],
 ]
-SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
-
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
+
 
 
 def main():
@@ -74,8 +67,7 @@ def main():
             slack = 4 * st["state_vector_bytes"] + (1 << 20)
             check(used <= MEMLIMIT + slack,
                   f"{what}: store + stack/queue {used} bytes, above --memlimit 2 MB")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":
