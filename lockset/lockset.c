@@ -292,7 +292,7 @@ void ls_free(ls_detector *d)
     free(d);
 }
 
-uint32_t ls_meta_bytes(const ls_detector *d) { return d->meta_bytes; }
+uint32_t ls_meta_bytes(const ls_detector *d) { return d ? d->meta_bytes : 0; }
 
 void ls_init_meta(const ls_detector *d, uint8_t *s)
 {

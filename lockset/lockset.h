@@ -100,7 +100,8 @@ typedef struct ls_detector ls_detector;
 ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off);
 void ls_free(ls_detector *d); /* NULL is a no-op */
 
-/* Bytes of metadata the detector needs in the state vector (0 for LS_OFF). */
+/* Bytes of metadata the detector needs in the state vector (0 for LS_OFF
+ * and for NULL). */
 uint32_t ls_meta_bytes(const ls_detector *d);
 
 /* Write the initial metadata (all zero: virgin, untouched) into s at the

@@ -81,8 +81,9 @@ typedef struct search {
     const explore_options *o;
     explore_result *r;
     store *st;
-    size_t vmsize;     /* vm part of a vector */
-    size_t vsize;      /* stored vector: vm part + error marker */
+    size_t ssize;      /* the state: vm part, then the detector's metadata */
+    size_t vsize;      /* stored vector: the state + error marker */
+    ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
     /* DFS stack */
     frame *frames;
@@ -132,11 +133,12 @@ static uint64_t search_memory(const search *S)
 static void fill_stats(search *S)
 {
     explore_stats *x = &S->r->stats;
-    x->vector_bytes = S->vmsize;
+    x->vector_bytes = S->ssize;
     if (S->st) {
         x->store_bytes = store_bytes(S->st);
         x->omission = store_omission_probability(S->st);
     }
+    x->locksets = S->det ? ls_interned(S->det) : 0;
     x->search_bytes = stack_queue_bytes(S);
     x->peak_rss = peak_rss();
     x->seconds = now_since(&S->t0);
@@ -200,9 +202,31 @@ typedef struct step_outcome {
     uint32_t pc;
 } step_outcome;
 
+/* The outcome of a step the detector stopped (one of its hooks returned
+ * true): the violation as an error of the faulting thread, at the access
+ * (the interpreter stops before it). False if the detector ran out of
+ * memory: then there is no verdict, and the search must stop. */
+static bool detector_outcome(const ls_detector *det, const vm_program *p, const uint8_t *s,
+                             step_outcome *out)
+{
+    const ls_report *rep = ls_last_report(det);
+    switch (rep->kind) {
+    case LS_NOMEM: return false;
+    case LS_LD:
+    case LS_ERASER: out->kind = VERDICT_LOCK_DISCIPLINE; break;
+    case LS_GOLDILOCKS: out->kind = VERDICT_RACE; break;
+    default: out->kind = VERDICT_RUNTIME_ERROR; break; /* unshared touched by two threads */
+    }
+    out->tid = rep->tid;
+    out->pc = vm_tpc(p, s, rep->tid);
+    snprintf(out->msg, sizeof out->msg, "%s", rep->msg);
+    return true;
+}
+
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
- * REDUCE_COMPOSE the thread's invisible tail. */
-static void run_step(search *S, uint8_t *s, int tid, uint64_t choice,
+ * REDUCE_COMPOSE the thread's invisible tail. False if the search must stop
+ * (S->stop says why). */
+static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                      step_outcome *out)
 {
     const vm_program *p = S->p;
@@ -221,7 +245,7 @@ static void run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                 out->pc = vm_tpc(p, s, tid);
                 snprintf(out->msg, sizeof out->msg,
                          "no visible operation within %" PRIu64 " steps", S->o->max_invisible);
-                return;
+                return true;
             }
             rc = vm_step(p, s, tid, 0, &S->hooks, &f);
             x->instructions++;
@@ -235,7 +259,11 @@ static void run_step(search *S, uint8_t *s, int tid, uint64_t choice,
         out->tid = f.tid;
         out->pc = f.pc;
         snprintf(out->msg, sizeof out->msg, "%s", f.msg);
+    } else if (rc == VM_STOPPED && !detector_outcome(S->det, p, s, out)) {
+        S->stop = STOP_NOMEM;
+        return false;
     }
+    return true;
 }
 
 static bool any_enabled(const vm_program *p, const uint8_t *s)
@@ -257,7 +285,7 @@ static void dump_state(search *S, const uint8_t *s)
     static const char hex[] = "0123456789abcdef";
     if (!S->o->dump_states) return;
     if (S->o->reduce == REDUCE_NONE && !all_visible(S->p, s)) return;
-    for (size_t i = 0; i < S->vmsize; i++) {
+    for (size_t i = 0; i < S->p->layout.size; i++) {
         fputc(hex[s[i] >> 4], S->o->dump_states);
         fputc(hex[s[i] & 15], S->o->dump_states);
     }
@@ -328,7 +356,7 @@ static int insert_successor(search *S, uint8_t *s, step_outcome *out)
 {
     explore_stats *x = &S->r->stats;
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
-    s[S->vmsize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
+    s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
     store_result sr = store_insert(S->st, s);
     if (sr == STORE_FULL) {
         S->stop = STOP_NOMEM;
@@ -447,9 +475,9 @@ static void dfs(search *S)
         if (!dfs_grow(S, depth + 2, true)) break;
         s = S->states + depth * S->vsize;
         uint8_t *ns = s + S->vsize;
-        memcpy(ns, s, S->vmsize);
+        memcpy(ns, s, S->ssize);
         step_outcome out;
-        run_step(S, ns, st.tid, st.choice, &out);
+        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
         x->transitions++;
         int rc = insert_successor(S, ns, &out);
         if (rc == INS_STOP) break;
@@ -548,9 +576,9 @@ static void bfs(search *S)
             uint64_t n = vm_enabled(p, S->qstates + i * S->vsize, t);
             for (uint64_t c = 0; c < n; c++) {
                 explore_step st = {t, c};
-                memcpy(ns, S->qstates + i * S->vsize, S->vmsize); /* queue may move */
+                memcpy(ns, S->qstates + i * S->vsize, S->ssize); /* queue may move */
                 step_outcome out;
-                run_step(S, ns, t, c, &out);
+                if (!run_step(S, ns, t, c, &out)) break;
                 x->transitions++;
                 int rc = insert_successor(S, ns, &out);
                 if (rc == INS_STOP) break;
@@ -575,19 +603,30 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.r = r;
     clock_gettime(CLOCK_MONOTONIC, &S.t0);
     S.next_progress = 2.0;
-    S.vmsize = p->layout.size;
-    S.vsize = S.vmsize + 1;
+    if (o->race != LS_OFF) {
+        S.det = ls_new(o->race, p, p->layout.size);
+        if (!S.det) {
+            r->stop = STOP_NOMEM;
+            r->verdict = VERDICT_INCOMPLETE;
+            return -1;
+        }
+        ls_hooks(S.det, &S.hooks);
+    }
+    S.ssize = p->layout.size + ls_meta_bytes(S.det);
+    S.vsize = S.ssize + 1;
     S.st = store_new(&o->store, S.vsize);
     if (!S.st || !dfs_grow(&S, 1, false)) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         store_free(S.st);
+        ls_free(S.det);
         free(S.frames);
         free(S.states);
         return -1;
     }
-    memcpy(S.states, p->init_state, S.vmsize);
-    S.states[S.vmsize] = 0;
+    memcpy(S.states, p->init_state, p->layout.size);
+    if (S.det) ls_init_meta(S.det, S.states);
+    S.states[S.ssize] = 0;
     step_outcome out = {.kind = VERDICT_OK};
     int rc = insert_successor(&S, S.states, &out);
     if (rc == INS_ERROR)
@@ -606,6 +645,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         r->verdict = VERDICT_INCOMPLETE;
     if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
     store_free(S.st);
+    ls_free(S.det);
     free(S.frames);
     free(S.states);
     free(S.qstates);
@@ -639,13 +679,21 @@ static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
 }
 
 int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
-                 const explore_step *path, uint32_t len, trace *t)
+                 ls_kind race, const explore_step *path, uint32_t len, trace *t)
 {
     memset(t, 0, sizeof *t);
     uint32_t cap = 0;
-    uint8_t *s = malloc(p->layout.size);
-    if (!s) return -1;
+    int rc = -1;
+    vm_hooks h = {0};
+    ls_detector *det = NULL;
+    if (race != LS_OFF) {
+        if (!(det = ls_new(race, p, p->layout.size))) return -1;
+        ls_hooks(det, &h);
+    }
+    uint8_t *s = malloc(p->layout.size + ls_meta_bytes(det));
+    if (!s) goto out;
     memcpy(s, p->init_state, p->layout.size);
+    if (det) ls_init_meta(det, s);
     t->final_state = s;
     for (uint32_t i = 0; i < len; i++) {
         int tid = path[i].tid;
@@ -653,29 +701,37 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
             t->diverged = true;
             snprintf(t->why, sizeof t->why,
                      "step %" PRIu32 " is not executable on replay", i + 1);
-            return 0;
+            rc = 0;
+            goto out;
         }
         uint64_t n = 0;
         for (bool first = true;; first = false) {
             trace_entry e = {i + 1, tid, vm_tpc(p, s, tid), first ? path[i].choice : 0, first,
                              vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED};
-            if (!trace_push(t, &cap, &e)) return -1;
+            if (!trace_push(t, &cap, &e)) goto out;
             vm_fault f;
-            vm_status rc = vm_step(p, s, tid, first ? path[i].choice : 0, NULL, &f);
-            if (rc == VM_FAULT) {
-                snprintf(t->why, sizeof t->why, "%s", f.msg);
+            vm_status st = vm_step(p, s, tid, first ? path[i].choice : 0, &h, &f);
+            if (st != VM_OK) {
+                if (st == VM_STOPPED && ls_last_report(det)->kind == LS_NOMEM) goto out;
+                snprintf(t->why, sizeof t->why, "%s",
+                         st == VM_FAULT ? f.msg : ls_last_report(det)->msg);
                 if (i + 1 != len) t->diverged = true;
-                return 0;
+                rc = 0;
+                goto out;
             }
             if (reduce == REDUCE_NONE || vm_at_visible(p, s, tid)) break;
             if (++n > max_invisible) {
                 snprintf(t->why, sizeof t->why,
                          "no visible operation within %" PRIu64 " steps", max_invisible);
-                return 0;
+                rc = 0;
+                goto out;
             }
         }
     }
-    return 0;
+    rc = 0;
+out:
+    ls_free(det);
+    return rc;
 }
 
 void trace_free(trace *t)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lockset.h"
 #include "store.h"
 #include "vm.h"
 
@@ -46,6 +47,7 @@ typedef enum stop_reason {
 typedef struct explore_options {
     reduce_mode reduce;
     search_order search;
+    ls_kind race;             /* lock-discipline / race detector (LS_OFF: none) */
     store_config store;
     uint64_t max_depth;       /* 0: unbounded */
     uint64_t max_invisible;   /* BoundedInvis bound (default 100000) */
@@ -83,7 +85,8 @@ typedef struct explore_stats {
     uint64_t max_depth;       /* deepest stack (DFS) or level (BFS) */
     uint64_t instructions;    /* executed, visible and invisible */
     uint64_t invisible;       /* of those, merged into composed steps */
-    uint64_t vector_bytes;    /* state vector size */
+    uint64_t vector_bytes;    /* state vector size (with detector metadata) */
+    uint64_t locksets;        /* distinct locksets interned by the detector */
     uint64_t store_bytes;
     uint64_t search_bytes;    /* stack or queue */
     uint64_t peak_rss;        /* bytes, from getrusage */
@@ -127,15 +130,16 @@ typedef struct trace {
     uint32_t n;
     uint8_t *final_state;     /* the state after the path (vm part) */
     bool diverged;            /* replay did not follow the path */
-    char why[192];            /* how it diverged, or the fault it ended in */
+    char why[256];            /* how it diverged, or the fault it ended in */
 } trace;
 
-/* Replay `path` from the initial state with the same granularity as the
- * search (`reduce`) and record every instruction executed. Returns 0, or -1
+/* Replay `path` from the initial state with the same granularity and
+ * detector as the search (`reduce`, `race`) and record every instruction
+ * executed. Returns 0, or -1
  * on allocation failure. A replay that cannot follow the path (a thread not
  * enabled) sets diverged. Free with trace_free(). */
 int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
-                 const explore_step *path, uint32_t len, trace *t);
+                 ls_kind race, const explore_step *path, uint32_t len, trace *t);
 void trace_free(trace *t);
 
 #endif

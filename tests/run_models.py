@@ -3,7 +3,7 @@
 verdict (and optionally exact state/transition counts) in header comments:
 
     ; expect: deadlock            ok | deadlock | assertion | runtime_error | lock_discipline
-    ; options: -D N=3             extra mcheck options
+    ; options: -D N=3             extra mcheck options (--race=ld for a discipline verdict)
     ; expect-states: 9            states stored with the default (composed) search
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
@@ -77,10 +77,10 @@ def test_model(mcheck, path):
     check(expect in EXIT, f"{name}: header has a valid 'expect:' line (got {expect!r})")
     if expect not in EXIT:
         return
-    if expect in ("lock_discipline", "race") and os.environ.get("MCHECK_HAVE_LOCKSET") != "1":
-        print(f"skip {name}: expects {expect}, which needs the lockset detectors")
-        return
     opts = h.get("options", "").split()
+    if expect in ("lock_discipline", "race"):
+        check(any(o.startswith("--race=") and o != "--race=off" for o in opts),
+              f"{name}: expects {expect}, so its 'options:' must choose a detector (--race=...)")
     code, js, err = run_json(mcheck, opts + [path])
     check(js is not None, f"{name}: JSON output parses ({err.strip()[:200]})")
     if js is None:

@@ -242,6 +242,25 @@ def test_composed_trace_lists_every_instruction():
           f"a composed step expands into every instruction it ran: {got}")
 
 
+def test_race_option():
+    racy = model("racy.bc", "shared x\nthread t[2]\n    reg v\n    load v, x\n    add v, v, 1\n"
+                            "    store x, v\n")
+    code, out, _ = run("--json", racy)
+    js = json.loads(out)
+    check(code == 0 and js["options"]["race"] == "off", "--race is off by default (for now)")
+    for race, verdict in (("ld", "lock_discipline"), ("eraser", "lock_discipline"),
+                          ("goldilocks", "race")):
+        for reduce in ("compose", "none"):
+            code, out, _ = run("--json", f"--race={race}", f"--reduce={reduce}", racy)
+            js = json.loads(out)
+            check(code == 1 and js["verdict"] == verdict and js["options"]["race"] == race
+                  and js["error"]["thread"].startswith("t[") and "'x'" in js["error"]["message"],
+                  f"--race={race} --reduce={reduce}: {verdict} on 'x' ({js['verdict']})")
+            check(js["stats"]["locksets"] >= 1, f"--race={race}: locksets interned are counted")
+    code, out, err = run("--race=maybe", racy)
+    check(code == 2 and "--race" in err, "bad --race value: exit 2")
+
+
 def test_progress_line():
     p = subprocess.run([MCHECK, "--progress", "--reduce=none", "--timelimit", "4.5",
                         model("big.bc", BIG)], capture_output=True, text=True, timeout=60)
@@ -256,7 +275,7 @@ def main():
     MCHECK = sys.argv[1]
     for t in (test_usage, test_define_changes_the_model, test_simulate, test_json_report,
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
-              test_progress_line):
+              test_race_option, test_progress_line):
         t()
     return finish()
 

@@ -49,6 +49,9 @@ static void usage(FILE *out)
           "search:\n"
           "  --reduce=compose|none  compose each visible step with its invisible tail\n"
           "                         (default), or schedule at every instruction\n"
+          "  --race=off|ld|eraser|goldilocks\n"
+          "                         check the locking discipline (Stoller's LD') or races\n"
+          "                         during the search (default off, for now)\n"
           "  --search=dfs|bfs       depth-first (default) or breadth-first (shortest trace)\n"
           "  --store=compact|exact|bitstate\n"
           "                         hash compaction (default), full vectors, or supertrace\n"
@@ -73,6 +76,17 @@ static void usage(FILE *out)
 }
 
 /* ---- option parsing ------------------------------------------------------ */
+
+static const char *race_name(ls_kind k)
+{
+    switch (k) {
+    case LS_OFF: return "off";
+    case LS_LD: return "ld";
+    case LS_ERASER: return "eraser";
+    case LS_GOLDILOCKS: return "goldilocks";
+    }
+    return "?";
+}
 
 typedef struct cli {
     explore_options eo;
@@ -119,7 +133,7 @@ static bool parse_i32(const char *s, int32_t *v)
 }
 
 enum {
-    OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_SEARCH,
+    OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_RACE, OPT_SEARCH,
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION,
@@ -133,6 +147,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"steps", required_argument, 0, OPT_STEPS},
         {"dump", no_argument, 0, OPT_DUMP},
         {"reduce", required_argument, 0, OPT_REDUCE},
+        {"race", required_argument, 0, OPT_RACE},
         {"search", required_argument, 0, OPT_SEARCH},
         {"store", required_argument, 0, OPT_STORE},
         {"fingerprint", required_argument, 0, OPT_FP},
@@ -187,6 +202,13 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!strcmp(optarg, "compose")) c->eo.reduce = REDUCE_COMPOSE;
             else if (!strcmp(optarg, "none")) c->eo.reduce = REDUCE_NONE;
             else return bad_usage("--reduce: expected 'compose' or 'none', got '%s'", optarg);
+            break;
+        case OPT_RACE:
+            if (!strcmp(optarg, "off")) c->eo.race = LS_OFF;
+            else if (!strcmp(optarg, "ld")) c->eo.race = LS_LD;
+            else if (!strcmp(optarg, "eraser")) c->eo.race = LS_ERASER;
+            else if (!strcmp(optarg, "goldilocks")) c->eo.race = LS_GOLDILOCKS;
+            else return bad_usage("--race: expected 'off', 'ld', 'eraser' or 'goldilocks', got '%s'", optarg);
             break;
         case OPT_SEARCH:
             if (!strcmp(optarg, "dfs")) c->eo.search = SEARCH_DFS;
@@ -425,6 +447,9 @@ static void print_stats_text(FILE *out, const cli *c, const explore_result *r)
                 x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
     fprintf(out, "\n");
     fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
+    if (c->eo.race != LS_OFF)
+        fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
+                race_name(c->eo.race));
     if (c->eo.store.kind == STORE_COMPACT)
         fprintf(out, "  store                compact, %u-bit fingerprints, %s (%.1f bytes/state)\n",
                 c->eo.store.fingerprint_bits, human_bytes((double)x->store_bytes, b1, sizeof b1), bps);
@@ -562,9 +587,10 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
     fprintf(out, ",\"verdict\":\"%s\",\"complete\":%s,\"stop\":\"%s\"",
             verdict_name(r->verdict),
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
-    fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"off\",\"store\":\"%s\","
+    fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64 "}",
-            c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", store_kind_name(c->eo.store.kind),
+            c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", race_name(c->eo.race),
+            store_kind_name(c->eo.store.kind),
             c->eo.store.fingerprint_bits, c->eo.search == SEARCH_BFS ? "bfs" : "dfs",
             c->eo.max_depth);
     fprintf(out, ",\"error\":");
@@ -590,11 +616,12 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             ",\"avg_composed_step\":%.3f"
             ",\"state_vector_bytes\":%" PRIu64 ",\"store_bytes\":%" PRIu64
             ",\"bytes_per_state\":%.3f,\"search_bytes\":%" PRIu64 ",\"peak_rss_bytes\":%" PRIu64
-            ",\"omission_probability\":%.6g",
+            ",\"omission_probability\":%.6g,\"locksets\":%" PRIu64,
             x->states_stored, x->transitions, x->states_matched, x->max_depth, x->instructions,
             x->invisible, c->eo.reduce == REDUCE_COMPOSE ? x->transitions : 0,
             x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
-            x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission);
+            x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
+            x->locksets);
     /* bitstate covers part of the states, by an estimate; the others all */
     if (c->eo.store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
@@ -636,16 +663,17 @@ static int run_search(cli *c, const vm_program *p)
      * available), never the verdict or the statistics. */
     trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;
     for (uint32_t i = 0; traces && i < r.nerrors; i++)
-        if (trace_replay(p, c->eo.reduce, c->eo.max_invisible, r.errors[i].path, r.errors[i].len,
+        if (trace_replay(p, c->eo.reduce, c->eo.max_invisible, c->eo.race, r.errors[i].path, r.errors[i].len,
                          &traces[i]) != 0)
             trace_free(&traces[i]);
 
     if (c->json) {
         print_json(stdout, c, p, &r, traces);
     } else {
-        printf("mcheck %s: %s (reduce=%s, store=%s, search=%s)\n", VM_VERSION, c->model,
-               c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", store_kind_name(c->eo.store.kind),
-               c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
+        printf("mcheck %s: %s (reduce=%s%s%s, store=%s, search=%s)\n", VM_VERSION, c->model,
+               c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none",
+               c->eo.race != LS_OFF ? ", race=" : "", c->eo.race != LS_OFF ? race_name(c->eo.race) : "",
+               store_kind_name(c->eo.store.kind), c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
         for (uint32_t i = 0; i < r.nerrors; i++) {
             if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
             print_error_text(stdout, p, &r.errors[i], trace_of(traces, i), c->eo.search == SEARCH_DFS);
