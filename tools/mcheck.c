@@ -378,10 +378,9 @@ void report_trace_line(FILE *out, const vm_program *p, const trace *t, const tra
                 note[0] ? "  " : "", note);
 }
 
-static void print_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
+void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
 {
     char name[64], why[192];
-    fprintf(out, "blocked threads:\n");
     for (uint32_t t = 0; t < p->nthreads; t++) {
         enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
         if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
@@ -389,7 +388,8 @@ static void print_blocked_threads(FILE *out, const vm_program *p, const uint8_t 
         if (!in) in = &unknown_insn;
         vm_thread_name(p, s, (int)t, name, sizeof name);
         vm_describe_block(p, s, (int)t, why, sizeof why);
-        fprintf(out, "  %-14s line %d (%s): %s\n", name, in->line, in->text, why);
+        fprintf(out, "  %-14s line %d (%s): %s%s\n", name, in->line, in->text, why,
+                in->end_label ? " [end label]" : "");
     }
 }
 
@@ -413,7 +413,10 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
     for (uint32_t i = 0; i < t->n; i++) report_trace_line(out, p, t, &t->entries[i]);
     if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
-    if (er->kind == VERDICT_DEADLOCK) print_blocked_threads(out, p, t->final_state);
+    if (er->kind == VERDICT_DEADLOCK) {
+        fprintf(out, "blocked threads:\n");
+        report_blocked_threads(out, p, t->final_state);
+    }
     if (bfs_hint && er->len > 20)
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }

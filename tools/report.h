@@ -16,6 +16,10 @@ void json_string(FILE *out, const char *s);
 void report_trace_line(FILE *out, const vm_program *p, const trace *t,
                        const trace_entry *e);
 
+/* One line per thread that has not ended: where it stands and what it
+ * waits for (vm_describe_block), marked when it is at an end label. */
+void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s);
+
 /* One random interleaving, one instruction per step. Returns the exit
  * status: 0 all threads ended (or a valid end), 1 deadlock or error, 3 step
  * limit. */

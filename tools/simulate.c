@@ -21,20 +21,6 @@ static uint64_t below(uint64_t *rng, uint64_t n)
     return n ? splitmix64(rng) % n : 0;
 }
 
-static void print_blocked(const vm_program *p, const uint8_t *s, FILE *out)
-{
-    char name[64], why[192];
-    for (uint32_t t = 0; t < p->nthreads; t++) {
-        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
-        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
-        const vm_insn *in = &vm_thread_body(p, s, (int)t)->code[vm_tpc(p, s, (int)t)];
-        vm_thread_name(p, s, (int)t, name, sizeof name);
-        vm_describe_block(p, s, (int)t, why, sizeof why);
-        fprintf(out, "  %s at %s:%d (%s): %s%s\n", name, p->filename, in->line, in->text, why,
-                in->end_label ? " [end label]" : "");
-    }
-}
-
 int simulate_run(const vm_program *p, unsigned long long seed,
                  unsigned long long max_steps, FILE *out)
 {
@@ -61,7 +47,7 @@ int simulate_run(const vm_program *p, unsigned long long seed,
                 status = 0;
             } else {
                 fprintf(out, "end: deadlock after %" PRIu64 " steps; blocked threads:\n", step - 1);
-                print_blocked(p, s, out);
+                report_blocked_threads(out, p, s);
                 status = 1;
             }
             break;
