@@ -48,6 +48,18 @@ struct ls_detector {
     uint32_t tab_cap;    /* power of two */
     memo meet, add;
     uint64_t *tmp;       /* scratch set */
+    /* what a thread may still access (ls_canonicalize): per body, per pc,
+     * FUT_BLOCKS blocks of vwords words (see compute_future) */
+    uint32_t vwords;
+    uint64_t **future;   /* per body: ncode * FUT_BLOCKS * vwords */
+    uint64_t *live;      /* scratch: FUT_BLOCKS * vwords, the union */
+    uint8_t *emark;      /* scratch: per element of the largest variable */
+    int32_t *tself;      /* scratch: per live thread, its self */
+    uint32_t *meta_vars; /* vars with metadata */
+    uint32_t nmeta_vars;
+    uint64_t *meta_mask; /* vwords: the vars with metadata */
+    uint8_t *tstate;     /* per thread, scratch: 0 ended, 1 live, 2 not started */
+    const uint64_t **tfut; /* per live thread, scratch: its future sets */
     ls_report rep;
 };
 
@@ -224,6 +236,102 @@ static uint32_t held_set(ls_detector *d, const uint8_t *s, int tid)
 
 /* ---- construction ------------------------------------------------------ */
 
+/* ---- what a thread may still access -------------------------------------- */
+
+static void bit_set(uint64_t *w, uint32_t i) { w[i >> 6] |= 1ull << (i & 63); }
+static bool bit_get(const uint64_t *w, uint32_t i) { return (w[i >> 6] >> (i & 63)) & 1; }
+
+/* OR src into dst (n words); true if dst changed. */
+static bool or_into(uint64_t *dst, const uint64_t *src, uint32_t n)
+{
+    bool changed = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = dst[i] | src[i];
+        changed |= v != dst[i];
+        dst[i] = v;
+    }
+    return changed;
+}
+
+/* For every body and pc, the variables a thread standing at pc may still
+ * access, in four blocks of bits over the variables:
+ *   FUT_ANY, FUT_WR:           read or write / write, at any element (an
+ *                              index other than `self`: the whole variable);
+ *   FUT_SELF_ANY, FUT_SELF_WR: read or write / write, only at element
+ *                              [self] (the thread's own slot of an array).
+ * Counted: the thread's own loads and stores on every path from pc, and
+ * everything a thread it may spawn can access (that thread's `self` is not
+ * the spawner's, so its self-indexed accesses count as any element). A
+ * backward may-analysis over the control flow (jmp, jz/jnz, fall-through;
+ * `end` has no successor), iterated to a fixed point because spawn edges
+ * link bodies. Along any execution the sets only shrink: a successor's set
+ * is part of its predecessor's, and a spawned thread's entry set is part of
+ * the spawner's. */
+enum { FUT_ANY, FUT_WR, FUT_SELF_ANY, FUT_SELF_WR, FUT_BLOCKS };
+
+static bool set_bit_changed(uint64_t *w, uint32_t i)
+{
+    if (bit_get(w, i)) return false;
+    bit_set(w, i);
+    return true;
+}
+
+static bool compute_future(ls_detector *d)
+{
+    const vm_program *p = d->p;
+    uint32_t vw = d->vwords, stride = FUT_BLOCKS * vw;
+    d->future = calloc(p->nbodies ? p->nbodies : 1, sizeof *d->future);
+    if (!d->future) return false;
+    for (uint32_t b = 0; b < p->nbodies; b++) {
+        d->future[b] = calloc((size_t)(p->bodies[b].ncode ? p->bodies[b].ncode : 1) * stride,
+                              sizeof(uint64_t));
+        if (!d->future[b]) return false;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = 0; b < p->nbodies; b++) {
+            const vm_body *body = &p->bodies[b];
+            for (uint32_t pc = body->ncode; pc-- > 0;) {
+                const vm_insn *in = &body->code[pc];
+                uint64_t *f = d->future[b] + (size_t)pc * stride;
+                uint32_t next = pc + 1 < body->ncode ? pc + 1 : UINT32_MAX;
+                uint32_t jump = UINT32_MAX;
+                bool self = in->idx.kind == VM_ARG_SELF && p->vars[in->obj].is_array;
+                uint32_t any = self ? FUT_SELF_ANY : FUT_ANY, wr = self ? FUT_SELF_WR : FUT_WR;
+                switch (in->op) {
+                case VM_OP_load:
+                    changed |= set_bit_changed(f + any * vw, (uint32_t)in->obj);
+                    break;
+                case VM_OP_store:
+                    changed |= set_bit_changed(f + any * vw, (uint32_t)in->obj);
+                    changed |= set_bit_changed(f + wr * vw, (uint32_t)in->obj);
+                    break;
+                case VM_OP_jmp: next = UINT32_MAX; jump = (uint32_t)in->obj; break;
+                case VM_OP_jz:
+                case VM_OP_jnz: jump = (uint32_t)in->obj; break;
+                case VM_OP_end: next = UINT32_MAX; break;
+                case VM_OP_spawn: {
+                    const uint64_t *c = d->future[in->obj]; /* the child at its pc 0 */
+                    changed |= or_into(f + FUT_ANY * vw, c + FUT_ANY * vw, vw);
+                    changed |= or_into(f + FUT_ANY * vw, c + FUT_SELF_ANY * vw, vw);
+                    changed |= or_into(f + FUT_WR * vw, c + FUT_WR * vw, vw);
+                    changed |= or_into(f + FUT_WR * vw, c + FUT_SELF_WR * vw, vw);
+                    break;
+                }
+                default: break;
+                }
+                if (next != UINT32_MAX)
+                    changed |= or_into(f, d->future[b] + (size_t)next * stride, stride);
+                if (jump != UINT32_MAX && jump < body->ncode)
+                    changed |= or_into(f, d->future[b] + (size_t)jump * stride, stride);
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- construction ------------------------------------------------------ */
+
 ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
 {
     ls_detector *d = calloc(1, sizeof *d);
@@ -270,6 +378,25 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
     d->words = d->nobj ? (d->nobj + 63) / 64 : 1;
     d->tmp = calloc(d->words, sizeof *d->tmp);
     if (!d->tmp || !tab_grow(d)) goto fail;
+    d->vwords = (nv + 63) / 64;
+    d->live = calloc(FUT_BLOCKS * (size_t)d->vwords, sizeof *d->live);
+    uint32_t maxsize = 1;
+    for (uint32_t v = 0; v < p->nvars; v++)
+        if (p->vars[v].size > maxsize) maxsize = p->vars[v].size;
+    d->emark = calloc(maxsize, 1);
+    d->tself = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tself);
+    if (!d->emark || !d->tself) goto fail;
+    d->meta_vars = malloc(nv * sizeof *d->meta_vars);
+    d->meta_mask = calloc(d->vwords, sizeof *d->meta_mask);
+    d->tstate = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tstate);
+    d->tfut = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tfut);
+    if (!d->live || !d->meta_vars || !d->meta_mask || !d->tstate || !d->tfut) goto fail;
+    for (uint32_t v = 0; v < p->nvars; v++)
+        if (kind != LS_OFF && p->vars[v].cls != VM_VOLATILE) {
+            d->meta_vars[d->nmeta_vars++] = v;
+            bit_set(d->meta_mask, v);
+        }
+    if (kind != LS_OFF && !compute_future(d)) goto fail;
     if (intern(d, d->tmp) != 0) goto fail; /* the empty set is id 0 */
     return d;
 fail:
@@ -287,6 +414,16 @@ void ls_free(ls_detector *d)
     free(d->sets);
     free(d->tab);
     free(d->tmp);
+    if (d->future)
+        for (uint32_t b = 0; b < d->p->nbodies; b++) free(d->future[b]);
+    free(d->future);
+    free(d->live);
+    free(d->meta_vars);
+    free(d->meta_mask);
+    free(d->tstate);
+    free(d->emark);
+    free(d->tself);
+    free(d->tfut);
     memo_free(&d->meet);
     memo_free(&d->add);
     free(d);
@@ -297,6 +434,140 @@ uint32_t ls_meta_bytes(const ls_detector *d) { return d ? d->meta_bytes : 0; }
 void ls_init_meta(const ls_detector *d, uint8_t *s)
 {
     memset(s + d->meta_off, 0, d->meta_bytes);
+}
+
+/* Zero (or reset to an equivalent value) the metadata no later check can
+ * read, so that states differing only there are one state. Which variables
+ * any thread may still access, and which it may still write, comes from
+ * compute_future() at each live thread's pc (a thread that may be spawned
+ * later is covered by its spawner's set). Rules, per element of a variable:
+ *   no thread may access it again: the record is zeroed (its checks are
+ *     over; an unshared variable's owner is forgotten);
+ *   no thread may write it again: LD' can only report a violation on an
+ *     element that has been written, so an element not written since it
+ *     became checked (modes 0 and 2; mode 1 of an `init` variable) behaves
+ *     the same whatever its candidate set: it becomes mode 0 (mode 1 with
+ *     `init T`, whose mode 0 still demands T's first access). Eraser
+ *     likewise: virgin, exclusive and shared all become virgin (only
+ *     shared-modified can report). Goldilocks: the read slots R[t] are
+ *     only checked by writes and are cleared.
+ *   Goldilocks, also while the variable is live: a lockset only grows until
+ *     the access that replaces it, so once W holds every thread that may
+ *     still access the element, every later check against it passes, as it
+ *     does with no write at all: W becomes 0. Likewise R[u] once it holds
+ *     every thread that may still write the element. (A spawn slot not
+ *     started yet counts as a thread that may access it.)
+ * Mode 3 (written, LD) and shared-modified (Eraser) are kept: a later read
+ * with the wrong locks is a violation. */
+
+/* May live thread t still access element i of var v (write it, if
+ * `writes`)? */
+static bool thread_may(const ls_detector *d, uint32_t t, uint32_t v, uint32_t i, bool writes)
+{
+    const uint64_t *f = d->tfut[t];
+    uint32_t vw = d->vwords;
+    if (bit_get(f + (writes ? FUT_WR : FUT_ANY) * vw, v)) return true;
+    return bit_get(f + (writes ? FUT_SELF_WR : FUT_SELF_ANY) * vw, v) &&
+           d->tself[t] == (int32_t)i;
+}
+
+/* Goldilocks: does set id hold every thread that may still access element
+ * i of var v (may still write it, if `writes`)? A spawn slot not started
+ * yet counts as one that may. */
+static bool covers(const ls_detector *d, uint32_t id, uint32_t v, uint32_t i, bool writes)
+{
+    const vm_program *p = d->p;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        if (d->tstate[t] == 0) continue;
+        if (d->tstate[t] == 1 && !thread_may(d, t, v, i, writes)) continue;
+        if (!set_has(d, id, LS_OBJ_THREAD(p, t))) return false;
+    }
+    return true;
+}
+
+void ls_canonicalize(ls_detector *d, uint8_t *s)
+{
+    const vm_program *p = d->p;
+    uint32_t vw = d->vwords, stride = FUT_BLOCKS * vw;
+    if (d->kind == LS_OFF || d->nmeta_vars == 0) return;
+    bool gold = d->kind == LS_GOLDILOCKS;
+    uint64_t *u = d->live; /* the union of the live threads' blocks */
+    memset(u, 0, (size_t)stride * sizeof *u);
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+        d->tstate[t] = st == VM_T_UNUSED ? 2 : 0;
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        const vm_body *b = vm_thread_body(p, s, (int)t);
+        uint32_t pc = vm_tpc(p, s, (int)t);
+        if (!b || pc >= b->ncode) continue;
+        d->tstate[t] = 1;
+        d->tfut[t] = d->future[b - p->bodies] + (size_t)pc * stride;
+        d->tself[t] = vm_tself(p, s, (int)t);
+        or_into(u, d->tfut[t], stride);
+        if (gold) continue;
+        bool all = true; /* every element may still be written: nothing to do */
+        for (uint32_t i = 0; i < vw && all; i++)
+            all = (u[FUT_WR * vw + i] & d->meta_mask[i]) == d->meta_mask[i];
+        if (all) return;
+    }
+    for (uint32_t k = 0; k < d->nmeta_vars; k++) {
+        uint32_t v = d->meta_vars[k];
+        bool any_o = bit_get(u + FUT_ANY * vw, v), wr_o = bit_get(u + FUT_WR * vw, v);
+        bool any_s = bit_get(u + FUT_SELF_ANY * vw, v);
+        if (wr_o && !gold) continue;
+        const vm_var *var = &p->vars[v];
+        if (var->cls == VM_UNSHARED) {
+            if (!any_o && !any_s) s[d->meta_off + d->var_off[v]] = 0;
+            continue;
+        }
+        /* the elements live threads reach through their self: mark them
+         * (1 access, 2 write) */
+        bool marked = any_s;
+        if (marked)
+            for (uint32_t t = 0; t < p->nthreads; t++) {
+                if (d->tstate[t] != 1 || d->tself[t] < 0 || (uint32_t)d->tself[t] >= var->size)
+                    continue;
+                uint8_t *mk = &d->emark[d->tself[t]];
+                if (bit_get(d->tfut[t] + FUT_SELF_ANY * vw, v)) *mk |= 1;
+                if (bit_get(d->tfut[t] + FUT_SELF_WR * vw, v)) *mk |= 2;
+            }
+        for (uint32_t i = 0; i < var->size; i++) {
+            uint32_t e = var->first_elem + i;
+            uint32_t o = d->meta_off + d->elem_off[e];
+            uint8_t *m = s + o;
+            bool may_access = any_o || (marked && (d->emark[i] & 1));
+            bool may_write = wr_o || (marked && (d->emark[i] & 2));
+            if (!may_access) {
+                memset(m, 0, d->rec);
+                continue;
+            }
+            switch (d->kind) {
+            case LS_OFF: break;
+            case LS_LD:
+                if (may_write || m[0] == 3 || (m[0] == 0 && var->init_body >= 0)) break;
+                memset(m, 0, d->rec);
+                if (var->init_body >= 0) m[0] = 1;
+                break;
+            case LS_ERASER:
+                if (!may_write && m[0] != 3) memset(m, 0, d->rec);
+                break;
+            case LS_GOLDILOCKS: {
+                uint32_t w = (uint32_t)vm_rd32(s, o);
+                if (w && covers(d, w, v, i, false)) vm_wr32(s, o, 0);
+                for (uint32_t r = 0; r < p->nthreads; r++) {
+                    uint32_t id = (uint32_t)vm_rd32(s, o + 4 + 4 * r);
+                    if (id && (!may_write || covers(d, id, v, i, true)))
+                        vm_wr32(s, o + 4 + 4 * r, 0);
+                }
+                break;
+            }
+            }
+        }
+        if (marked)
+            for (uint32_t t = 0; t < p->nthreads; t++)
+                if (d->tstate[t] == 1 && d->tself[t] >= 0 && (uint32_t)d->tself[t] < var->size)
+                    d->emark[d->tself[t]] = 0;
+    }
 }
 
 const ls_report *ls_last_report(const ls_detector *d) { return &d->rep; }
@@ -341,6 +612,15 @@ uint32_t ls_elem_set(const ls_detector *d, const uint8_t *s, uint32_t elem)
     }
     return 0;
 }
+
+bool ls_elem_checked(const ls_detector *d, const uint8_t *s, uint32_t elem)
+{
+    if (elem >= d->p->nelems || d->elem_off[elem] == NONE) return false;
+    uint8_t mode = s[d->meta_off + d->elem_off[elem]];
+    return (d->kind == LS_LD || d->kind == LS_ERASER) && mode >= 2;
+}
+
+uint32_t ls_held(ls_detector *d, const uint8_t *s, int tid) { return held_set(d, s, tid); }
 
 static void thread_name(const ls_detector *d, const uint8_t *s, int tid, char *buf,
                         size_t n)
@@ -394,6 +674,7 @@ static bool report(ls_detector *d, int kind, uint32_t elem, int tid, bool write,
     d->rep.elem = elem;
     d->rep.tid = tid;
     d->rep.write = write;
+    d->rep.other = -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->rep.msg, sizeof d->rep.msg, fmt, ap);
@@ -548,9 +829,11 @@ static bool access_goldilocks(ls_detector *d, uint8_t *s, int tid, uint32_t elem
         ls_format_set(d, s, bad, bs, sizeof bs);
         if (reader >= 0) {
             thread_name(d, s, reader, rn, sizeof rn);
-            return report(d, LS_GOLDILOCKS, elem, tid, write,
-                          "data race on '%s': written by %s, not ordered after the "
-                          "read by %s (its lockset is %s)", en, tn, rn, bs);
+            report(d, LS_GOLDILOCKS, elem, tid, write,
+                   "data race on '%s': written by %s, not ordered after the "
+                   "read by %s (its lockset is %s)", en, tn, rn, bs);
+            d->rep.other = reader;
+            return true;
         }
         return report(d, LS_GOLDILOCKS, elem, tid, write,
                       "data race on '%s': %s by %s, not ordered after the last write "

@@ -108,6 +108,14 @@ uint32_t ls_meta_bytes(const ls_detector *d);
  * detector's offset. */
 void ls_init_meta(const ls_detector *d, uint8_t *s);
 
+/* Reset the metadata in s that no later check can read (elements no live
+ * thread may access again; for elements nobody may write again, what only
+ * matters to a later write) to a canonical value, so that the search does
+ * not split states on it. Verdicts are unchanged: every check a later step
+ * makes gives the same answer on the canonical metadata. Call it on every
+ * state before it is stored. */
+void ls_canonicalize(ls_detector *d, uint8_t *s);
+
 /* Fill h: ctx and the access/acquire/release/spawn/join/send/recv hooks (exec
  * is left alone). A hook returns true on a violation; ls_last_report() then
  * says what. For LS_OFF every hook pointer is NULL. */
@@ -118,6 +126,9 @@ typedef struct ls_report {
     uint32_t elem; /* global element */
     int tid;       /* the thread whose access was reported */
     bool write;
+    int other;     /* Goldilocks: the earlier access races with thread
+                      `other`'s read since the last write, or -1: with the
+                      last write. -1 for the other kinds. */
     char msg[256]; /* "lock discipline violated on 'x': ..." */
 } ls_report;
 
@@ -145,6 +156,14 @@ uint32_t ls_intern(ls_detector *d, const uint32_t *objs, size_t n);
 /* The lockset an element's metadata in s refers to: LD and Eraser the
  * candidate set, Goldilocks W (0, the empty set, when not applicable). */
 uint32_t ls_elem_set(const ls_detector *d, const uint8_t *s, uint32_t elem);
+
+/* True if the element has a candidate lockset in s (LD: checked, i.e. past
+ * its virgin or initialized mode; Eraser: shared or shared-modified). */
+bool ls_elem_checked(const ls_detector *d, const uint8_t *s, uint32_t elem);
+
+/* The set of locks thread tid holds in s (interned; UINT32_MAX when memory
+ * runs out). */
+uint32_t ls_held(ls_detector *d, const uint8_t *s, int tid);
 
 /* Print set id as "{m1, fork[2], t1, c}" (threads by name when s is given,
  * else "t3"). Returns buf. */

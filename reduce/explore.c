@@ -37,6 +37,7 @@ void explore_options_default(explore_options *o)
     o->store.bitstate_k = 3;
     o->store.bitstate_bytes = 64u << 20;
     o->max_invisible = 100000;
+    o->race = LS_LD; /* the reduction is sound only while LD' holds */
 }
 
 const char *verdict_name(verdict v)
@@ -200,6 +201,7 @@ typedef struct step_outcome {
     char msg[256];
     int tid;
     uint32_t pc;
+    uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
 } step_outcome;
 
 /* The outcome of a step the detector stopped (one of its hooks returned
@@ -219,6 +221,7 @@ static bool detector_outcome(const ls_detector *det, const vm_program *p, const 
     }
     out->tid = rep->tid;
     out->pc = vm_tpc(p, s, rep->tid);
+    out->elem = rep->elem;
     snprintf(out->msg, sizeof out->msg, "%s", rep->msg);
     return true;
 }
@@ -233,6 +236,7 @@ static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
     vm_fault f;
     explore_stats *x = &S->r->stats;
     out->kind = VERDICT_OK;
+    out->elem = UINT32_MAX;
 
     vm_status rc = vm_step(p, s, tid, choice, &S->hooks, &f);
     x->instructions++;
@@ -319,6 +323,7 @@ static bool record_error(search *S, const step_outcome *e, const explore_step *p
         snprintf(er->msg, sizeof er->msg, "%s", e->msg);
         er->tid = e->tid;
         er->pc = e->pc;
+        er->elem = e->elem;
         er->len = len;
         er->path = malloc((len ? len : 1) * sizeof *path);
         if (!er->path) {
@@ -343,6 +348,7 @@ static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e)
     e->kind = VERDICT_DEADLOCK;
     e->tid = -1;
     e->pc = 0;
+    e->elem = UINT32_MAX;
     snprintf(e->msg, sizeof e->msg, "deadlock: no thread can move");
     return true;
 }
@@ -355,6 +361,7 @@ enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
 static int insert_successor(search *S, uint8_t *s, step_outcome *out)
 {
     explore_stats *x = &S->r->stats;
+    if (S->det) ls_canonicalize(S->det, s); /* metadata no later check reads */
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
     store_result sr = store_insert(S->st, s);
@@ -627,7 +634,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     memcpy(S.states, p->init_state, p->layout.size);
     if (S.det) ls_init_meta(S.det, S.states);
     S.states[S.ssize] = 0;
-    step_outcome out = {.kind = VERDICT_OK};
+    step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
     int rc = insert_successor(&S, S.states, &out);
     if (rc == INS_ERROR)
         record_error(&S, &out, NULL, 0);
@@ -678,6 +685,42 @@ static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
     return true;
 }
 
+/* The replay's access hook: the detector's, and a note of what it saw in
+ * the trace entry being executed (the last one). */
+typedef struct replay_ctx {
+    vm_hooks det_hooks;
+    ls_detector *det;
+    trace *t;
+} replay_ctx;
+
+static bool replay_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
+{
+    replay_ctx *rc = ctx;
+    trace_entry *e = &rc->t->entries[rc->t->n - 1];
+    e->elem = (int32_t)elem;
+    e->write = write;
+    e->held = ls_held(rc->det, s, tid);
+    bool stop = rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
+    e->set = stop ? UINT32_MAX : ls_elem_set(rc->det, s, elem);
+    e->checked = !stop && ls_elem_checked(rc->det, s, elem);
+    return stop;
+}
+
+/* The other hooks pass through to the detector. */
+#define REPLAY_HOOK(name, T)                                                   \
+    static bool replay_##name(void *ctx, uint8_t *s, int a, T b)                \
+    {                                                                          \
+        replay_ctx *rc = ctx;                                                  \
+        return rc->det_hooks.name(rc->det_hooks.ctx, s, a, b);                 \
+    }
+REPLAY_HOOK(acquire, uint32_t)
+REPLAY_HOOK(release, uint32_t)
+REPLAY_HOOK(spawn, int)
+REPLAY_HOOK(join, int)
+REPLAY_HOOK(send, uint32_t)
+REPLAY_HOOK(recv, uint32_t)
+#undef REPLAY_HOOK
+
 int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
                  ls_kind race, const explore_step *path, uint32_t len, trace *t)
 {
@@ -686,9 +729,20 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
     int rc = -1;
     vm_hooks h = {0};
     ls_detector *det = NULL;
+    replay_ctx rctx = {.t = t};
     if (race != LS_OFF) {
         if (!(det = ls_new(race, p, p->layout.size))) return -1;
-        ls_hooks(det, &h);
+        ls_hooks(det, &rctx.det_hooks);
+        h = rctx.det_hooks;
+        rctx.det = det;
+        h.ctx = &rctx;
+        h.access = replay_access;
+        if (h.acquire) h.acquire = replay_acquire;
+        if (h.release) h.release = replay_release;
+        if (h.spawn) h.spawn = replay_spawn;
+        if (h.join) h.join = replay_join;
+        if (h.send) h.send = replay_send;
+        if (h.recv) h.recv = replay_recv;
     }
     uint8_t *s = malloc(p->layout.size + ls_meta_bytes(det));
     if (!s) goto out;
@@ -706,8 +760,13 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
         }
         uint64_t n = 0;
         for (bool first = true;; first = false) {
-            trace_entry e = {i + 1, tid, vm_tpc(p, s, tid), first ? path[i].choice : 0, first,
-                             vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED};
+            trace_entry e = {.step = i + 1,
+                             .tid = tid,
+                             .pc = vm_tpc(p, s, tid),
+                             .choice = first ? path[i].choice : 0,
+                             .first = first,
+                             .reacquire = vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED,
+                             .elem = -1};
             if (!trace_push(t, &cap, &e)) goto out;
             vm_fault f;
             vm_status st = vm_step(p, s, tid, first ? path[i].choice : 0, &h, &f);
@@ -730,13 +789,17 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
     }
     rc = 0;
 out:
-    ls_free(det);
+    if (rc == 0)
+        t->det = det;
+    else
+        ls_free(det);
     return rc;
 }
 
 void trace_free(trace *t)
 {
     if (!t) return;
+    ls_free(t->det);
     free(t->entries);
     free(t->final_state);
     memset(t, 0, sizeof *t);

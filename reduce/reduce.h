@@ -47,7 +47,8 @@ typedef enum stop_reason {
 typedef struct explore_options {
     reduce_mode reduce;
     search_order search;
-    ls_kind race;             /* lock-discipline / race detector (LS_OFF: none) */
+    ls_kind race;             /* lock-discipline / race detector (default LS_LD;
+                                 LS_OFF: none) */
     store_config store;
     uint64_t max_depth;       /* 0: unbounded */
     uint64_t max_invisible;   /* BoundedInvis bound (default 100000) */
@@ -74,6 +75,8 @@ typedef struct explore_error {
     char msg[256];          /* "assertion violated: ...", "deadlock", ... */
     int tid;                /* faulting thread (-1 for a deadlock) */
     uint32_t pc;
+    uint32_t elem;          /* global element a detector reported (lock_discipline,
+                               race, unshared runtime_error), else UINT32_MAX */
     explore_step *path;     /* from the initial state to the error */
     uint32_t len;
 } explore_error;
@@ -123,19 +126,30 @@ typedef struct trace_entry {
     uint64_t choice;          /* of the first instruction of the step */
     bool first;               /* first instruction of its step */
     bool reacquire;           /* the re-acquire of a notified `wait` */
+    /* with a detector: the global element the instruction accessed (-1:
+     * none), and what the detector saw (set ids of trace.det) */
+    int32_t elem;
+    bool write;
+    bool checked;             /* the element had a candidate set after it */
+    uint32_t held;            /* locks the thread held */
+    uint32_t set;             /* after the access: the candidate set (LD,
+                                 Eraser) or the last write's set (Goldilocks);
+                                 UINT32_MAX if the access was reported */
 } trace_entry;
 
 typedef struct trace {
     trace_entry *entries;
     uint32_t n;
     uint8_t *final_state;     /* the state after the path (vm part) */
+    ls_detector *det;         /* the replay's detector (names the sets of
+                                 the entries; NULL without one) */
     bool diverged;            /* replay did not follow the path */
     char why[256];            /* how it diverged, or the fault it ended in */
 } trace;
 
 /* Replay `path` from the initial state with the same granularity and
  * detector as the search (`reduce`, `race`) and record every instruction
- * executed. Returns 0, or -1
+ * executed, with the accesses the detector saw. Returns 0, or -1
  * on allocation failure. A replay that cannot follow the path (a thread not
  * enabled) sets diverged. Free with trace_free(). */
 int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,

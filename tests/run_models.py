@@ -2,8 +2,11 @@
 """End-to-end tests over models/: every bundled model states its expected
 verdict (and optionally exact state/transition counts) in header comments:
 
-    ; expect: deadlock            ok | deadlock | assertion | runtime_error | lock_discipline
-    ; options: -D N=3             extra mcheck options (--race=ld for a discipline verdict)
+    ; expect: deadlock            ok | deadlock | assertion | runtime_error | lock_discipline | race
+    ; options: -D N=3             extra mcheck options (the default detector is --race=ld)
+    ; expect-race-goldilocks: ok  the verdict with another detector (off, ld, eraser,
+                                  goldilocks), the rest of the options unchanged
+    ; expect-states-race-off: 280 (and expect-transitions-race-DET) its counts
     ; expect-states: 9            states stored with the default (composed) search
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
@@ -78,9 +81,10 @@ def test_model(mcheck, path):
     if expect not in EXIT:
         return
     opts = h.get("options", "").split()
-    if expect in ("lock_discipline", "race"):
-        check(any(o.startswith("--race=") and o != "--race=off" for o in opts),
-              f"{name}: expects {expect}, so its 'options:' must choose a detector (--race=...)")
+    if expect == "lock_discipline":
+        check("--race=off" not in opts, f"{name}: expects {expect}, but its options turn the detector off")
+    if expect == "race":
+        check("--race=goldilocks" in opts, f"{name}: expects a race, so its options must say --race=goldilocks")
     code, js, err = run_json(mcheck, opts + [path])
     check(js is not None, f"{name}: JSON output parses ({err.strip()[:200]})")
     if js is None:
@@ -107,6 +111,22 @@ def test_model(mcheck, path):
             check(vjs["stats"]["states_stored"] == st["states_stored"],
                   f"{name}: exact store finds {vjs['stats']['states_stored']} states, "
                   f"compact {st['states_stored']}")
+
+    # the verdict with each other detector the header names
+    for det in ("off", "ld", "eraser", "goldilocks"):
+        want = h.get("expect-race-" + det)
+        if want is None:
+            continue
+        dopts = [o for o in opts if not o.startswith("--race=")] + ["--race=" + det]
+        dcode, djs, derr = run_json(mcheck, dopts + [path])
+        got = djs and djs["verdict"]
+        check(got == want and dcode == EXIT.get(want),
+              f"{name} --race={det}: verdict {got} exit {dcode}, expected {want}")
+        for key, field in (("expect-states-race-" + det, "states_stored"),
+                           ("expect-transitions-race-" + det, "transitions")):
+            if djs and key in h:
+                check(djs["stats"][field] == int(h[key]),
+                      f"{name} --race={det}: {field} {djs['stats'][field]}, expected {h[key]}")
 
     if expect == "ok":
         with tempfile.TemporaryDirectory() as d:

@@ -605,6 +605,76 @@ static void test_dump(void)
     vm_program_free(NULL);
 }
 
+/* vm_make_volatile (mcheck --adapt): a shared or unshared variable made
+ * volatile gives exactly the program that declares it volatile (same dump:
+ * classes, layout, visible flags), and only its loads and stores change. */
+static char *dump_of(const vm_program *p)
+{
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    vm_dump(p, f);
+    fclose(f);
+    return out;
+}
+
+static void test_make_volatile(void)
+{
+#define MV_MODEL(X, U)                                                         \
+    X " x = 3" U " u[2] = {1, 2}\n"                                          \
+    "shared y\n"                                                              \
+    "volatile v\n"                                                            \
+    "lock m\n"                                                                \
+    "thread main\n"                                                           \
+    "    store x, 1\n" /* pc 0: visible anyway (InitVis) */                   \
+    "    load r0, x\n"                                                        \
+    "    store u[1], r0\n"                                                    \
+    "    acquire m\n"                                                         \
+    "    load r1, y\n"                                                        \
+    "    store y, r1\n"                                                       \
+    "    release m\n"                                                         \
+    "    load r2, v\n"                                                        \
+    "thread t\n"                                                              \
+    "    mov r0, 0\n"                                                         \
+    "    load r1, u[r0]\n"                                                    \
+    "    add r1, r1, 1\n"                                                     \
+    "    store x, r1\n"
+    /* `init main` is for shared variables only: the volatile x has none */
+    const char *src_sh = MV_MODEL("shared", " init main\nunshared");
+    const char *src_vol = MV_MODEL("volatile", "\nvolatile");
+#undef MV_MODEL
+    vm_program *p = ASSEMBLE(src_sh), *q = ASSEMBLE(src_vol);
+    if (!p || !q) {
+        vm_program_free(p);
+        vm_program_free(q);
+        return;
+    }
+    char *before = dump_of(p);
+    CHECK_EQ_INT(p->vars[0].init_body, 0);
+    CHECK_EQ_INT(vm_make_volatile(p, 0), 2); /* x: pc 1 of main, pc 3 of t (pc 0 was) */
+    CHECK_EQ_INT(vm_make_volatile(p, 1), 2); /* u: pc 2 of main, pc 1 of t */
+    CHECK(p->vars[0].cls == VM_VOLATILE && p->vars[1].cls == VM_VOLATILE);
+    CHECK(p->vars[2].cls == VM_SHARED);
+    CHECK_EQ_INT(p->vars[0].init_body, -1);
+    char *after = dump_of(p), *want = dump_of(q);
+    CHECK(strcmp(before, after) != 0);
+    if (strcmp(after, want) != 0) {
+        fprintf(stderr, "adapted:\n%s\ndeclared volatile:\n%s", after, want);
+        test_fail(__FILE__, __LINE__, "adapted program dumps as the declared-volatile one");
+    }
+    CHECK(p->layout.size == q->layout.size &&
+          memcmp(p->init_state, q->init_state, p->layout.size) == 0);
+    CHECK_EQ_INT(vm_make_volatile(p, 0), 0); /* already volatile */
+    CHECK_EQ_INT(vm_make_volatile(p, 3), 0); /* declared volatile */
+    CHECK_EQ_INT(vm_make_volatile(p, 4), -1);
+    CHECK_EQ_INT(vm_make_volatile(NULL, 0), -1);
+    free(before);
+    free(after);
+    free(want);
+    vm_program_free(p);
+    vm_program_free(q);
+}
+
 /* ---- errors ------------------------------------------------------------ */
 
 static void test_error_format(void)
@@ -920,6 +990,7 @@ int main(void)
     TEST_RUN(test_spawn_slots);
     TEST_RUN(test_philosophers);
     TEST_RUN(test_dump);
+    TEST_RUN(test_make_volatile);
     TEST_RUN(test_error_format);
     TEST_RUN(test_errors_instructions);
     TEST_RUN(test_errors_labels_and_names);

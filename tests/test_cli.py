@@ -9,6 +9,7 @@ The last line is "N passed, N failed".
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -247,7 +248,12 @@ def test_race_option():
                             "    store x, v\n")
     code, out, _ = run("--json", racy)
     js = json.loads(out)
-    check(code == 0 and js["options"]["race"] == "off", "--race is off by default (for now)")
+    check(code == 1 and js["options"]["race"] == "ld" and js["verdict"] == "lock_discipline",
+          f"--race=ld is the default ({js['options']['race']}, {js['verdict']})")
+    code, out, _ = run("--json", "--race=off", racy)
+    js = json.loads(out)
+    check(code == 0 and js["options"]["race"] == "off" and js["verdict"] == "ok",
+          "--race=off checks nothing")
     for race, verdict in (("ld", "lock_discipline"), ("eraser", "lock_discipline"),
                           ("goldilocks", "race")):
         for reduce in ("compose", "none"):
@@ -261,6 +267,59 @@ def test_race_option():
     check(code == 2 and "--race" in err, "bad --race value: exit 2")
 
 
+def test_race_reports_earlier_accesses():
+    # a reads and writes x under m; b then reads it under n: the candidate set
+    # {m} (set by a's load; a's store leaves it) is emptied by b's load
+    two = model("twolocks.bc", "lock m\nlock n\nshared x\nthread a\n    reg v\n    acquire m\n"
+                               "    load v, x\n    store x, 1\n    release m\nthread b\n    reg v\n"
+                               "    acquire n\n    load v, x\n    release n\n")
+    code, out, _ = run("--json", two)
+    e = json.loads(out)["error"]
+    check(e["element"] == "x" and e["thread"] == "b" and e["line"] == 13 and e["locks_held"] == "{n}",
+          f"ld: the reported access is b's load of x holding {{n}} ({e.get('element')}, "
+          f"{e.get('thread')}, {e.get('line')}, {e.get('locks_held')})")
+    acc = e.get("earlier_accesses")
+    check(acc == [{"step": 1, "thread": "a", "line": 7, "instruction": "load v, x", "access": "read",
+                   "locks_held": "{m}", "candidates_after": "{m}"}],
+          f"ld: the earlier access that narrowed the candidates is a's load ({acc})")
+    code, out, _ = run(two)
+    check("earlier accesses to 'x' that narrowed its candidate locks:" in out
+          and re.search(r"step 1  a  line 7  load v, x +holding \{m\}  -> candidates \{m\}", out),
+          f"ld: the text report lists them ({out[:600]})")
+    # goldilocks: the racing access is the other thread's write
+    racy = model("racy2.bc", "shared x\nthread t[2]\n    reg v\n    load v, x\n    add v, v, 1\n"
+                             "    store x, v\n")
+    code, out, _ = run("--json", "--race=goldilocks", racy)
+    e = json.loads(out)["error"]
+    acc = e.get("earlier_accesses") or [{}]
+    check(e["thread"] == "t[1]" and len(acc) == 1 and acc[0].get("thread") == "t[0]"
+          and acc[0].get("access") == "write" and acc[0].get("line") == 6,
+          f"goldilocks: the racing access is t[0]'s store ({e['thread']}, {acc})")
+    code, out, _ = run("--race=goldilocks", racy)
+    check("it races with this earlier access to 'x':" in out, "goldilocks: the text names it")
+
+
+def test_metadata_does_not_split_states():
+    # only read after the start, never written: the candidate set (or the
+    # read slots) can never be read by a later check, so the states of the
+    # loop are those of --race=off (without resetting it: 2 to 5 states)
+    ro = model("readonly.bc", "lock m\nshared x = 5\nthread a\n    reg v\nloop:\n    acquire m\n"
+                              "    load v, x\n    release m\n    mov v, 0\n    jmp loop\n"
+                              "thread b\n    reg v\nloop:\n    acquire m\n    load v, x\n"
+                              "    release m\n    mov v, 0\n    jmp loop\n")
+    # x is dead once a has ended: both branches end in one state
+    dead = model("dead.bc", "lock m\nshared x\nthread a\n    reg c, v\n    choose c, 0, 1\n"
+                            "    jz c, skip\n    acquire m\n    load v, x\n    store x, v\n"
+                            "    release m\n    mov v, 0\n    mov c, 0\nskip:\n    end\n")
+    for path, states in ((ro, 1), (dead, 3)):
+        for race in ("off", "ld", "eraser", "goldilocks"):
+            code, out, _ = run("--json", f"--race={race}", path)
+            js = json.loads(out)
+            check(code == 0 and js["stats"]["states_stored"] == states,
+                  f"{os.path.basename(path)} --race={race}: {states} states "
+                  f"({js['stats']['states_stored']})")
+
+
 def test_progress_line():
     p = subprocess.run([MCHECK, "--progress", "--reduce=none", "--timelimit", "4.5",
                         model("big.bc", BIG)], capture_output=True, text=True, timeout=60)
@@ -270,12 +329,244 @@ def test_progress_line():
     check(p.stderr == "", "no progress when stderr is not a terminal")
 
 
+# --adapt. Two variables whose LD' violations are found one after the other
+# (`done` is written only after `slot`, and an error state has no successors)
+# and a lock-protected one that must stay shared; the watcher spins on `done`,
+# which is only safe to check once `done` is visible (a spin on an invisible
+# flag never reaches a visible point: BoundedInvis).
+ADAPT_TWO = """lock m
+shared total
+shared slot[2]
+shared done
+thread w[2]
+    reg v
+    acquire m
+    load v, total
+    add v, v, 1
+    store total, v
+    release m
+    store slot[self], v
+    eq v, self, 1
+    jz v, out
+    store done, 1
+out:
+thread watcher
+    reg d
+    mov d, 0
+spin:
+    load d, done
+    jz d, spin
+    load d, slot[1]
+    ge d, d, 1
+    assert d, "slot[1] is set before done"
+"""
+
+# Two independent violations, both reachable from the initial state.
+ADAPT_INDEP = """shared x
+shared y
+thread a
+    store x, 1
+thread b
+    store y, 1
+"""
+
+# A lost update that the reduction hides while `count` is invisible.
+ADAPT_LOST = """shared count
+thread inc[2]
+    reg r
+    load r, count
+    add r, r, 1
+    store count, r
+thread main
+    reg r
+    join 0
+    join 1
+    load r, count
+    eq r, r, 2
+    assert r, "count == 2"
+"""
+
+# A shared violation first, then an unshared variable touched by two threads.
+ADAPT_UNSHARED = """shared x
+unshared u
+thread t[2]
+    store x, 1
+    store u, 1
+"""
+
+# `init main` and an initial value: adapted, it must be the program declared
+# volatile (the assembler allows `init` only on shared variables).
+ADAPT_INIT = """shared x = 3 init main
+lock m
+thread main
+    reg v
+    store x, 1
+    acquire m
+    load v, x
+    release m
+thread t
+    reg v
+    load v, x
+    add v, v, 1
+    store x, v
+"""
+
+
+def adapt_json(*args):
+    code, out, err = run("--json", "--adapt", *args, timeout=60)
+    try:
+        return code, json.loads(out), err
+    except json.JSONDecodeError:
+        return code, None, err + out
+
+
+def test_adapt():
+    two = model("adapt_two.bc", ADAPT_TWO)
+    # without --adapt the model violates LD' (else the tests below prove nothing)
+    code, out, _ = run("--json", "--race=ld", two)
+    js = json.loads(out)
+    check(code == 1 and js["verdict"] == "lock_discipline" and "adapted" not in js,
+          f"the two-variable model violates LD' without --adapt ({js['verdict']})")
+    code, out, _ = run("--json", "--race=off", two)
+    check(code == 1 and json.loads(out)["error"]["message"].startswith("no visible operation"),
+          "without a detector the spin on the invisible flag is cut off (BoundedInvis)")
+    # breadth-first, the watcher spins on the invisible `done` (BoundedInvis)
+    # before the violation on it is reached: a search past errors finds it
+    for extra, runs in (([], 3), (["--reduce=none"], 3), (["--store=exact"], 3),
+                        (["--search=bfs"], 4)):
+        code, js, err = adapt_json(*extra, two)
+        check(js is not None and code == 0 and js["verdict"] == "ok" and js["complete"]
+              and js["adapted"] == ["slot", "done"] and js["adapt_runs"] == runs
+              and js["options"]["race"] == "ld",
+              f"--adapt {' '.join(extra)}: 'slot' then 'done' made volatile in {runs} runs, then "
+              f"ok ({code}, {js and (js['verdict'], js['adapted'], js['adapt_runs'])}, {err.strip()})")
+    # the same with the watcher declared first: depth-first meets its spin first
+    i, j = ADAPT_TWO.index("thread w[2]"), ADAPT_TWO.index("thread watcher")
+    wfirst = model("adapt_wfirst.bc", ADAPT_TWO[:i] + ADAPT_TWO[j:] + ADAPT_TWO[i:j])
+    code, out, _ = run("--json", "--race=ld", wfirst)
+    check(json.loads(out)["error"]["message"].startswith("no visible operation"),
+          "watcher first: --race=ld stops at the spin on the invisible flag")
+    code, js, _ = adapt_json(wfirst)
+    check(code == 0 and js["verdict"] == "ok" and js["adapted"] == ["slot", "done"]
+          and js["adapt_runs"] == 5,
+          f"watcher first: --adapt looks past the BoundedInvis error for the violations "
+          f"({code}, {js['verdict']}, {js['adapted']}, {js['adapt_runs']} runs)")
+    # a spin that no thread ends is a real BoundedInvis error: nothing to adapt
+    stuck = model("adapt_stuck.bc", "shared f\nthread t\n    mov r0, 0\nspin:\n    load r0, f\n"
+                                    "    jz r0, spin\n")
+    code, js, _ = adapt_json(stuck)
+    check(code == 1 and js["verdict"] == "runtime_error" and js["adapted"] == []
+          and js["adapt_runs"] == 2 and js["error"]["message"].startswith("no visible operation"),
+          f"--adapt on a real BoundedInvis error: reported after one search past errors "
+          f"({js['verdict']}, {js['adapted']}, {js['adapt_runs']} runs)")
+    code, out, err = run("--adapt", two)
+    lines = out.splitlines()
+    check(code == 0 and len(lines) > 3
+          and lines[0].startswith("adapt: 'slot' treated as volatile (lock discipline violated on "
+                                  "'slot[")
+          and lines[1].startswith("adapt: 'done' treated as volatile (lock discipline violated on "
+                                  "'done'")
+          and ", adapt, " in lines[2]
+          and "adapted: 'slot', 'done' (treated as volatile)\nverdict: ok" in out
+          and "3 searches" in out,
+          f"--adapt text: one line per variable, then the last run's report ({out[:600]!r})")
+
+    # --all-errors adapts every variable of one run at once
+    indep = model("adapt_indep.bc", ADAPT_INDEP)
+    code, js, _ = adapt_json(indep)
+    check(code == 0 and js["adapted"] == ["x", "y"] and js["adapt_runs"] == 3,
+          f"--adapt: one variable per run ({js['adapted']}, {js['adapt_runs']} runs)")
+    code, js, _ = adapt_json("--all-errors", indep)
+    check(code == 0 and js["verdict"] == "ok" and sorted(js["adapted"]) == ["x", "y"]
+          and js["adapt_runs"] == 2,
+          f"--adapt --all-errors: both variables after one run ({js['adapted']}, "
+          f"{js['adapt_runs']} runs)")
+
+    # what adaptation uncovers is reported: the lost update the reduction hid
+    lost = model("adapt_lost.bc", ADAPT_LOST)
+    code, out, _ = run("--json", "--race=off", lost)
+    check(json.loads(out)["verdict"] == "ok", "the unsound search (no detector) misses the lost update")
+    code, js, _ = adapt_json(lost)
+    check(code == 1 and js["verdict"] == "assertion" and js["adapted"] == ["count"]
+          and js["error"]["message"] == "assertion violated: count == 2",
+          f"--adapt: 'count' made volatile, then the lost update is found ({js['verdict']})")
+
+    # an unshared variable touched by two threads is an error, not adapted
+    unsh = model("adapt_unshared.bc", ADAPT_UNSHARED)
+    code, js, _ = adapt_json(unsh)
+    check(code == 1 and js["verdict"] == "runtime_error" and js["adapted"] == ["x"]
+          and js["adapt_runs"] == 2 and "unshared variable 'u'" in js["error"]["message"],
+          f"--adapt stops at an unshared variable's runtime_error ({js['verdict']}, "
+          f"{js['adapted']}, {js['adapt_runs']} runs)")
+    code, js, _ = adapt_json("--all-errors", unsh)
+    check(code == 1 and js["verdict"] == "runtime_error" and "u" not in js["adapted"]
+          and js["error_counts"]["lock_discipline"] == 0,
+          f"--adapt --all-errors never adapts the unshared variable ({js['adapted']})")
+
+    # no violation: one run, the same search as without --adapt, "adapted":[]
+    ok = model("ok.bc", OK)
+    code, js, _ = adapt_json(ok)
+    _, plain, _ = run("--json", "--race=ld", ok)
+    plain = json.loads(plain)
+    check(code == 0 and js["verdict"] == "ok" and js["adapted"] == [] and js["adapt_runs"] == 1
+          and js["stats"]["states_stored"] == plain["stats"]["states_stored"]
+          and js["stats"]["transitions"] == plain["stats"]["transitions"],
+          f"--adapt without a violation: one run, nothing adapted ({js['adapted']})")
+    code, out, _ = run("--adapt", ok)
+    check(code == 0 and "adapt:" not in out and "adapted: none\nverdict: ok" in out
+          and "1 search," in out, "--adapt without a violation says so in text")
+    check("adapted" not in plain, "no 'adapted' field without --adapt")
+
+    # an adapted variable is exactly a declared volatile one: same counts, same states
+    for text, name in ((ADAPT_TWO, "two"), (ADAPT_INIT, "init")):
+        vol = text.replace("shared slot[2]", "volatile slot[2]").replace("shared done", "volatile done")
+        vol = vol.replace("shared x = 3 init main", "volatile x = 3")
+        sh, vo = model(f"eq_{name}.bc", text), model(f"eq_{name}_vol.bc", vol)
+        for reduce in ("compose", "none"):
+            da, db = os.path.join(TMP, "da.txt"), os.path.join(TMP, "db.txt")
+            ca, oa, _ = run("--json", "--adapt", "--store=exact", f"--reduce={reduce}",
+                            "--dump-states", da, sh)
+            cb, ob, _ = run("--json", "--race=ld", "--store=exact", f"--reduce={reduce}",
+                            "--dump-states", db, vo)
+            a, b = json.loads(oa), json.loads(ob)
+            keys = ("states_stored", "transitions", "states_matched", "instructions",
+                    "invisible_instructions", "state_vector_bytes")
+            with open(da) as f1, open(db) as f2:
+                sa, sb = f1.read(), f2.read()
+            check(a["adapted"] and ca == cb and a["verdict"] == b["verdict"]
+                  and all(a["stats"][k] == b["stats"][k] for k in keys) and sa == sb and sa,
+                  f"{name} --reduce={reduce}: adapted == declared volatile "
+                  f"({[(k, a['stats'][k], b['stats'][k]) for k in keys]}, "
+                  f"{len(sa.splitlines())} vs {len(sb.splitlines())} dumped states)")
+
+    # usage
+    for bad in (["--race=off"], ["--race=eraser"], ["--race=goldilocks"], ["--dump"],
+                ["--simulate"]):
+        code, out, err = run("--adapt", *bad, two)
+        check(code == 2 and "--adapt" in err and out == "",
+              f"--adapt {' '.join(bad)}: usage error, exit 2 ({code}, {err.strip()!r})")
+    code, js, _ = adapt_json("--race=ld", ok)
+    check(code == 0 and js["adapted"] == [], "--adapt --race=ld is accepted")
+    code, out, _ = run("--help")
+    check("--adapt" in out, "--help documents --adapt")
+
+    # --timelimit bounds all the runs together
+    big = model("big_adapt.bc", BIG.replace("lock fork[N]", "lock fork[N]\nshared flag")
+                .replace("    mov left, self\n", "    store flag, 1\n    mov left, self\n", 1))
+    t0 = time.time()
+    code, js, _ = adapt_json("--reduce=none", "--timelimit", "1.5", big)
+    check(code == 3 and js["stop"] == "time_limit" and js["adapted"] == ["flag"]
+          and time.time() - t0 < 10,
+          f"--adapt --timelimit: the re-run stops at the limit, exit 3 ({code}, {js and js['stop']})")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
     for t in (test_usage, test_define_changes_the_model, test_simulate, test_json_report,
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
-              test_race_option, test_progress_line):
+              test_race_option, test_race_reports_earlier_accesses,
+              test_metadata_does_not_split_states, test_progress_line, test_adapt):
         t()
     return finish()
 

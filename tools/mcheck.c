@@ -51,13 +51,17 @@ static void usage(FILE *out)
           "                         (default), or schedule at every instruction\n"
           "  --race=off|ld|eraser|goldilocks\n"
           "                         check the locking discipline (Stoller's LD') or races\n"
-          "                         during the search (default off, for now)\n"
+          "                         during the search (default ld: the reduction is\n"
+          "                         sound only while LD' holds; off checks nothing)\n"
           "  --search=dfs|bfs       depth-first (default) or breadth-first (shortest trace)\n"
           "  --store=compact|exact|bitstate\n"
           "                         hash compaction (default), full vectors, or supertrace\n"
           "  --fingerprint=64|128   hash-compaction fingerprint bits (default 64)\n"
           "  --bitstate-mb N        bit array size for --store=bitstate (default 64)\n"
           "  --all-errors           keep searching after the first error\n"
+          "  --adapt                when LD' is violated on a variable, treat it as volatile\n"
+          "                         and search again, until no violation is left (implies\n"
+          "                         --race=ld; any other --race is a usage error)\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
           "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
           "  --memlimit MB          stop cleanly when the search uses more memory\n"
@@ -94,6 +98,12 @@ typedef struct cli {
     vm_define *defs;
     size_t ndefs;
     bool dump, simulate, json, quiet, progress;
+    bool adapt, race_set;      /* --adapt; --race was given */
+    uint32_t *adapted;         /* --adapt: variables made volatile, in order */
+    uint32_t nadapted;
+    unsigned adapt_runs;       /* searches run (1 + re-runs) */
+    uint64_t adapt_states;     /* states stored over all of them */
+    double adapt_seconds;
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
 } cli;
@@ -136,7 +146,7 @@ enum {
     OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_RACE, OPT_SEARCH,
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
-    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION,
+    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -153,6 +163,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"fingerprint", required_argument, 0, OPT_FP},
         {"bitstate-mb", required_argument, 0, OPT_BITMB},
         {"all-errors", no_argument, 0, OPT_ALL},
+        {"adapt", no_argument, 0, OPT_ADAPT},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -204,6 +215,7 @@ static int parse_args(int argc, char **argv, cli *c)
             else return bad_usage("--reduce: expected 'compose' or 'none', got '%s'", optarg);
             break;
         case OPT_RACE:
+            c->race_set = true;
             if (!strcmp(optarg, "off")) c->eo.race = LS_OFF;
             else if (!strcmp(optarg, "ld")) c->eo.race = LS_LD;
             else if (!strcmp(optarg, "eraser")) c->eo.race = LS_ERASER;
@@ -232,6 +244,7 @@ static int parse_args(int argc, char **argv, cli *c)
             c->eo.store.bitstate_bytes = v << 20;
             break;
         case OPT_ALL: c->eo.all_errors = true; break;
+        case OPT_ADAPT: c->adapt = true; break;
         case OPT_MAXDEPTH:
             if (!parse_u64(optarg, &v) || v == 0) return bad_usage("--max-depth: bad number '%s'", optarg);
             c->eo.max_depth = v;
@@ -269,6 +282,18 @@ static int parse_args(int argc, char **argv, cli *c)
     if (optind != argc - 1)
         return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
     c->model = argv[optind];
+    if (c->adapt) {
+        /* Only LD' is what the reduction needs: under Eraser or Goldilocks a
+         * variable without a violation may still break it (Stoller's Theorem 9
+         * is about LD'), and with the detector off nothing would be found. */
+        if (c->race_set && c->eo.race != LS_LD)
+            return bad_usage("--adapt needs the LD' detector (--race=ld), not --race=%s",
+                             race_name(c->eo.race));
+        if (c->dump || c->simulate)
+            return bad_usage("--adapt applies to the search, not to %s",
+                             c->dump ? "--dump" : "--simulate");
+        c->eo.race = LS_LD;
+    }
     return 0;
 }
 
@@ -409,6 +434,7 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         vm_thread_name(p, t->final_state, er->tid, name, sizeof name);
         fprintf(out, "  in %s at %s:%d: %s\n", name, p->filename, in->line, in->text);
     }
+    report_accesses_text(out, p, t);
     fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
     for (uint32_t i = 0; i < t->n; i++) report_trace_line(out, p, t, &t->entries[i]);
@@ -550,6 +576,7 @@ static void print_error_json(FILE *out, const vm_program *p, const explore_error
     fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s,\"trace\":", er->len,
             t->diverged ? "false" : "true");
     print_trace_json(out, p, t);
+    report_accesses_json(out, p, t);
     if (er->kind == VERDICT_DEADLOCK) {
         fprintf(out, ",\"blocked\":[");
         bool first = true;
@@ -596,6 +623,14 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             store_kind_name(c->eo.store.kind),
             c->eo.store.fingerprint_bits, c->eo.search == SEARCH_BFS ? "bfs" : "dfs",
             c->eo.max_depth);
+    if (c->adapt) { /* the variables --adapt made volatile, in order */
+        fprintf(out, ",\"adapted\":[");
+        for (uint32_t i = 0; i < c->nadapted; i++) {
+            if (i) fputc(',', out);
+            json_string(out, p->vars[c->adapted[i]].name);
+        }
+        fprintf(out, "],\"adapt_runs\":%u", c->adapt_runs);
+    }
     fprintf(out, ",\"error\":");
     if (r->nerrors)
         print_error_json(out, p, &r->errors[0], trace_of(traces, 0));
@@ -642,7 +677,109 @@ static int exit_status(const explore_result *r)
     return r->stop == STOP_COMPLETE ? 0 : 3;
 }
 
-static int run_search(cli *c, const vm_program *p)
+/* ---- --adapt ------------------------------------------------------------- */
+
+/* The shared variable a lock_discipline error names, or UINT32_MAX. */
+static uint32_t discipline_var(const vm_program *p, const explore_error *er)
+{
+    if (er->kind != VERDICT_LOCK_DISCIPLINE || er->elem >= p->nelems) return UINT32_MAX;
+    const vm_var *v = vm_elem_var(p, er->elem);
+    return v && v->cls == VM_SHARED ? (uint32_t)(v - p->vars) : UINT32_MAX;
+}
+
+/* Make every shared variable that a kept lock_discipline error of r names
+ * volatile (with --all-errors there may be several), printing a line for
+ * each in text mode. Returns how many, or -1 when memory runs out. */
+static int adapt_variables(cli *c, vm_program *p, const explore_result *r)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < r->nerrors; i++) {
+        uint32_t v = discipline_var(p, &r->errors[i]); /* UINT32_MAX once adapted */
+        if (v == UINT32_MAX) continue;
+        uint32_t *na = realloc(c->adapted, (c->nadapted + 1) * sizeof *na);
+        if (!na) return -1;
+        c->adapted = na;
+        c->adapted[c->nadapted++] = v;
+        if (vm_make_volatile(p, v) < 0) return -1;
+        if (!c->json) {
+            printf("adapt: '%s' treated as volatile (%s)\n", p->vars[v].name, r->errors[i].msg);
+            fflush(stdout);
+        }
+        n++;
+    }
+    return n;
+}
+
+/* Stoller's BoundedInvis error ("no visible operation within N steps"), the
+ * one verdict that depends on what is visible: a thread spinning on a flag
+ * that is not volatile yet never reaches a visible point. */
+static bool bounded_invis(const explore_result *r)
+{
+    return r->nerrors && r->errors[0].kind == VERDICT_RUNTIME_ERROR &&
+           r->errors[0].elem == UINT32_MAX &&
+           strncmp(r->errors[0].msg, "no visible operation within", 27) == 0;
+}
+
+/* One search; counts it in the --adapt totals. With --timelimit and --adapt,
+ * the limit is what the earlier runs left. */
+static int adapt_run(cli *c, const vm_program *p, const explore_options *o, explore_result *r)
+{
+    explore_options eo = *o;
+    if (c->adapt && eo.timelimit > 0) {
+        double left = eo.timelimit - c->adapt_seconds;
+        eo.timelimit = left > 1e-6 ? left : 1e-6; /* 0 would mean no limit */
+    }
+    int rc = explore_run(p, &eo, r);
+    c->adapt_runs++;
+    c->adapt_states += r->stats.states_stored;
+    c->adapt_seconds += r->stats.seconds;
+    return rc;
+}
+
+/* explore_run(), and with --adapt again after each run that found LD'
+ * violations, with the offending variables made volatile, until a run ends
+ * otherwise. r is the last run's result. Only an interrupt ends the loop
+ * early: a run that found violations before a limit stopped it (with
+ * --all-errors) is followed by another, which the limit will stop too
+ * (--timelimit bounds all runs together), so that the verdict is never a
+ * violation --adapt could have removed. A run that stops at a BoundedInvis
+ * error is followed by a search past errors for a violation beyond it (the
+ * spin is on a flag LD' does not cover yet); if there is one, adaptation goes
+ * on, else the BoundedInvis error is the verdict. Returns 0, -1 if a search
+ * could not start for lack of memory, -2 if memory ran out in between (the
+ * last run's verdict may be one adaptation would have removed). */
+static int explore_adapt(cli *c, vm_program *p, FILE *dump, explore_result *r)
+{
+    for (;;) {
+        int rc = adapt_run(c, p, &c->eo, r);
+        if (rc != 0 || !c->adapt || interrupted) return rc;
+        int n = adapt_variables(c, p, r);
+        if (n == 0 && r->stop == STOP_ERROR && bounded_invis(r)) {
+            explore_options po = c->eo;
+            explore_result pr;
+            po.all_errors = true;
+            po.max_traces = 1000; /* only the violations' elements are used */
+            po.dump_states = NULL;
+            if (adapt_run(c, p, &po, &pr) != 0)
+                n = -1;
+            else if (!interrupted)
+                n = adapt_variables(c, p, &pr);
+            explore_result_free(&pr);
+        }
+        if (n < 0) return -2; /* out of memory: no verdict */
+        if (n == 0) return 0;
+        if (dump) { /* --dump-states: the states of the last run only */
+            fflush(dump);
+            if (ftruncate(fileno(dump), 0) != 0)
+                fprintf(stderr, "mcheck: warning: cannot truncate '%s': %s\n", c->dump_states,
+                        strerror(errno));
+            rewind(dump);
+        }
+        explore_result_free(r);
+    }
+}
+
+static int run_search(cli *c, vm_program *p)
 {
     explore_result r;
     FILE *dump = NULL;
@@ -655,10 +792,11 @@ static int run_search(cli *c, const vm_program *p)
     if (!c->quiet && (c->progress || isatty(STDERR_FILENO))) c->eo.progress = stderr;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    int rc = explore_run(p, &c->eo, &r);
+    int rc = explore_adapt(c, p, dump, &r);
     if (dump) fclose(dump);
     if (rc != 0) { /* the options are valid, so: no memory for the store or the stack */
-        fprintf(stderr, "mcheck: error: out of memory before the search started\n");
+        fprintf(stderr, "mcheck: error: out of memory %s\n",
+                rc == -2 ? "adapting the model (--adapt)" : "before the search started");
         explore_result_free(&r);
         return 3;
     }
@@ -673,15 +811,21 @@ static int run_search(cli *c, const vm_program *p)
     if (c->json) {
         print_json(stdout, c, p, &r, traces);
     } else {
-        printf("mcheck %s: %s (reduce=%s%s%s, store=%s, search=%s)\n", VM_VERSION, c->model,
+        printf("mcheck %s: %s (reduce=%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, c->model,
                c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none",
                c->eo.race != LS_OFF ? ", race=" : "", c->eo.race != LS_OFF ? race_name(c->eo.race) : "",
-               store_kind_name(c->eo.store.kind), c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
+               c->adapt ? ", adapt" : "", store_kind_name(c->eo.store.kind), c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
         for (uint32_t i = 0; i < r.nerrors; i++) {
             if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
             print_error_text(stdout, p, &r.errors[i], trace_of(traces, i), c->eo.search == SEARCH_DFS);
         }
         if (c->eo.all_errors) print_error_counts(stdout, &r);
+        if (c->adapt) {
+            printf("adapted:%s", c->nadapted ? "" : " none");
+            for (uint32_t i = 0; i < c->nadapted; i++)
+                printf("%s '%s'", i ? "," : "", p->vars[c->adapted[i]].name);
+            printf("%s\n", c->nadapted ? " (treated as volatile)" : "");
+        }
         printf("verdict: %s", verdict_name(r.verdict));
         if (r.verdict == VERDICT_OK) printf(" (no error found)");
         printf("\n%s", stop_text(r.stop));
@@ -689,6 +833,9 @@ static int run_search(cli *c, const vm_program *p)
             printf(" (bitstate: partial coverage, states may have been missed)");
         printf("\n");
         print_stats_text(stdout, c, &r);
+        if (c->adapt)
+            printf("  adapt                %u search%s, %" PRIu64 " states stored and %.3f s in all\n",
+                   c->adapt_runs, c->adapt_runs == 1 ? "" : "es", c->adapt_states, c->adapt_seconds);
     }
     if (c->trace_json) {
         FILE *tf = fopen(c->trace_json, "w");
@@ -742,6 +889,7 @@ int main(int argc, char **argv)
         rc = simulate_run(p, c.seed, c.steps, stdout);
     else
         rc = run_search(&c, p);
+    free(c.adapted);
     vm_program_free(p);
     return rc;
 }

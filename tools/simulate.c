@@ -58,8 +58,13 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         }
         int tid = enabled[below(&rng, n)];
         uint64_t choice = below(&rng, vm_enabled(p, s, tid));
-        trace_entry e = {(uint32_t)step, tid, vm_tpc(p, s, tid), choice, true,
-                         vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED};
+        trace_entry e = {.step = (uint32_t)step,
+                         .tid = tid,
+                         .pc = vm_tpc(p, s, tid),
+                         .choice = choice,
+                         .first = true,
+                         .reacquire = vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED,
+                         .elem = -1};
         trace tr = {.final_state = s};
         report_trace_line(out, p, &tr, &e);
         vm_fault f;

@@ -239,6 +239,15 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
                         int *nerrors);
 void vm_program_free(vm_program *p); /* NULL is a no-op */
 
+/* Reclassify global variable `var` (shared or unshared) as volatile, as if
+ * the model had declared it so (mcheck --adapt): its class becomes
+ * VM_VOLATILE, an `init T` clause is dropped (only shared variables have
+ * one), and every load and store of it becomes visible. The layout and the
+ * initial state do not change. Returns the number of instructions that became
+ * visible (0 if it already was volatile or is never accessed), or -1 if
+ * `var` is out of range. */
+int vm_make_volatile(vm_program *p, uint32_t var);
+
 /* Print the program: layout and code with visible flags (mcheck --dump). */
 void vm_dump(const vm_program *p, FILE *out);
 
@@ -342,6 +351,11 @@ static inline enum vm_tstatus vm_tstatus_of(const vm_program *p,
 static inline uint32_t vm_tpc(const vm_program *p, const uint8_t *s, int tid)
 {
     return vm_rd16(s, p->threads[tid].offset + VM_TS_PC);
+}
+/* The thread's `self`: instance index, or the spawn argument. */
+static inline int32_t vm_tself(const vm_program *p, const uint8_t *s, int tid)
+{
+    return vm_rd32(s, p->threads[tid].offset + VM_TS_SELF);
 }
 /* Owner of lock element l: a thread id, or -1 when free. */
 static inline int vm_lock_owner(const vm_program *p, const uint8_t *s,

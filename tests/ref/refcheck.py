@@ -541,6 +541,90 @@ def on_access(m, t, e, d, write):
     m.ld[e] = ("checked", ls, written)
 
 
+def future_sets(P):
+    """Per body and pc: four sets of variable names a thread there may still
+    (any element: access, write; only its own element [self]: access, write),
+    counting its own loads/stores on every path and everything a thread it
+    may spawn can access (the child's [self] is not the spawner's, so it
+    counts as any element). A backward fixed point; cached on P."""
+    if getattr(P, "_future", None) is not None:
+        return P._future
+    empty = (frozenset(),) * 4
+    fut = [[empty for _ in b["code"]] for b in P.bodies]
+    changed = True
+    while changed:
+        changed = False
+        for bi, b in enumerate(P.bodies):
+            code = b["code"]
+            for pc in range(len(code) - 1, -1, -1):
+                ins = code[pc]
+                acc = [set(), set(), set(), set()]
+                op = ins["op"]
+                if op in ("load", "store"):
+                    name, idx = ins["mem"]
+                    own = P.vars[name]["is_array"] and idx[0] == "self"
+                    acc[2 if own else 0].add(name)
+                    if op == "store":
+                        acc[3 if own else 1].add(name)
+                elif op == "spawn":
+                    c = fut[ins["proc"]][0]
+                    acc[0] |= c[0] | c[2]
+                    acc[1] |= c[1] | c[3]
+                succ = []
+                if op == "jmp":
+                    succ = [ins["target"]]
+                elif op in ("jz", "jnz"):
+                    succ = [pc + 1, ins["target"]]
+                elif op != "end":
+                    succ = [pc + 1]
+                for q in succ:
+                    if q < len(code):
+                        for k in range(4):
+                            acc[k] |= fut[bi][q][k]
+                new = tuple(frozenset(a) for a in acc)
+                if new != fut[bi][pc]:
+                    fut[bi][pc] = new
+                    changed = True
+    P._future = fut
+    return fut
+
+
+def canonical_ld(m):
+    """Reset LD' metadata no later check can read (as mcheck's
+    ls_canonicalize): an element no live thread may access again goes back to
+    virgin; an element nobody may write again that was not written since it
+    became checked cannot violate LD' any more and goes back to virgin
+    ("init" for a variable with `init T`)."""
+    if m.ld is None:
+        return
+    fut = future_sets(m.P)
+    live = []
+    for th in m.th:
+        if th[0] in (RUNNING, WAITING, NOTIFIED):
+            live.append((fut[th[1]][th[2]], th[3]))  # (sets, self)
+    for name, d in m.P.vars.items():
+        if d["cls"] == "volatile":
+            continue
+        for i in range(d["size"]):
+            acc = any(name in f[0] or (name in f[2] and me == i) for f, me in live)
+            wr = any(name in f[1] or (name in f[3] and me == i) for f, me in live)
+            if d["cls"] == "unshared":
+                acc = any(name in f[0] or name in f[2] for f, me in live)
+                wr = True  # an owner is forgotten only when nobody may touch it
+            e = d["off"] + i
+            meta = m.ld[e]
+            if not acc:
+                m.ld[e] = ("virgin",)
+            elif wr or d["cls"] != "shared":
+                continue
+            elif meta[0] == "checked" and meta[2]:
+                continue
+            elif meta[0] == "virgin" and d["init_body"] is not None:
+                continue
+            else:
+                m.ld[e] = ("init",) if d["init_body"] is not None else ("virgin",)
+
+
 def enabled_choices(m, t):
     """Number of successors of thread t (0 = cannot move)."""
     st = m.th[t][0]
@@ -745,11 +829,13 @@ def successors(P, s, reduced, max_invis):
                         if k > max_invis:
                             raise Fault("runtime_error", f"no visible operation within {max_invis} steps")
             except Fault as f:
+                canonical_ld(m)
                 # an error state is the state and the thread that faulted in it
                 # (as mcheck counts them: two threads failing in one state are
                 # two errors)
                 yield t, c, ("ERROR", f.kind, f.msg, m.freeze(), t)
                 continue
+            canonical_ld(m)
             yield t, c, m.freeze()
 
 
