@@ -46,7 +46,7 @@ struct ls_detector {
     uint32_t nsets, sets_cap;
     uint32_t *tab;       /* id + 1 per slot, 0 empty */
     uint32_t tab_cap;    /* power of two */
-    memo meet, add;
+    memo meet, add, held;
     uint64_t *tmp;       /* scratch set */
     /* what a thread may still access (ls_canonicalize): per body, per pc,
      * FUT_BLOCKS blocks of vwords words (see compute_future) */
@@ -58,6 +58,8 @@ struct ls_detector {
     uint32_t *meta_vars; /* vars with metadata */
     uint32_t nmeta_vars;
     uint64_t *meta_mask; /* vwords: the vars with metadata */
+    uint32_t *meta_index; /* per var: its index in meta_vars */
+    uint64_t *samask, *swmask; /* scratch, per meta var (ls_canonicalize) */
     uint8_t *tstate;     /* per thread, scratch: 0 ended, 1 live, 2 not started */
     const uint64_t **tfut; /* per live thread, scratch: its future sets */
     ls_report rep;
@@ -225,9 +227,23 @@ static uint32_t singleton(ls_detector *d, uint32_t obj)
     return add_obj(d, 0, obj);
 }
 
-/* The locks thread tid holds in s. */
+/* The locks thread tid holds in s. With at most 64 sync objects the set is
+ * one word, and its id is memoized by value (the `held` memo), so the
+ * common case costs a scan of the lock owners and one probe. */
 static uint32_t held_set(ls_detector *d, const uint8_t *s, int tid)
 {
+    if (d->words == 1 && d->p->nlocks < 64) {
+        uint64_t w = 0;
+        for (uint32_t l = 0; l < d->p->nlocks; l++)
+            if (vm_lock_owner(d->p, s, l) == tid) w |= 1ull << l;
+        if (w == 0) return 0;
+        uint32_t r = memo_get(&d->held, w);
+        if (r != NONE) return r;
+        d->tmp[0] = w;
+        r = intern(d, d->tmp);
+        if (r != NONE) memo_put(&d->held, w, r);
+        return r;
+    }
     memset(d->tmp, 0, (size_t)d->words * sizeof *d->tmp);
     for (uint32_t l = 0; l < d->p->nlocks; l++)
         if (vm_lock_owner(d->p, s, l) == tid) d->tmp[l >> 6] |= 1ull << (l & 63);
@@ -388,11 +404,16 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
     if (!d->emark || !d->tself) goto fail;
     d->meta_vars = malloc(nv * sizeof *d->meta_vars);
     d->meta_mask = calloc(d->vwords, sizeof *d->meta_mask);
+    d->meta_index = calloc((size_t)d->vwords * 64, sizeof *d->meta_index);
+    d->samask = calloc(nv, sizeof *d->samask);
+    d->swmask = calloc(nv, sizeof *d->swmask);
+    if (!d->meta_index || !d->samask || !d->swmask) goto fail;
     d->tstate = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tstate);
     d->tfut = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tfut);
     if (!d->live || !d->meta_vars || !d->meta_mask || !d->tstate || !d->tfut) goto fail;
     for (uint32_t v = 0; v < p->nvars; v++)
         if (kind != LS_OFF && p->vars[v].cls != VM_VOLATILE) {
+            d->meta_index[v] = d->nmeta_vars;
             d->meta_vars[d->nmeta_vars++] = v;
             bit_set(d->meta_mask, v);
         }
@@ -420,12 +441,16 @@ void ls_free(ls_detector *d)
     free(d->live);
     free(d->meta_vars);
     free(d->meta_mask);
+    free(d->meta_index);
+    free(d->samask);
+    free(d->swmask);
     free(d->tstate);
     free(d->emark);
     free(d->tself);
     free(d->tfut);
     memo_free(&d->meet);
     memo_free(&d->add);
+    memo_free(&d->held);
     free(d);
 }
 
@@ -493,36 +518,81 @@ void ls_canonicalize(ls_detector *d, uint8_t *s)
     bool gold = d->kind == LS_GOLDILOCKS;
     uint64_t *u = d->live; /* the union of the live threads' blocks */
     memset(u, 0, (size_t)stride * sizeof *u);
-    for (uint32_t t = 0; t < p->nthreads; t++) {
-        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
-        d->tstate[t] = st == VM_T_UNUSED ? 2 : 0;
-        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
-        const vm_body *b = vm_thread_body(p, s, (int)t);
-        uint32_t pc = vm_tpc(p, s, (int)t);
-        if (!b || pc >= b->ncode) continue;
-        d->tstate[t] = 1;
-        d->tfut[t] = d->future[b - p->bodies] + (size_t)pc * stride;
-        d->tself[t] = vm_tself(p, s, (int)t);
-        or_into(u, d->tfut[t], stride);
-        if (gold) continue;
-        bool all = true; /* every element may still be written: nothing to do */
-        for (uint32_t i = 0; i < vw && all; i++)
-            all = (u[FUT_WR * vw + i] & d->meta_mask[i]) == d->meta_mask[i];
+    /* per variable of up to 64 elements, the elements live threads reach
+     * through their self (a bit mask: access, write); larger variables use
+     * emark below */
+    uint64_t *samask = d->samask, *swmask = d->swmask;
+    const uint64_t *mmask = d->meta_mask;
+    const uint32_t *mindex = d->meta_index;
+    uint8_t *tstate = d->tstate;
+    const uint64_t **tfut = d->tfut;
+    int32_t *tself = d->tself;
+    uint64_t *const *future = (uint64_t *const *)d->future;
+    const uint32_t nthreads = p->nthreads, nbodies = p->nbodies;
+    if (!gold && vw == 1) {
+        /* the usual case first: every element may still be written (by any
+         * thread at any element, or each by the thread whose self it is),
+         * and then there is nothing to reset */
+        uint64_t wr = 0;
+        memset(swmask, 0, d->nmeta_vars * sizeof *swmask);
+        for (uint32_t t = 0; t < nthreads; t++) {
+            enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+            if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+            uint32_t b = vm_tbody_index(p, s, (int)t), pc = vm_tpc(p, s, (int)t);
+            if (b >= nbodies || pc >= p->bodies[b].ncode) continue;
+            const uint64_t *f = future[b] + (size_t)pc * FUT_BLOCKS;
+            wr |= f[FUT_WR];
+            uint64_t sw = f[FUT_SELF_WR] & mmask[0] & ~wr;
+            if (!sw) continue;
+            int32_t self = vm_tself(p, s, (int)t);
+            if (self < 0 || self >= 64) continue;
+            for (; sw; sw &= sw - 1) swmask[mindex[__builtin_ctzll(sw)]] |= 1ull << self;
+        }
+        bool all = true;
+        for (uint32_t k = 0; k < d->nmeta_vars && all; k++) {
+            const vm_var *var = &p->vars[d->meta_vars[k]];
+            uint64_t full = var->size >= 64 ? ~0ull : (1ull << var->size) - 1;
+            all = ((wr >> d->meta_vars[k]) & 1) || (var->size <= 64 && swmask[k] == full);
+        }
         if (all) return;
+    }
+    memset(samask, 0, d->nmeta_vars * sizeof *samask);
+    memset(swmask, 0, d->nmeta_vars * sizeof *swmask);
+    for (uint32_t t = 0; t < nthreads; t++) {
+        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+        tstate[t] = st == VM_T_UNUSED ? 2 : 0;
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        uint32_t b = vm_tbody_index(p, s, (int)t), pc = vm_tpc(p, s, (int)t);
+        if (b >= nbodies || pc >= p->bodies[b].ncode) continue;
+        const uint64_t *f = future[b] + (size_t)pc * stride;
+        int32_t self = vm_tself(p, s, (int)t);
+        tstate[t] = 1;
+        tfut[t] = f;
+        tself[t] = self;
+        for (uint32_t i = 0; i < stride; i++) u[i] |= f[i];
+        if (self < 0 || self >= 64) continue;
+        for (uint32_t i = 0; i < vw; i++) { /* usually no bit or one */
+            uint64_t sw = f[FUT_SELF_WR * vw + i];
+            for (uint64_t w = f[FUT_SELF_ANY * vw + i] & mmask[i]; w; w &= w - 1) {
+                uint32_t bit = (uint32_t)__builtin_ctzll(w), k = mindex[i * 64 + bit];
+                samask[k] |= 1ull << self;
+                swmask[k] |= ((sw >> bit) & 1) << self;
+            }
+        }
     }
     for (uint32_t k = 0; k < d->nmeta_vars; k++) {
         uint32_t v = d->meta_vars[k];
+        const vm_var *var = &p->vars[v];
         bool any_o = bit_get(u + FUT_ANY * vw, v), wr_o = bit_get(u + FUT_WR * vw, v);
         bool any_s = bit_get(u + FUT_SELF_ANY * vw, v);
-        if (wr_o && !gold) continue;
-        const vm_var *var = &p->vars[v];
+        bool small = var->size <= 64;
+        uint64_t full = var->size >= 64 ? ~0ull : (1ull << var->size) - 1;
+        if (!gold && (wr_o || (small && d->swmask[k] == full))) continue; /* all may be written */
         if (var->cls == VM_UNSHARED) {
             if (!any_o && !any_s) s[d->meta_off + d->var_off[v]] = 0;
             continue;
         }
-        /* the elements live threads reach through their self: mark them
-         * (1 access, 2 write) */
-        bool marked = any_s;
+        bool marked = any_s && !small; /* 1 access, 2 write */
         if (marked)
             for (uint32_t t = 0; t < p->nthreads; t++) {
                 if (d->tstate[t] != 1 || d->tself[t] < 0 || (uint32_t)d->tself[t] >= var->size)
@@ -535,8 +605,14 @@ void ls_canonicalize(ls_detector *d, uint8_t *s)
             uint32_t e = var->first_elem + i;
             uint32_t o = d->meta_off + d->elem_off[e];
             uint8_t *m = s + o;
-            bool may_access = any_o || (marked && (d->emark[i] & 1));
-            bool may_write = wr_o || (marked && (d->emark[i] & 2));
+            bool may_access, may_write;
+            if (small) {
+                may_access = any_o || ((d->samask[k] >> i) & 1);
+                may_write = wr_o || ((d->swmask[k] >> i) & 1);
+            } else {
+                may_access = any_o || (marked && (d->emark[i] & 1));
+                may_write = wr_o || (marked && (d->emark[i] & 2));
+            }
             if (!may_access) {
                 memset(m, 0, d->rec);
                 continue;

@@ -352,6 +352,12 @@ static inline uint32_t vm_tpc(const vm_program *p, const uint8_t *s, int tid)
 {
     return vm_rd16(s, p->threads[tid].offset + VM_TS_PC);
 }
+/* Index in p->bodies of the code thread `tid` runs (meaningless for an
+ * unused spawn slot). */
+static inline uint32_t vm_tbody_index(const vm_program *p, const uint8_t *s, int tid)
+{
+    return s[p->threads[tid].offset + VM_TS_BODY];
+}
 /* The thread's `self`: instance index, or the spawn argument. */
 static inline int32_t vm_tself(const vm_program *p, const uint8_t *s, int tid)
 {
