@@ -384,6 +384,73 @@ static void metadata_layout(void)
     vm_program_free(p);
 }
 
+/* ls_canonicalize: metadata no later check can read is reset, the rest
+ * kept. t[0] writes x and y under m; t[1] then only reads x under m and ends;
+ * nobody touches y after t[0]'s write, and a[self] is each thread's own. */
+static void canonical_metadata(void)
+{
+    const char *src = "shared x\nshared y\nshared a[2]\nlock m\n"
+                      "thread w\n  acquire m\n  store x, 1\n  store y, 1\n  release m\n"
+                      "  load r0, x\n"
+                      "thread r\n  acquire m\n  load r0, x\n  release m\n";
+    lfx f;
+    if (!setup(&f, src, LS_LD)) return;
+    uint32_t mx = f.p->layout.size, my = mx + 5;
+    CHECK_EQ_INT(run(&f, "0:4"), VM_OK); /* w: acquire, store x, store y, release */
+    CHECK_EQ_INT(f.s[mx], 3);            /* x written under {m} */
+    CHECK_EQ_INT(f.s[my], 3);
+    ls_canonicalize(f.d, f.s);
+    CHECK_EQ_INT(f.s[mx], 3); /* w still reads x (its load), r too: kept */
+    CHECK_EQ_INT(f.s[my], 0); /* nobody accesses y again: reset */
+    /* which is why: w's unlocked read of x is a violation (written, cand {}) */
+    CHECK_EQ_INT(run(&f, "0:0"), VM_STOPPED);
+    teardown(&f);
+
+    /* read-only after the start: the candidate set cannot matter */
+    const char *ro = "shared x = 5\nlock m\n"
+                     "thread t\n  acquire m\n  load r0, x\n  release m\n  load r1, x\n";
+    if (!setup(&f, ro, LS_LD)) return;
+    mx = f.p->layout.size;
+    CHECK_EQ_INT(run(&f, "0:2"), VM_OK);
+    CHECK_EQ_INT(f.s[mx], 2); /* checked, read only, cand {m} */
+    ls_canonicalize(f.d, f.s);
+    CHECK_EQ_INT(f.s[mx], 0); /* no write can follow: back to virgin */
+    CHECK_EQ_INT(run(&f, "0:0"), VM_OK); /* the unlocked read is no violation */
+    teardown(&f);
+
+    /* [self]: each thread writes only its own element; after t[0] ended,
+     * a[0] is dead but a[1] (t[1]'s, not yet written) stays */
+    const char *own = "shared a[2]\nlock m\n"
+                      "thread t[2]\n  acquire m\n  store a[self], 1\n  release m\n"
+                      "  acquire m\n  load r0, a[self]\n  release m\n";
+    if (!setup(&f, own, LS_LD)) return;
+    uint32_t a0 = f.p->layout.size, a1 = a0 + 5;
+    CHECK_EQ_INT(run(&f, "0:3 1:3"), VM_OK);
+    CHECK_EQ_INT(f.s[a0], 3);
+    CHECK_EQ_INT(f.s[a1], 3);
+    ls_canonicalize(f.d, f.s);
+    CHECK_EQ_INT(f.s[a0], 3); /* t[0] still reads a[0]: a later check reads it */
+    CHECK_EQ_INT(run(&f, "0:0"), VM_OK);
+    ls_canonicalize(f.d, f.s);
+    CHECK_EQ_INT(f.s[a0], 0); /* t[0] ended: nobody reaches a[0] */
+    CHECK_EQ_INT(f.s[a1], 3); /* t[1] still reads a[1] */
+    teardown(&f);
+
+    /* Goldilocks: W holds every thread that may still access the element */
+    const char *g = "shared x\nlock m\n"
+                    "thread t[2]\n  acquire m\n  load r0, x\n  store x, 1\n  release m\n";
+    if (!setup(&f, g, LS_GOLDILOCKS)) return;
+    uint32_t gx = f.p->layout.size;
+    CHECK_EQ_INT(run(&f, "0:3"), VM_OK); /* t[0] wrote x, holds m: W = {t[0]} */
+    ls_canonicalize(f.d, f.s);
+    CHECK(vm_rd32(f.s, gx) != 0); /* t[1] may still access x and is not in W */
+    CHECK_EQ_INT(run(&f, "0:1 1:1"), VM_OK); /* release m (W += m), t[1] acquires (W += t[1]) */
+    ls_canonicalize(f.d, f.s);
+    CHECK_EQ_INT(vm_rd32(f.s, gx), 0); /* W = {t[0], m, t[1]} covers every later access */
+    CHECK_EQ_INT(run(&f, "1:0"), VM_OK);  /* and t[1]'s accesses are race-free */
+    teardown(&f);
+}
+
 int main(void)
 {
     TEST_RUN(locked_counter_is_clean);
@@ -396,5 +463,6 @@ int main(void)
     TEST_RUN(goldilocks_join_and_volatile);
     TEST_RUN(interning_is_hash_consed);
     TEST_RUN(metadata_layout);
+    TEST_RUN(canonical_metadata);
     return test_finish();
 }
