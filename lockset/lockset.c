@@ -807,9 +807,13 @@ static bool access_ld(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
     uint32_t cand = before == NONE ? held : meet(d, before, held);
     if (cand == NONE) return nomem(d, elem, tid, write);
     bool written = mode == 3 || write;
-    s[o] = written ? 3 : 2;
-    vm_wr32(s, o + 1, (int32_t)cand);
-    if (!written || cand != 0) return false;
+    if (!written || cand != 0) {
+        s[o] = written ? 3 : 2;
+        vm_wr32(s, o + 1, (int32_t)cand);
+        return false;
+    }
+    /* a violation: the metadata stays as it was (a fault leaves the state
+     * unchanged, so the error state is its predecessor) */
     char hs[96], bs[96];
     vm_elem_name(p, elem, en, sizeof en);
     thread_name(d, s, tid, tn, sizeof tn);
@@ -843,10 +847,12 @@ static bool access_eraser(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
     if (cand == NONE) return nomem(d, elem, tid, write);
     if (mode == 1) mode = write ? 3 : 2;
     else if (write) mode = 3;
-    s[o] = mode;
-    s[o + 1] = 0;
-    vm_wr32(s, o + 2, (int32_t)cand);
-    if (mode != 3 || cand != 0) return false;
+    if (mode != 3 || cand != 0) {
+        s[o] = mode;
+        s[o + 1] = 0;
+        vm_wr32(s, o + 2, (int32_t)cand);
+        return false;
+    }
     char en[96], tn[64], hs[96], bs[96];
     vm_elem_name(d->p, elem, en, sizeof en);
     thread_name(d, s, tid, tn, sizeof tn);

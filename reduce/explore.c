@@ -102,6 +102,7 @@ typedef struct search {
     uint64_t next_check; /* work (search_work()) at which to look at the clock */
     stop_reason stop;
     bool truncated;
+    uint8_t *scratch;  /* a state to try a step on (all_visible) */
 } search;
 
 static double now_since(const struct timespec *t0)
@@ -252,6 +253,16 @@ static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                 return true;
             }
             rc = vm_step(p, s, tid, 0, &S->hooks, &f);
+            if (rc == VM_FAULT ||
+                (rc == VM_STOPPED && ls_last_report(S->det)->kind != LS_NOMEM)) {
+                /* An error in the invisible tail: the composed step ends
+                 * before the erring instruction (which left the state as it
+                 * was), and that instruction becomes a scheduling point. The
+                 * error is reached from the new state, after the other
+                 * threads had their chance to move first: an assertion that
+                 * fails here must not hide what they can reach. */
+                return true;
+            }
             x->instructions++;
             x->invisible++;
             if (rc != VM_OK) break;
@@ -277,10 +288,21 @@ static bool any_enabled(const vm_program *p, const uint8_t *s)
     return false;
 }
 
-static bool all_visible(const vm_program *p, const uint8_t *s)
+/* Is every thread at a control point the reduced search can store: a
+ * visible pc, or an instruction that errs in this state (the composed step
+ * ends before it)? For --dump-states of the full search only (it steps a
+ * scratch copy). */
+static bool all_visible(search *S, const uint8_t *s)
 {
-    for (uint32_t t = 0; t < p->nthreads; t++)
-        if (!vm_at_visible(p, s, (int)t)) return false;
+    const vm_program *p = S->p;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        if (vm_at_visible(p, s, (int)t)) continue;
+        if (!S->scratch && !(S->scratch = malloc(S->vsize))) return false;
+        memcpy(S->scratch, s, S->ssize);
+        vm_fault f;
+        vm_status rc = vm_step(p, S->scratch, (int)t, 0, &S->hooks, &f);
+        if (rc == VM_OK) return false;
+    }
     return true;
 }
 
@@ -288,7 +310,7 @@ static void dump_state(search *S, const uint8_t *s)
 {
     static const char hex[] = "0123456789abcdef";
     if (!S->o->dump_states) return;
-    if (S->o->reduce == REDUCE_NONE && !all_visible(S->p, s)) return;
+    if (S->o->reduce == REDUCE_NONE && !all_visible(S, s)) return;
     for (size_t i = 0; i < S->p->layout.size; i++) {
         fputc(hex[s[i] >> 4], S->o->dump_states);
         fputc(hex[s[i] & 15], S->o->dump_states);
@@ -658,6 +680,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);
+    free(S.scratch);
     return 0;
 }
 
@@ -772,6 +795,10 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
             vm_status st = vm_step(p, s, tid, first ? path[i].choice : 0, &h, &f);
             if (st != VM_OK) {
                 if (st == VM_STOPPED && ls_last_report(det)->kind == LS_NOMEM) goto out;
+                if (!first) { /* as in the search: the step ends before it */
+                    t->n--;
+                    break;
+                }
                 snprintf(t->why, sizeof t->why, "%s",
                          st == VM_FAULT ? f.msg : ls_last_report(det)->msg);
                 if (i + 1 != len) t->diverged = true;

@@ -1,7 +1,8 @@
 /* gen_model.c: random, small, lock-disciplined models for the differential
- * test of the lock-based reduction (tests/differential.py).
+ * test of the lock-based reduction (tests/differential.py), and with
+ * --undisciplined models that may break the discipline (tests/theorem9.py).
  *
- *   gen_model SEED [--size small|medium]
+ *   gen_model SEED [--size small|medium] [--undisciplined]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -17,8 +18,19 @@
  * or blocks/spins on a visible operation, and every value is reduced modulo
  * a small number, so the state space is finite and small.
  *
- * It deliberately does not generate undisciplined models (Theorem 9 is tested
- * elsewhere) nor assembly errors: a model that does not assemble is a
+ * With --undisciplined (tests/theorem9.py, Stoller's Theorem 9) the model
+ * breaks LD' now and then, at a rate drawn per model: accesses without the
+ * guard or under another lock (maybe only on one branch of a choose or of a
+ * volatile test), a lock taken on one branch only, an access after the
+ * release, a write to a read-only variable or after an `init` phase, an
+ * `init T` variable that another thread may reach first, an unshared
+ * variable touched by a second body. These models have no rare runtime
+ * errors: the only runtime_error is the unshared violation, and assertions
+ * are the only errors other than violations that end a path. Without the
+ * option no extra random number is drawn, so the disciplined model of every
+ * seed is unchanged.
+ *
+ * It never generates assembly errors: a model that does not assemble is a
  * generator bug. */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -64,7 +76,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 
 enum { MAX_LOCKS = 4, MAX_VARS = 24, MAX_BODIES = 4, MAX_MON = 2, MAX_CHANS = 2, MAX_HELD = 3 };
 
-enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN };
+enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN, V_INIT };
 
 typedef struct lockdecl {
     char name[8];
@@ -81,6 +93,8 @@ typedef struct var {
     int mod;           /* values stay within (-mod, mod) */
     int twin;          /* a variable kept equal to this one, or -1 */
     int owner;         /* unshared: the only body that touches it */
+    int intruder;      /* unshared, --undisciplined: a body that touches it too, or -1 */
+    int init_body;     /* V_INIT (--undisciplined): the `init T` body */
     bool is_flag;      /* condition flag of a monitor */
 } var;
 
@@ -113,6 +127,7 @@ typedef struct held {
     int decl;
     char idx[16]; /* index operand as written ("" for a scalar lock) */
     int elem;     /* static element, or -1 when computed at run time */
+    bool skipped; /* --undisciplined: taken on one branch only */
 } held;
 
 typedef struct gen {
@@ -135,6 +150,8 @@ typedef struct gen {
     int kval;
     int joiner, join_tid; /* body that joins static thread join_tid, or -1 */
     int leaker;           /* body that ends holding a lock, or -1 */
+    bool undisc;          /* --undisciplined: break LD' now and then */
+    int brk;              /* how often (percent of the nominal rates) */
     /* code generation */
     int cur;       /* body being written */
     sbuf *out;
@@ -167,6 +184,15 @@ static int between(gen *g, int lo, int hi)
 static bool chance(gen *g, int pct)
 {
     return rnd(g, 100) < pct;
+}
+
+/* --undisciplined only: a chance to break LD' here (pct scaled by the
+ * model's intensity). Without the option it draws nothing, so the
+ * disciplined models stay what they were for every seed. */
+static bool brk(gen *g, int pct)
+{
+    if (!g->undisc) return false;
+    return rnd(g, 100) * 100 < pct * g->brk;
 }
 
 /* Emit code; every line counts `mult` (the iterations of the loops around
@@ -215,6 +241,8 @@ static int add_var(gen *g, const char *prefix, enum vclass cls, int size)
     v->guard_elem = 0;
     v->twin = -1;
     v->owner = -1;
+    v->intruder = -1;
+    v->init_body = -1;
     v->mod = between(g, 2, 4);
     return g->nvars++;
 }
@@ -230,6 +258,32 @@ static int instances(const gen *g, int b)
 {
     if (g->bodies[b].proc) return g->nspawn;
     return g->bodies[b].count;
+}
+
+/* --undisciplined: the model's intensity, and globals made to be misused:
+ * an `init T` variable whose first access may be made by another thread, a
+ * read-only variable that may be written, an unshared variable that a
+ * second body may touch. */
+static void plan_undisc(gen *g)
+{
+    static const int level[] = {50, 120, 250};
+    g->brk = level[rnd(g, 3)];
+    if (brk(g, 40)) {
+        int v = add_var(g, "ci", V_INIT, chance(g, 25) ? 2 : 0);
+        g->vars[v].init_body = rnd(g, g->nbodies);
+    }
+    if (brk(g, 25)) add_var(g, "ro", V_READONLY, 0);
+    if (brk(g, 40)) {
+        int v = add_var(g, "u", V_UNSHARED, chance(g, 30) ? 2 : 0);
+        g->vars[v].owner = rnd(g, g->nbodies); /* an array body: two owners */
+    }
+    for (int i = 0; i < g->nvars; i++)
+        if (g->vars[i].cls == V_UNSHARED && brk(g, 70)) g->vars[i].intruder = rnd(g, g->nbodies);
+    /* No division by zero and the like: the unshared violation stays the
+     * only runtime_error (a test can tell it by its kind), and assertions
+     * the only errors besides violations that end a path (a test can take
+     * them out; see tests/theorem9.py). */
+    g->hazard = false;
 }
 
 static void plan(gen *g)
@@ -372,6 +426,7 @@ static void plan(gen *g)
     if (chance(g, 6)) g->leaker = rnd(g, g->nbodies);
     g->has_k = chance(g, 30);
     g->kval = between(g, 1, 3);
+    if (g->undisc) plan_undisc(g);
 }
 
 /* ---- operands ------------------------------------------------------------ */
@@ -422,20 +477,28 @@ static bool holds_static(const gen *g, int decl, int elem)
 
 /* Shared variables accessible with the locks now held; for element-wise
  * guarded arrays `idx` receives the index operand to use. */
-static int accessible(const gen *g, int *list, const char **idx)
+static int accessible(gen *g, int *list, const char **idx)
 {
     int n = 0;
     for (int i = 0; i < g->nvars; i++) {
         const var *v = &g->vars[i];
         if (v->cls != V_SHARED) continue;
         if (v->guard_elem < 0) {
-            for (int k = 0; k < g->nh; k++)
+            int k;
+            for (k = 0; k < g->nh; k++)
                 if (g->h[k].decl == v->guard) {
                     idx[n] = g->h[k].idx;
                     list[n++] = i;
                     break;
                 }
+            if (k == g->nh && g->nh && brk(g, 6)) { /* under another lock */
+                idx[n] = NULL;
+                list[n++] = i;
+            }
         } else if (holds_static(g, v->guard, v->guard_elem)) {
+            idx[n] = NULL;
+            list[n++] = i;
+        } else if (g->nh && brk(g, 6)) { /* inconsistent locks */
             idx[n] = NULL;
             list[n++] = i;
         }
@@ -462,6 +525,7 @@ static void mem_text(gen *g, int v, const char *eidx, char *buf, size_t n)
 /* ---- pieces -------------------------------------------------------------- */
 
 static void piece(gen *g, int depth);
+static void emit_arith_loop(gen *g);
 
 /* Read-modify-write of v under its lock; values stay in (-mod, mod). */
 static void emit_rmw(gen *g, int v, const char *eidx)
@@ -559,6 +623,7 @@ static void cs_contents(gen *g, int depth)
         } else if (k < 10) {
             /* notifyall or notify of a held lock (nobody may wait: a no-op) */
             const held *hh = &g->h[rnd(g, g->nh)];
+            if (hh->skipped) continue; /* maybe not held: no runtime error */
             const lockdecl *l = &g->locks[hh->decl];
             if (l->size)
                 EMIT("    %s %s[%s]\n", chance(g, 50) ? "notify" : "notifyall", l->name, hh->idx);
@@ -605,7 +670,18 @@ static void emit_cs(gen *g, int depth)
     lock_text(g, hh, lt, sizeof lt);
     g->nh++;
     bool rec = chance(g, 20);
+    /* --undisciplined: on one branch of a choose the lock is not taken */
+    static const char *skipreg[MAX_HELD] = {"r9", "r10", "r11"};
+    const char *sr = skipreg[g->nh - 1];
+    bool skip = !rec && brk(g, 8);
+    hh->skipped = skip;
+    int ls = 0;
+    if (skip) {
+        ls = new_label(g);
+        EMIT("    choose %s, 0, 1   ; the lock only sometimes\n    jz %s, L%d\n", sr, sr, ls);
+    }
     EMIT("    acquire %s\n", lt);
+    if (skip) EMIT("L%d:\n", ls);
     if (rec) EMIT("    acquire %s   ; recursive\n", lt);
     cs_contents(g, depth);
     if (rec) {
@@ -613,7 +689,125 @@ static void emit_cs(gen *g, int depth)
         if (chance(g, 40)) cs_contents(g, depth);
     }
     g->nh--;
+    if (skip) {
+        ls = new_label(g);
+        EMIT("    jz %s, L%d\n", sr, ls);
+    }
     EMIT("    release %s\n", lt);
+    if (skip) EMIT("L%d: nop\n", ls);
+    if (brk(g, 10)) { /* --undisciplined: one more access after the release */
+        int vs[MAX_VARS], n = 0;
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_SHARED && g->vars[i].guard == hh->decl) vs[n++] = i;
+        if (n) {
+            int v = vs[rnd(g, n)];
+            const char *e = g->vars[v].guard_elem < 0 ? hh->idx : NULL;
+            EMIT("    ; after the release\n");
+            if (chance(g, 40))
+                emit_read_assert(g, v, e);
+            else
+                emit_rmw(g, v, e);
+        }
+    }
+}
+
+/* --undisciplined: an access to a global without its lock (or under some
+ * other lock), maybe only on one branch of a choose or of a volatile test. */
+static void emit_racy(gen *g)
+{
+    int vs[MAX_VARS], n = 0;
+    for (int i = 0; i < g->nvars; i++)
+        if (g->vars[i].cls != V_VOLATILE) vs[n++] = i;
+    if (!n) {
+        emit_arith_loop(g);
+        return;
+    }
+    int v = vs[rnd(g, n)];
+    int skip = 0;
+    switch (rnd(g, 4)) {
+    case 0:
+        skip = new_label(g);
+        EMIT("    choose r0, 0, %d\n    jz r0, L%d\n", between(g, 1, 2), skip);
+        break;
+    case 1:
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_VOLATILE && !g->vars[i].size) {
+                skip = new_label(g);
+                EMIT("    load r1, %s\n    jz r1, L%d\n", g->vars[i].name, skip);
+                break;
+            }
+        break;
+    default:
+        break;
+    }
+    held other = {0};
+    char lt[32] = "";
+    if (chance(g, 35)) { /* under some lock, likely not the right one */
+        pick_static_lock(g, &other.decl, &other.elem);
+        if (g->locks[other.decl].size) snprintf(other.idx, sizeof other.idx, "%d", other.elem);
+        lock_text(g, &other, lt, sizeof lt);
+        EMIT("    acquire %s   ; not (necessarily) the guard\n", lt);
+    } else {
+        EMIT("    ; no lock\n");
+    }
+    char m[32];
+    switch (rnd(g, 4)) {
+    case 0:
+        mem_text(g, v, NULL, m, sizeof m);
+        EMIT("    load r1, %s\n", m);
+        break;
+    case 1:
+        emit_read_assert(g, v, NULL);
+        break;
+    case 2:
+        mem_text(g, v, NULL, m, sizeof m);
+        EMIT("    store %s, %d\n", m, rnd(g, g->vars[v].mod));
+        break;
+    default:
+        emit_rmw(g, v, NULL);
+        break;
+    }
+    if (lt[0]) EMIT("    release %s\n", lt);
+    if (skip) EMIT("L%d: nop\n", skip);
+}
+
+/* --undisciplined: misuse of the special globals; true when it emitted. */
+static bool emit_misc_undisc(gen *g)
+{
+    for (int i = 0; i < g->nvars; i++) {
+        const var *v = &g->vars[i];
+        char m[32];
+        if (v->cls == V_READONLY && brk(g, 30)) { /* a write after a read-only phase */
+            EMIT("    store %s, %d   ; written after all\n", v->name, rnd(g, v->mod));
+            return true;
+        }
+        if (v->cls == V_UNSHARED && v->intruder == g->cur && chance(g, 60)) {
+            mem_text(g, i, NULL, m, sizeof m);
+            EMIT("    load r1, %s   ; touched by a second body\n", m);
+            if (chance(g, 50)) EMIT("    add r1, r1, 1\n    mod r1, r1, 2\n    store %s, r1\n", m);
+            return true;
+        }
+        if (v->cls == V_UNSHARED && v->owner == g->cur && v->size) { /* (not scalar) */
+            mem_text(g, i, NULL, m, sizeof m);
+            EMIT("    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, 2\n    store %s, r1\n", m, m);
+            return true;
+        }
+        if (v->cls == V_INIT && chance(g, 50)) {
+            /* another body reads it (first, if it wins the race: a
+             * violation), or someone writes it again */
+            mem_text(g, i, NULL, m, sizeof m);
+            if (v->init_body != g->cur && !chance(g, 25))
+                EMIT("    load r1, %s   ; after its init phase?\n", m);
+            else
+                EMIT("    store %s, %d   ; a write after the init phase\n", m, rnd(g, v->mod));
+            return true;
+        }
+        if (v->cls == V_INITMAIN && brk(g, 30)) {
+            EMIT("    store %s, %d   ; a write after the init phase\n", v->name, rnd(g, v->mod));
+            return true;
+        }
+    }
+    return false;
 }
 
 static void emit_volatile(gen *g)
@@ -790,6 +984,7 @@ static void emit_spin(gen *g)
 
 static void emit_misc_global(gen *g)
 {
+    if (g->undisc && emit_misc_undisc(g)) return;
     for (int i = 0; i < g->nvars; i++) {
         const var *v = &g->vars[i];
         if (v->cls == V_READONLY && chance(g, 60)) {
@@ -813,6 +1008,10 @@ static void emit_misc_global(gen *g)
 /* One general-purpose piece at nesting depth `depth`. */
 static void piece(gen *g, int depth)
 {
+    if (brk(g, 14)) {
+        emit_racy(g);
+        return;
+    }
     int k = rnd(g, 20);
     if (depth >= 3) k = 19;
     if (k < 9)
@@ -857,6 +1056,7 @@ static void emit_task(gen *g, const task *t)
     if (t->r != R_PIECE && t->r != R_HAZARD && g->nh == 0 && chance(g, 12)) {
         held *hh = &g->h[g->nh];
         pick_static_lock(g, &hh->decl, &hh->elem);
+        hh->skipped = false;
         if (g->locks[hh->decl].size)
             snprintf(hh->idx, sizeof hh->idx, "%d", hh->elem);
         else
@@ -921,6 +1121,15 @@ static void gen_body(gen *g, int b, bool hazard_here)
                 t[j] = x;
             }
 
+    for (int i = 0; i < g->nvars; i++) { /* --undisciplined: `init T` by T */
+        const var *v = &g->vars[i];
+        if (v->cls != V_INIT || v->init_body != b) continue;
+        if (v->size)
+            for (int e = 0; e < v->size; e++)
+                EMIT("    store %s[%d], %d   ; init phase\n", v->name, e, rnd(g, v->mod));
+        else
+            EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
+    }
     if (b == 0 && g->procbody >= 0) {
         /* main: initialize cfg, spawn, work, join */
         for (int i = 0; i < g->nvars; i++)
@@ -959,6 +1168,14 @@ static void gen_body(gen *g, int b, bool hazard_here)
         /* after the joins: the workers' updates are visible */
         if (chance(g, 50)) piece(g, 0);
     }
+    for (int i = 0; g->undisc && i < g->nvars; i++) { /* --undisciplined: unshared ones */
+        const var *v = &g->vars[i];
+        if (v->cls != V_UNSHARED || (v->intruder != b && v->owner != b) || !chance(g, 60)) continue;
+        char m[32];
+        mem_text(g, i, NULL, m, sizeof m);
+        EMIT("    load r1, %s%s\n", m, v->intruder == b ? "   ; touched by a second body" : "");
+        if (chance(g, 50)) EMIT("    add r1, r1, 1\n    mod r1, r1, 2\n    store %s, r1\n", m);
+    }
     if (g->joiner == b) {
         /* join a static thread by its id (joins may be mutual: a deadlock) */
         EMIT("    join %d\n", g->join_tid);
@@ -981,9 +1198,14 @@ static void gen_body(gen *g, int b, bool hazard_here)
 
 static void print_model(gen *g, uint64_t seed)
 {
-    printf("; generated by gen_model %llu --size %s (a lock-disciplined random model;"
-           " size estimate %.0f)\n",
-           (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
+    if (g->undisc)
+        printf("; generated by gen_model %llu --size %s --undisciplined (a random model that"
+               " may violate LD'; size estimate %.0f)\n",
+               (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
+    else
+        printf("; generated by gen_model %llu --size %s (a lock-disciplined random model;"
+               " size estimate %.0f)\n",
+               (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
     if (g->has_k) printf("const K = %d\n", g->kval);
     for (int i = 0; i < g->nlocks; i++) {
         if (g->locks[i].size)
@@ -1009,6 +1231,7 @@ static void print_model(gen *g, uint64_t seed)
             printf(" = %s", chance(g, 50) ? "0x1" : "1");
         }
         if (v->cls == V_INITMAIN) printf(" init main");
+        if (v->cls == V_INIT) printf(" init %s", g->bodies[v->init_body].name);
         if (v->cls == V_SHARED) {
             const lockdecl *l = &g->locks[v->guard];
             if (v->guard_elem < 0)
@@ -1041,7 +1264,7 @@ static void print_model(gen *g, uint64_t seed)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: gen_model SEED [--size small|medium]\n");
+    fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined]\n");
     return 2;
 }
 
@@ -1050,8 +1273,11 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
+    bool undisc = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+        if (!strcmp(argv[i], "--undisciplined")) {
+            undisc = true;
+        } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
                 g.medium = true;
@@ -1080,6 +1306,7 @@ int main(int argc, char **argv)
     for (int attempt = 0;; attempt++) {
         memset(&g, 0, sizeof g);
         g.medium = medium;
+        g.undisc = undisc;
         g.rng = (seed + (uint64_t)attempt * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         plan(&g);
         int hz = g.hazard ? rnd(&g, g.nbodies) : -1;

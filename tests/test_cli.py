@@ -239,8 +239,12 @@ def test_composed_trace_lists_every_instruction():
     want = ["acquire m", "load v, x", "add v, v, 1", "store x, v", 'assert 0, "stop"']
     got = [l.split(None, 3)[-1].strip() if l[:6].strip() else l.split(None, 2)[-1].strip()
            for l in body.splitlines()]
-    check(got == want and "trace (1 steps, 5 instructions)" in out,
-          f"a composed step expands into every instruction it ran: {got}")
+    # the assert that fails in the step's invisible tail is a step of its own
+    steps = [l[:6].strip() for l in body.splitlines()]
+    check(got == want and "trace (2 steps, 5 instructions)" in out
+          and steps == ["1", "", "", "", "2"],
+          f"a composed step expands into every instruction it ran, and the failing "
+          f"assert is the next step: {got} {steps}")
 
 
 def test_race_option():
@@ -433,7 +437,7 @@ def test_adapt():
     # breadth-first, the watcher spins on the invisible `done` (BoundedInvis)
     # before the violation on it is reached: a search past errors finds it
     for extra, runs in (([], 3), (["--reduce=none"], 3), (["--store=exact"], 3),
-                        (["--search=bfs"], 4)):
+                        (["--search=bfs"], 5)):
         code, js, err = adapt_json(*extra, two)
         check(js is not None and code == 0 and js["verdict"] == "ok" and js["complete"]
               and js["adapted"] == ["slot", "done"] and js["adapt_runs"] == runs
