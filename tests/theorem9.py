@@ -25,6 +25,9 @@ the messages of the errors listed). Checks:
     to end the path before other threads could move to a violation:
     tests/theorem9_cases/assert_hides_violation.bc. Now an instruction that
     errs is a scheduling point of its own.)
+  * the same for Goldilocks (`--race=goldilocks`): the full search finds a
+    race iff the reduced search does (a race-free prefix commutes like a
+    disciplined one: Elmas & Qadeer, section 5);
   * soundness of the other direction: every reduced path is a full path, so
     every kind of error the reduced search finds, the full search finds (a
     reduced violation is a real one);
@@ -176,6 +179,10 @@ def check_model(opts, model, tag, stats):
         "reduced-bfs": ["--reduce=compose", "--all-errors", "--search=bfs",
                         "--dump-states", rbfs_dump],
         "reduced-first": ["--reduce=compose"],
+        # the same question for Goldilocks (docs/usage.md, "Detectors"): a
+        # race in the full search implies one in the reduced search
+        "gold-full": ["--reduce=none", "--all-errors", "--race=goldilocks"],
+        "gold-reduced": ["--reduce=compose", "--all-errors", "--race=goldilocks"],
     }
     full_bfs = opts.full_bfs_every > 0 and (tag is None or tag % opts.full_bfs_every == 0)
     if full_bfs:
@@ -233,6 +240,15 @@ def check_model(opts, model, tag, stats):
         ldr, unr = violation(res[name])
         if unr and not unf:
             problems.append(f"{name} finds an unshared violation, the full search does not")
+    # Goldilocks: races found in one mode are found in the other (a race in
+    # the reduced search is on a full path; one in the full search has a
+    # race-free prefix, whose invisible accesses commute)
+    gf, gr = "race" in kinds_of(res["gold-full"]), "race" in kinds_of(res["gold-reduced"])
+    if gf != gr:
+        problems.append(f"goldilocks: the full search {'finds' if gf else 'does not find'} a "
+                        f"race, the reduced one {'does' if gr else 'does not'} "
+                        f"(full {kinds_of(res['gold-full'])}, reduced "
+                        f"{kinds_of(res['gold-reduced'])})")
     # the first-error search
     v1 = res["reduced-first"]["verdict"]
     if (v1 == "ok") != (not kr) or (v1 != "ok" and v1 not in kr):
