@@ -448,6 +448,12 @@ static const char *index_operand(gen *g, const char *reg, int n, char *buf, size
         snprintf(buf, bn, "%d", rnd(g, n));
         return buf;
     case 2:
+        if (!g->bodies[g->cur].proc && g->bodies[g->cur].count <= n) {
+            /* self < n already: index by `self` itself (the per-thread
+             * element the detectors' liveness analysis tracks) */
+            snprintf(buf, bn, "self");
+            return buf;
+        }
         EMIT("    mod %s, self, %d\n", reg, n);
         break;
     case 3:
