@@ -17,11 +17,13 @@
  * the errors it keeps): checked after every transition, and before the
  * stack or queue grows, so that a big state vector cannot take it past the
  * limit in one step. */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux), a hint for the DFS stack */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -69,11 +71,13 @@ const char *stop_reason_name(stop_reason s)
 
 /* ---- the search context -------------------------------------------------- */
 
+/* A DFS stack level: a frame, then the state vector (S->rec bytes in all).
+ * The step that led to level d is the one level d - 1 took last: its tid
+ * and choice - 1, so it is not stored. */
 typedef struct frame {
     int32_t tid;       /* thread being expanded */
     uint64_t choice;   /* next choice of tid */
     uint64_t nchoices; /* vm_enabled(tid); 0 until computed */
-    explore_step via;  /* the step that led to this state */
 } frame;
 
 typedef struct search {
@@ -85,10 +89,10 @@ typedef struct search {
     size_t vsize;      /* stored vector: the state + error marker */
     ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
-    /* DFS stack */
-    frame *frames;
-    uint8_t *states;
-    size_t cap;        /* frames allocated */
+    /* DFS stack: cap levels of rec bytes, each a frame then a vector */
+    uint8_t *stack;
+    size_t rec;
+    size_t cap;        /* levels allocated */
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -120,7 +124,7 @@ static uint64_t peak_rss(void)
 /* Bytes of the DFS stack or the BFS queue (what stats.search_bytes shows). */
 static uint64_t stack_queue_bytes(const search *S)
 {
-    return (uint64_t)S->cap * (sizeof(frame) + S->vsize) +
+    return (uint64_t)S->cap * S->rec +
            S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
 }
 
@@ -266,11 +270,20 @@ static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
     return true;
 }
 
-static bool any_enabled(const vm_program *p, const uint8_t *s)
+/* The first thread enabled in s, and its number of choices in *n; nthreads
+ * (and *n = 0) if none. */
+static uint32_t first_enabled(const vm_program *p, const uint8_t *s, uint64_t *n)
 {
     for (uint32_t t = 0; t < p->nthreads; t++)
-        if (vm_enabled(p, s, (int)t)) return true;
-    return false;
+        if ((*n = vm_enabled(p, s, (int)t)) != 0) return t;
+    *n = 0;
+    return p->nthreads;
+}
+
+static bool any_enabled(const vm_program *p, const uint8_t *s)
+{
+    uint64_t n;
+    return first_enabled(p, s, &n) < p->nthreads;
 }
 
 static bool all_visible(const vm_program *p, const uint8_t *s)
@@ -336,10 +349,14 @@ static bool record_error(search *S, const step_outcome *e, const explore_step *p
     return true;
 }
 
-/* Classify a newly stored, non-error state: a deadlock is an error. */
-static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e)
+/* Classify a newly stored, non-error state: a deadlock is an error. The
+ * first enabled thread and its choices go to *first, *n (first_enabled()),
+ * where the DFS starts expanding the state. */
+static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
+                        uint32_t *first, uint64_t *n)
 {
-    if (any_enabled(p, s) || vm_valid_end(p, s)) return false;
+    *first = first_enabled(p, s, n);
+    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
     e->kind = VERDICT_DEADLOCK;
     e->tid = -1;
     e->pc = 0;
@@ -349,10 +366,12 @@ static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e)
 
 enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
 
-/* Insert a successor. INS_NEW: to be explored; INS_SEEN: stored before;
- * INS_ERROR: a new error state, or a new deadlocked state (out says which);
- * INS_STOP: the store is full. */
-static int insert_successor(search *S, uint8_t *s, step_outcome *out)
+/* Insert a successor. INS_NEW: to be explored, from thread *first with *n
+ * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
+ * error state, or a new deadlocked state (out says which); INS_STOP: the
+ * store is full. */
+static int insert_successor(search *S, uint8_t *s, step_outcome *out, uint32_t *first,
+                            uint64_t *n)
 {
     explore_stats *x = &S->r->stats;
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
@@ -369,7 +388,7 @@ static int insert_successor(search *S, uint8_t *s, step_outcome *out)
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
     dump_state(S, s);
-    return is_deadlock(S->p, s, out) ? INS_ERROR : INS_NEW;
+    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
 }
 
 /* ---- depth-first -------------------------------------------------------- */
@@ -405,24 +424,46 @@ static uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t en
     return nc;
 }
 
-/* Room for `need` frames on the DFS stack; false with S->stop set if not. */
-static bool dfs_grow(search *S, size_t need, bool enforce)
+static inline frame *frame_at(const search *S, size_t depth)
 {
-    if (need <= S->cap) return true;
-    uint64_t nc = grown_capacity(S, S->cap, need, sizeof(frame) + S->vsize, (size_t)1 << 20, 64,
-                                 enforce);
+    return (frame *)(void *)(S->stack + depth * S->rec);
+}
+
+static inline uint8_t *state_at(const search *S, size_t depth)
+{
+    return S->stack + depth * S->rec + sizeof(frame);
+}
+
+/* Room for `need` levels on the DFS stack; false with S->stop set if not.
+ * The models with the biggest state spaces have stacks about as deep as
+ * they have states, and every new level touches fresh memory: where the
+ * kernel has transparent huge pages on request, ask for them, so that the
+ * stack costs a page fault per 2 MB rather than per 4 KB. */
+static bool dfs_grow_slow(search *S, size_t need, bool enforce)
+{
+    uint64_t nc = grown_capacity(S, S->cap, need, S->rec, (size_t)1 << 20, 64, enforce);
     if (!nc) return false;
-    frame *nf = realloc(S->frames, (size_t)nc * sizeof *nf);
-    if (!nf) goto nomem;
-    S->frames = nf;
-    uint8_t *ns = realloc(S->states, (size_t)nc * S->vsize);
-    if (!ns) goto nomem;
-    S->states = ns;
+    uint8_t *ns = realloc(S->stack, (size_t)nc * S->rec);
+    if (!ns) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    S->stack = ns;
     S->cap = (size_t)nc;
+#if defined(MADV_HUGEPAGE)
+    size_t bytes = (size_t)nc * S->rec;
+    if (bytes >= (size_t)4 << 20) {
+        uintptr_t a = ((uintptr_t)ns + 4095) & ~(uintptr_t)4095;
+        uintptr_t e = ((uintptr_t)ns + bytes) & ~(uintptr_t)4095;
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: failure is fine */
+    }
+#endif
     return true;
-nomem:
-    S->stop = STOP_NOMEM;
-    return false;
+}
+
+static inline bool dfs_grow(search *S, size_t need, bool enforce)
+{
+    return need <= S->cap || dfs_grow_slow(S, need, enforce);
 }
 
 /* Record an error reached from the top of the stack (index depth) by `last`. */
@@ -435,60 +476,67 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
         S->stop = STOP_NOMEM;
         return false;
     }
-    for (size_t i = 1; i <= depth; i++) path[i - 1] = S->frames[i].via;
+    for (size_t i = 0; i < depth; i++) { /* level i + 1 came from level i's last step */
+        const frame *f = frame_at(S, i);
+        path[i] = (explore_step){f->tid, f->choice - 1};
+    }
     path[depth] = *last;
     bool go_on = record_error(S, out, path, (uint32_t)depth + 1);
     free(path);
     return go_on;
 }
 
-static void dfs(search *S)
+/* Depth-first from the initial state at level 0, whose first enabled thread
+ * is `first` with `n` choices. A new level starts at the thread
+ * insert_successor() found enabled first, so the threads before it are not
+ * asked again. */
+static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    size_t depth = 0; /* index of the top frame */
+    const int32_t nthreads = (const int32_t)p->nthreads;
+    size_t depth = 0; /* index of the top level */
     uint64_t max_depth = S->o->max_depth;
-
-    memset(&S->frames[0], 0, sizeof(frame));
-    S->frames[0].via.tid = -1;
+    frame *f = frame_at(S, 0);
+    f->tid = (int32_t)first;
+    f->choice = 0;
+    f->nchoices = n;
 
     while (S->stop == STOP_COMPLETE) {
-        frame *f = &S->frames[depth];
-        uint8_t *s = S->states + depth * S->vsize;
-        if (max_depth && depth >= max_depth && f->tid == 0 && f->nchoices == 0) {
-            if (any_enabled(p, s)) S->truncated = true;
-            f->tid = (int32_t)p->nthreads; /* a leaf: do not expand */
-        }
-        while (f->tid < (int32_t)p->nthreads) { /* next (tid, choice) */
-            if (f->nchoices == 0) f->nchoices = vm_enabled(p, s, f->tid);
+        f = frame_at(S, depth);
+        while (f->tid < nthreads) { /* next (tid, choice) */
+            if (f->nchoices == 0) f->nchoices = vm_enabled(p, state_at(S, depth), f->tid);
             if (f->choice < f->nchoices) break;
             f->tid++;
             f->choice = 0;
             f->nchoices = 0;
         }
-        if (f->tid >= (int32_t)p->nthreads) {
+        if (f->tid >= nthreads) {
             if (depth == 0) break;
             depth--;
             continue;
         }
         explore_step st = {f->tid, f->choice++};
         if (!dfs_grow(S, depth + 2, true)) break;
-        s = S->states + depth * S->vsize;
-        uint8_t *ns = s + S->vsize;
+        uint8_t *s = state_at(S, depth);
+        uint8_t *ns = s + S->rec;
         memcpy(ns, s, S->ssize);
         step_outcome out;
         if (!run_step(S, ns, st.tid, st.choice, &out)) break;
         x->transitions++;
-        int rc = insert_successor(S, ns, &out);
+        int rc = insert_successor(S, ns, &out, &first, &n);
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
         if (rc == INS_NEW) {
             depth++;
-            frame *nf = &S->frames[depth];
-            nf->tid = 0;
+            frame *nf = frame_at(S, depth);
+            nf->tid = (int32_t)first;
             nf->choice = 0;
-            nf->nchoices = 0;
-            nf->via = st;
+            nf->nchoices = n;
+            if (max_depth && depth >= max_depth) {
+                if (n) S->truncated = true;
+                nf->tid = nthreads; /* a leaf: do not expand */
+            }
             if (depth > x->max_depth) x->max_depth = depth;
         }
         if (!limits_ok(S)) break;
@@ -557,7 +605,7 @@ static void bfs(search *S)
         S->stop = STOP_NOMEM;
         return;
     }
-    if (!bfs_push(S, S->states, 0, &none, false)) {
+    if (!bfs_push(S, state_at(S, 0), 0, &none, false)) {
         free(ns);
         return;
     }
@@ -580,7 +628,9 @@ static void bfs(search *S)
                 step_outcome out;
                 if (!run_step(S, ns, t, c, &out)) break;
                 x->transitions++;
-                int rc = insert_successor(S, ns, &out);
+                uint32_t first;
+                uint64_t nfirst;
+                int rc = insert_successor(S, ns, &out, &first, &nfirst);
                 if (rc == INS_STOP) break;
                 if (rc == INS_ERROR && !bfs_error(S, i, &st, &out)) break;
                 if (rc == INS_NEW && !bfs_push(S, ns, i, &st, true)) break;
@@ -614,25 +664,30 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     }
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
     S.vsize = S.ssize + 1;
+    S.rec = (sizeof(frame) + S.vsize + 7) & ~(size_t)7;
     S.st = store_new(&o->store, S.vsize);
     if (!S.st || !dfs_grow(&S, 1, false)) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         store_free(S.st);
         ls_free(S.det);
-        free(S.frames);
-        free(S.states);
+        free(S.stack);
         return -1;
     }
-    memcpy(S.states, p->init_state, p->layout.size);
-    if (S.det) ls_init_meta(S.det, S.states);
-    S.states[S.ssize] = 0;
+    uint8_t *s0 = state_at(&S, 0);
+    memcpy(s0, p->init_state, p->layout.size);
+    if (S.det) ls_init_meta(S.det, s0);
+    s0[S.ssize] = 0;
     step_outcome out = {.kind = VERDICT_OK};
-    int rc = insert_successor(&S, S.states, &out);
+    uint32_t first;
+    uint64_t nfirst;
+    int rc = insert_successor(&S, s0, &out, &first, &nfirst);
     if (rc == INS_ERROR)
         record_error(&S, &out, NULL, 0);
+    else if (rc == INS_NEW && o->search == SEARCH_BFS)
+        bfs(&S);
     else if (rc == INS_NEW)
-        (o->search == SEARCH_BFS ? bfs : dfs)(&S);
+        dfs(&S, first, nfirst);
 
     fill_stats(&S);
     if (S.stop == STOP_COMPLETE && S.truncated) S.stop = STOP_DEPTH;
@@ -646,8 +701,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
     store_free(S.st);
     ls_free(S.det);
-    free(S.frames);
-    free(S.states);
+    free(S.stack);
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);
