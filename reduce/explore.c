@@ -172,7 +172,7 @@ static uint64_t search_work(const search *S)
 /* Memory after every transition; time, interrupt and progress every 8192
  * units of work. Returns false when the search must stop (S->stop says
  * why). */
-static bool limits_ok(search *S)
+static bool limits_check(search *S)
 {
     if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
         S->stop = STOP_MEMLIMIT;
@@ -195,6 +195,13 @@ static bool limits_ok(search *S)
         S->next_progress = t + 3.0;
     }
     return true;
+}
+
+/* limits_check(), with the common case (no --memlimit, clock not due) inline. */
+static inline bool limits_ok(search *S)
+{
+    if (!S->o->memlimit && search_work(S) < S->next_check) return true;
+    return limits_check(S);
 }
 
 /* ---- successors ---------------------------------------------------------- */
@@ -230,7 +237,14 @@ static bool detector_outcome(const ls_detector *det, const vm_program *p, const 
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
  * REDUCE_COMPOSE the thread's invisible tail. False if the search must stop
  * (S->stop says why). */
-static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
+/* The two steps of every transition, inlined into the search loops. */
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
+
+static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                      step_outcome *out)
 {
     const vm_program *p = S->p;
@@ -370,8 +384,8 @@ enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
  * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
  * error state, or a new deadlocked state (out says which); INS_STOP: the
  * store is full. */
-static int insert_successor(search *S, uint8_t *s, step_outcome *out, uint32_t *first,
-                            uint64_t *n)
+static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
+                                       uint32_t *first, uint64_t *n)
 {
     explore_stats *x = &S->r->stats;
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
