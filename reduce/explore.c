@@ -71,14 +71,23 @@ const char *stop_reason_name(stop_reason s)
 
 /* ---- the search context -------------------------------------------------- */
 
-/* A DFS stack level: a frame, then the state vector (S->rec bytes in all).
- * The step that led to level d is the one level d - 1 took last: its tid
- * and choice - 1, so it is not stored. */
+/* A DFS stack level. The step that led to level d is the one level d - 1
+ * took last: its tid and choice - 1, so it is not stored. Nor is the state:
+ * the search keeps the state of the top level, and per level an undo
+ * record (UNDO_REC bytes for each 8-byte word of the vector that the step
+ * to the level changed: the word's index, u32, and its value in the parent),
+ * so a backtrack restores the parent. The stacks of these searches are about
+ * as deep as they have states (philosophers: 20 million levels), so a
+ * level costs 24 bytes and a few undo records rather than a whole vector,
+ * memory the kernel would otherwise have to zero page after page. */
 typedef struct frame {
     int32_t tid;       /* thread being expanded */
+    uint32_t undo;     /* bytes of this level's undo record */
     uint64_t choice;   /* next choice of tid */
     uint64_t nchoices; /* vm_enabled(tid); 0 until computed */
 } frame;
+
+#define UNDO_REC 12
 
 typedef struct search {
     const vm_program *p;
@@ -89,10 +98,15 @@ typedef struct search {
     size_t vsize;      /* stored vector: the state + error marker */
     ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
-    /* DFS stack: cap levels of rec bytes, each a frame then a vector */
-    uint8_t *stack;
-    size_t rec;
-    size_t cap;        /* levels allocated */
+    /* DFS stack (frame above) */
+    frame *frames;
+    size_t cap;        /* frames allocated */
+    uint8_t *undo;     /* the undo records of every level, bottom first */
+    size_t undo_len, undo_cap;
+    uint8_t *cur;      /* the state of the top level (also BFS's initial state) */
+    uint8_t *next;     /* the successor being built (DFS only) */
+    size_t wsize;      /* bytes of cur and next: vsize rounded up to 8, zero padded */
+    size_t vec_bytes;  /* of cur and next together */
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -124,7 +138,7 @@ static uint64_t peak_rss(void)
 /* Bytes of the DFS stack or the BFS queue (what stats.search_bytes shows). */
 static uint64_t stack_queue_bytes(const search *S)
 {
-    return (uint64_t)S->cap * S->rec +
+    return (uint64_t)S->cap * sizeof(frame) + S->undo_cap + S->vec_bytes +
            S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
 }
 
@@ -401,7 +415,7 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
     }
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
-    dump_state(S, s);
+    if (S->o->dump_states) dump_state(S, s);
     return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
 }
 
@@ -438,46 +452,101 @@ static uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t en
     return nc;
 }
 
-static inline frame *frame_at(const search *S, size_t depth)
+/* A hint for the DFS arrays: where the kernel has transparent huge pages
+ * on request, ask for them, so that a deep stack costs a page fault per
+ * 2 MB rather than per 4 KB. */
+static void hint_huge(void *p, size_t bytes)
 {
-    return (frame *)(void *)(S->stack + depth * S->rec);
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= (size_t)4 << 20) {
+        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* failure is fine */
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }
 
-static inline uint8_t *state_at(const search *S, size_t depth)
-{
-    return S->stack + depth * S->rec + sizeof(frame);
-}
-
-/* Room for `need` levels on the DFS stack; false with S->stop set if not.
- * The models with the biggest state spaces have stacks about as deep as
- * they have states, and every new level touches fresh memory: where the
- * kernel has transparent huge pages on request, ask for them, so that the
- * stack costs a page fault per 2 MB rather than per 4 KB. */
+/* Room for `need` frames on the DFS stack; false with S->stop set if not. */
 static bool dfs_grow_slow(search *S, size_t need, bool enforce)
 {
-    uint64_t nc = grown_capacity(S, S->cap, need, S->rec, (size_t)1 << 20, 64, enforce);
+    uint64_t nc = grown_capacity(S, S->cap, need, sizeof(frame), (size_t)1 << 20, 1u << 16,
+                                 enforce);
     if (!nc) return false;
-    uint8_t *ns = realloc(S->stack, (size_t)nc * S->rec);
-    if (!ns) {
+    frame *nf = realloc(S->frames, (size_t)nc * sizeof *nf);
+    if (!nf) {
         S->stop = STOP_NOMEM;
         return false;
     }
-    S->stack = ns;
+    S->frames = nf;
     S->cap = (size_t)nc;
-#if defined(MADV_HUGEPAGE)
-    size_t bytes = (size_t)nc * S->rec;
-    if (bytes >= (size_t)4 << 20) {
-        uintptr_t a = ((uintptr_t)ns + 4095) & ~(uintptr_t)4095;
-        uintptr_t e = ((uintptr_t)ns + bytes) & ~(uintptr_t)4095;
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: failure is fine */
-    }
-#endif
+    hint_huge(nf, (size_t)nc * sizeof *nf);
     return true;
 }
 
 static inline bool dfs_grow(search *S, size_t need, bool enforce)
 {
     return need <= S->cap || dfs_grow_slow(S, need, enforce);
+}
+
+/* Room for one more level's undo record (at most every word of the vector). */
+static bool undo_grow_slow(search *S, size_t need)
+{
+    uint64_t nc = grown_capacity(S, S->undo_cap, need, 1, (size_t)1 << 20, (size_t)1 << 20, true);
+    if (!nc) return false;
+    uint8_t *nu = realloc(S->undo, (size_t)nc);
+    if (!nu) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    S->undo = nu;
+    S->undo_cap = (size_t)nc;
+    hint_huge(nu, (size_t)nc);
+    return true;
+}
+
+static inline bool undo_grow(search *S)
+{
+    size_t need = S->undo_len + S->wsize / 8 * UNDO_REC;
+    return need <= S->undo_cap || undo_grow_slow(S, need);
+}
+
+static inline uint8_t *undo_word(uint8_t *o, size_t at, uint64_t old)
+{
+    uint32_t w = (uint32_t)(at / 8);
+    memcpy(o, &w, 4);
+    memcpy(o + 4, &old, 8);
+    return o + UNDO_REC;
+}
+
+/* Append the undo record of the step from `old` to `neu` (the words that
+ * differ, with their old values); returns its bytes. */
+static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *neu)
+{
+    uint8_t *o = S->undo + S->undo_len, *start = o;
+    for (size_t i = 0; i < S->wsize; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, old + i, 8);
+        memcpy(&b, neu + i, 8);
+        if (a != b) o = undo_word(o, i, a);
+    }
+    S->undo_len += (size_t)(o - start);
+    return (uint32_t)(o - start);
+}
+
+/* Undo the step that led to the top level (record of `bytes`): S->cur
+ * becomes the parent's state again. */
+static inline void undo_pop(search *S, uint32_t bytes)
+{
+    const uint8_t *rec = S->undo + S->undo_len - bytes;
+    for (uint32_t k = 0; k < bytes; k += UNDO_REC) {
+        uint32_t w;
+        memcpy(&w, rec + k, 4);
+        memcpy(S->cur + 8 * (size_t)w, rec + k + 4, 8);
+    }
+    S->undo_len -= bytes;
 }
 
 /* Record an error reached from the top of the stack (index depth) by `last`. */
@@ -491,7 +560,7 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
         return false;
     }
     for (size_t i = 0; i < depth; i++) { /* level i + 1 came from level i's last step */
-        const frame *f = frame_at(S, i);
+        const frame *f = &S->frames[i];
         path[i] = (explore_step){f->tid, f->choice - 1};
     }
     path[depth] = *last;
@@ -511,15 +580,16 @@ static void dfs(search *S, uint32_t first, uint64_t n)
     const int32_t nthreads = (const int32_t)p->nthreads;
     size_t depth = 0; /* index of the top level */
     uint64_t max_depth = S->o->max_depth;
-    frame *f = frame_at(S, 0);
+    frame *f = &S->frames[0];
     f->tid = (int32_t)first;
+    f->undo = 0;
     f->choice = 0;
     f->nchoices = n;
 
     while (S->stop == STOP_COMPLETE) {
-        f = frame_at(S, depth);
+        f = &S->frames[depth];
         while (f->tid < nthreads) { /* next (tid, choice) */
-            if (f->nchoices == 0) f->nchoices = vm_enabled(p, state_at(S, depth), f->tid);
+            if (f->nchoices == 0) f->nchoices = vm_enabled(p, S->cur, f->tid);
             if (f->choice < f->nchoices) break;
             f->tid++;
             f->choice = 0;
@@ -527,14 +597,13 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         if (f->tid >= nthreads) {
             if (depth == 0) break;
+            undo_pop(S, f->undo);
             depth--;
             continue;
         }
         explore_step st = {f->tid, f->choice++};
-        if (!dfs_grow(S, depth + 2, true)) break;
-        uint8_t *s = state_at(S, depth);
-        uint8_t *ns = s + S->rec;
-        memcpy(ns, s, S->ssize);
+        uint8_t *ns = S->next;
+        memcpy(ns, S->cur, S->ssize);
         step_outcome out;
         if (!run_step(S, ns, st.tid, st.choice, &out)) break;
         x->transitions++;
@@ -542,8 +611,12 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
         if (rc == INS_NEW) {
+            if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
             depth++;
-            frame *nf = frame_at(S, depth);
+            frame *nf = &S->frames[depth];
+            nf->undo = undo_push(S, S->cur, ns);
+            S->next = S->cur;
+            S->cur = ns;
             nf->tid = (int32_t)first;
             nf->choice = 0;
             nf->nchoices = n;
@@ -613,16 +686,9 @@ static void bfs(search *S)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    uint8_t *ns = malloc(S->vsize);
+    uint8_t *ns = S->cur; /* the initial state, then each successor being built */
     explore_step none = {-1, 0};
-    if (!ns) {
-        S->stop = STOP_NOMEM;
-        return;
-    }
-    if (!bfs_push(S, state_at(S, 0), 0, &none, false)) {
-        free(ns);
-        return;
-    }
+    if (!bfs_push(S, S->cur, 0, &none, false)) return;
     uint64_t level_end = 1, level = 0;
     for (uint64_t i = 0; i < S->qlen && S->stop == STOP_COMPLETE; i++) {
         if (i == level_end) {
@@ -652,7 +718,6 @@ static void bfs(search *S)
             }
         }
     }
-    free(ns);
 }
 
 /* ---- driver -------------------------------------------------------------- */
@@ -678,17 +743,23 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     }
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
     S.vsize = S.ssize + 1;
-    S.rec = (sizeof(frame) + S.vsize + 7) & ~(size_t)7;
+    S.wsize = (S.vsize + 7) & ~(size_t)7;
     S.st = store_new(&o->store, S.vsize);
-    if (!S.st || !dfs_grow(&S, 1, false)) {
+    bool dfs_search = o->search != SEARCH_BFS;
+    S.cur = calloc(1, S.wsize);
+    S.next = dfs_search ? calloc(1, S.wsize) : NULL;
+    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
+    if (!S.st || !S.cur || (dfs_search && (!S.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         store_free(S.st);
         ls_free(S.det);
-        free(S.stack);
+        free(S.frames);
+        free(S.cur);
+        free(S.next);
         return -1;
     }
-    uint8_t *s0 = state_at(&S, 0);
+    uint8_t *s0 = S.cur;
     memcpy(s0, p->init_state, p->layout.size);
     if (S.det) ls_init_meta(S.det, s0);
     s0[S.ssize] = 0;
@@ -715,7 +786,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
     store_free(S.st);
     ls_free(S.det);
-    free(S.stack);
+    free(S.frames);
+    free(S.undo);
+    free(S.cur);
+    free(S.next);
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);
