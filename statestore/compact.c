@@ -14,7 +14,11 @@
  * states: 7.4 bytes a state counted, 8.7 resident (Judy1: 8.3, 10.0);
  * measurements and tuning: docs/statestore.md.
  * Not here: deletion, concurrency. */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux): a hint for the bucket table */
 #include "store_int.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
 
 #ifndef COMPACT_SPLIT_AVG
 #define COMPACT_SPLIT_AVG 128 /* split when the average bucket passes this */
@@ -219,6 +223,15 @@ static bool compact_table_reserve(store *st, size_t want)
     memset(t + cs->tab_cap, 0, (want - cs->tab_cap) * sizeof *t);
     cs->tab = t;
     cs->tab_cap = want;
+#if defined(MADV_HUGEPAGE)
+    /* every lookup reads a random entry: with huge pages, without a TLB miss */
+    size_t bytes = want * sizeof *t;
+    if (bytes >= (size_t)4 << 20) {
+        uintptr_t a = ((uintptr_t)t + 4095) & ~(uintptr_t)4095;
+        uintptr_t e = ((uintptr_t)t + bytes) & ~(uintptr_t)4095;
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: failure is fine */
+    }
+#endif
     return true;
 }
 
