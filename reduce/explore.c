@@ -577,7 +577,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    const int32_t nthreads = (const int32_t)p->nthreads;
+    const int32_t nthreads = (int32_t)p->nthreads;
     size_t depth = 0; /* index of the top level */
     uint64_t max_depth = S->o->max_depth;
     frame *f = &S->frames[0];
