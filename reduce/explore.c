@@ -89,6 +89,13 @@ typedef struct frame {
 
 #define UNDO_REC 12
 
+typedef struct step_outcome {
+    verdict kind;      /* VERDICT_OK, or the error */
+    char msg[256];
+    int tid;
+    uint32_t pc;
+} step_outcome;
+
 typedef struct search {
     const vm_program *p;
     const explore_options *o;
@@ -106,7 +113,22 @@ typedef struct search {
     uint8_t *cur;      /* the state of the top level (also BFS's initial state) */
     uint8_t *next;     /* the successor being built (DFS only) */
     size_t wsize;      /* bytes of cur and next: vsize rounded up to 8, zero padded */
-    size_t vec_bytes;  /* of cur and next together */
+    size_t vec_bytes;  /* of cur, next and ahead together */
+    /* DFS lookahead (without a detector): the top level's next successor,
+     * built and store_prepare()d while the current one is looked up */
+    uint8_t *ahead;
+    bool may_look_ahead; /* DFS without a detector */
+    bool ahead_on;     /* once the store is bigger than caches (AHEAD_STORE_BYTES) */
+    bool have_ahead;
+    size_t ahead_depth;
+    explore_step ahead_step;
+    step_outcome ahead_out;
+    uint64_t ahead_hash;
+    uint64_t ahead_instructions, ahead_invisible; /* counted for it, taken back if unused */
+    /* vm_enabled(ahead_step.tid) in the top state, found while looking ahead */
+    size_t known_depth;
+    int32_t known_tid;
+    uint64_t known_n;
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -186,8 +208,19 @@ static uint64_t search_work(const search *S)
 /* Memory after every transition; time, interrupt and progress every 8192
  * units of work. Returns false when the search must stop (S->stop says
  * why). */
+/* The lookahead costs a step and a hash per state (the one built when the
+ * current successor turns out new and the search descends), which pays
+ * only when lookups miss the caches: from a store of this size on. */
+#define AHEAD_STORE_BYTES ((size_t)4 << 20)
+
 static bool limits_check(search *S)
 {
+    if (S->may_look_ahead && !S->ahead_on && store_bytes(S->st) > AHEAD_STORE_BYTES &&
+        (!S->o->memlimit || search_memory(S) + S->wsize <= S->o->memlimit) &&
+        (S->ahead = calloc(1, S->wsize)) != NULL) {
+        S->vec_bytes += S->wsize;
+        S->ahead_on = true;
+    }
     if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
         S->stop = STOP_MEMLIMIT;
         return false;
@@ -220,12 +253,6 @@ static inline bool limits_ok(search *S)
 
 /* ---- successors ---------------------------------------------------------- */
 
-typedef struct step_outcome {
-    verdict kind;      /* VERDICT_OK, or the error */
-    char msg[256];
-    int tid;
-    uint32_t pc;
-} step_outcome;
 
 /* The outcome of a step the detector stopped (one of its hooks returned
  * true): the violation as an error of the faulting thread, at the access
@@ -398,13 +425,19 @@ enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
  * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
  * error state, or a new deadlocked state (out says which); INS_STOP: the
  * store is full. */
-static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
-                                       uint32_t *first, uint64_t *n)
+/* The error marker that follows the state in the stored vector. */
+static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome *out)
 {
-    explore_stats *x = &S->r->stats;
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
-    store_result sr = store_insert(S->st, s);
+}
+
+/* insert_successor(), for a marked vector the caller has store_prepare()d. */
+static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
+                                      bool prepared, uint32_t *first, uint64_t *n)
+{
+    explore_stats *x = &S->r->stats;
+    store_result sr = prepared ? store_insert_prepared(S->st, s, hash) : store_insert(S->st, s);
     if (sr == STORE_FULL) {
         S->stop = STOP_NOMEM;
         return INS_STOP;
@@ -417,6 +450,13 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
     if (out->kind != VERDICT_OK) return INS_ERROR;
     if (S->o->dump_states) dump_state(S, s);
     return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+}
+
+static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
+                                       uint32_t *first, uint64_t *n)
+{
+    mark_outcome(S, s, out);
+    return insert_prepared(S, s, out, 0, false, first, n);
 }
 
 /* ---- depth-first -------------------------------------------------------- */
@@ -573,6 +613,53 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
  * asked again. */
+/* Take back an unused lookahead's counts. */
+static inline void drop_ahead(search *S)
+{
+    if (!S->have_ahead) return;
+    S->r->stats.instructions -= S->ahead_instructions;
+    S->r->stats.invisible -= S->ahead_invisible;
+    S->have_ahead = false;
+}
+
+/* Build the successor that follows step `st` at the top level (depth) in
+ * S->ahead and start its store lookup, so that its memory latency overlaps
+ * the lookup of st's successor. The frame's cursor is not moved (the step
+ * that led to a child level is read from it); vm_enabled of the next
+ * thread, if computed here, is remembered for the main loop. Without a
+ * detector only: a step's only effect is then on the vector. */
+static void look_ahead(search *S, size_t depth, const frame *f, explore_step st)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    int32_t t = st.tid;
+    uint64_t c = st.choice + 1;
+    if (c >= f->nchoices) {
+        uint64_t nt = 0;
+        for (t = st.tid + 1; t < (int32_t)p->nthreads; t++)
+            if ((nt = vm_enabled(p, S->cur, t)) != 0) break;
+        if (t >= (int32_t)p->nthreads) return;
+        S->known_depth = depth;
+        S->known_tid = t;
+        S->known_n = nt;
+        c = 0;
+    }
+    uint64_t i0 = x->instructions, v0 = x->invisible;
+    memcpy(S->ahead, S->cur, S->ssize);
+    if (!run_step(S, S->ahead, t, c, &S->ahead_out)) return; /* only with a detector */
+    mark_outcome(S, S->ahead, &S->ahead_out);
+    S->ahead_hash = store_prepare(S->st, S->ahead);
+    S->ahead_depth = depth;
+    S->ahead_step = (explore_step){t, c};
+    S->ahead_instructions = x->instructions - i0;
+    S->ahead_invisible = x->invisible - v0;
+    S->have_ahead = true;
+}
+
+/* Depth-first from the initial state at level 0, whose first enabled thread
+ * is `first` with `n` choices. A new level starts at the thread
+ * insert_successor() found enabled first, so the threads before it are not
+ * asked again. */
 static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
@@ -585,11 +672,19 @@ static void dfs(search *S, uint32_t first, uint64_t n)
     f->undo = 0;
     f->choice = 0;
     f->nchoices = n;
+    S->known_tid = -1;
 
     while (S->stop == STOP_COMPLETE) {
         f = &S->frames[depth];
         while (f->tid < nthreads) { /* next (tid, choice) */
-            if (f->nchoices == 0) f->nchoices = vm_enabled(p, S->cur, f->tid);
+            if (f->nchoices == 0) {
+                if (S->known_tid == f->tid && S->known_depth == depth) {
+                    f->nchoices = S->known_n;
+                    S->known_tid = -1;
+                } else {
+                    f->nchoices = vm_enabled(p, S->cur, f->tid);
+                }
+            }
             if (f->choice < f->nchoices) break;
             f->tid++;
             f->choice = 0;
@@ -602,16 +697,34 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             continue;
         }
         explore_step st = {f->tid, f->choice++};
-        uint8_t *ns = S->next;
-        memcpy(ns, S->cur, S->ssize);
+        bool ahead = S->ahead_on;
+        uint8_t *ns;
         step_outcome out;
-        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+        uint64_t hash = 0;
+        if (S->have_ahead && S->ahead_depth == depth && S->ahead_step.tid == st.tid &&
+            S->ahead_step.choice == st.choice) {
+            ns = S->ahead; /* built and prepared by the previous iteration */
+            S->ahead = S->next;
+            S->next = ns;
+            out = S->ahead_out;
+            hash = S->ahead_hash;
+            S->have_ahead = false;
+        } else {
+            drop_ahead(S);
+            ns = S->next;
+            memcpy(ns, S->cur, S->ssize);
+            if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+            mark_outcome(S, ns, &out);
+            if (ahead) hash = store_prepare(S->st, ns);
+        }
         x->transitions++;
-        int rc = insert_successor(S, ns, &out, &first, &n);
+        if (ahead) look_ahead(S, depth, f, st);
+        int rc = insert_prepared(S, ns, &out, hash, ahead, &first, &n);
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
         if (rc == INS_NEW) {
             if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
+            drop_ahead(S); /* it was built from the parent */
             depth++;
             frame *nf = &S->frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
@@ -628,6 +741,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         if (!limits_ok(S)) break;
     }
+    drop_ahead(S);
 }
 
 /* ---- breadth-first ------------------------------------------------------ */
@@ -748,6 +862,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     bool dfs_search = o->search != SEARCH_BFS;
     S.cur = calloc(1, S.wsize);
     S.next = dfs_search ? calloc(1, S.wsize) : NULL;
+    S.may_look_ahead = dfs_search && !S.det; /* S.ahead comes with a big store */
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (!S.st || !S.cur || (dfs_search && (!S.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
@@ -757,6 +872,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         free(S.frames);
         free(S.cur);
         free(S.next);
+        free(S.ahead);
         return -1;
     }
     uint8_t *s0 = S.cur;
@@ -790,6 +906,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     free(S.undo);
     free(S.cur);
     free(S.next);
+    free(S.ahead);
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);

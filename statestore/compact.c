@@ -304,11 +304,31 @@ static inline uint32_t bucket_lower_bound64(const compact_layout *l, const compa
     return i;
 }
 
-/* compact_insert() for 64-bit fingerprints. */
-static store_result compact_insert64(store *st, const void *vec)
+/* Start loading what compact_insert64(hash) will read first: the bucket
+ * table entry and the entries around the interpolated position (the
+ * prefetch of the latter waits for the former, but out of order, while the
+ * caller goes on). */
+void compact_prefetch64(const store *st, uint64_t hash)
+{
+    const compact_set *cs = &st->u.compact;
+    size_t bi = bucket_index(cs, hash);
+    const compact_bucket *b = &cs->tab[bi];
+    const compact_layout *l = bucket_layout(cs, bi);
+    uint64_t rem = hash >> l->level;
+    unsigned rem_bits = 64 - l->level;
+    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
+    uint32_t i = (uint32_t)((top32 * b->n) >> 32);
+#if defined(__GNUC__)
+    if (b->data) __builtin_prefetch(b->data + (size_t)i * l->entry_bytes);
+#else
+    (void)i;
+#endif
+}
+
+/* compact_insert() for 64-bit fingerprints, given the hash. */
+static inline store_result insert64(store *st, uint64_t hi)
 {
     compact_set *cs = &st->u.compact;
-    uint64_t hi = store_vec_hash64(st, vec);
     size_t bi = bucket_index(cs, hi);
     compact_bucket *b = &cs->tab[bi];
     const compact_layout *l = bucket_layout(cs, bi);
@@ -325,10 +345,16 @@ static store_result compact_insert64(store *st, const void *vec)
     return STORE_ADDED;
 }
 
+store_result compact_insert64(store *st, const void *vec, uint64_t hash)
+{
+    (void)vec;
+    return insert64(st, hash);
+}
+
 store_result compact_insert(store *st, const void *vec)
 {
     compact_set *cs = &st->u.compact;
-    if (!cs->wide) return compact_insert64(st, vec);
+    if (!cs->wide) return insert64(st, store_vec_hash64(st, vec));
     fingerprint f = fingerprint_of(st, vec);
     size_t bi = bucket_index(cs, f.hi);
     compact_bucket *b = &cs->tab[bi];
