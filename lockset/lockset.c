@@ -312,7 +312,8 @@ static bool compute_future(ls_detector *d)
                 uint64_t *f = d->future[b] + (size_t)pc * stride;
                 uint32_t next = pc + 1 < body->ncode ? pc + 1 : UINT32_MAX;
                 uint32_t jump = UINT32_MAX;
-                bool self = in->idx.kind == VM_ARG_SELF && p->vars[in->obj].is_array;
+                bool mem = in->op == VM_OP_load || in->op == VM_OP_store;
+                bool self = mem && in->idx.kind == VM_ARG_SELF && p->vars[in->obj].is_array;
                 uint32_t any = self ? FUT_SELF_ANY : FUT_ANY, wr = self ? FUT_SELF_WR : FUT_WR;
                 switch (in->op) {
                 case VM_OP_load:

@@ -17,11 +17,13 @@
  * the errors it keeps): checked after every transition, and before the
  * stack or queue grows, so that a big state vector cannot take it past the
  * limit in one step. */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux), a hint for the DFS stack */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -70,12 +72,31 @@ const char *stop_reason_name(stop_reason s)
 
 /* ---- the search context -------------------------------------------------- */
 
+/* A DFS stack level. The step that led to level d is the one level d - 1
+ * took last: its tid and choice - 1, so it is not stored. Nor is the state:
+ * the search keeps the state of the top level, and per level an undo
+ * record (UNDO_REC bytes for each 8-byte word of the vector that the step
+ * to the level changed: the word's index, u32, and its value in the parent),
+ * so a backtrack restores the parent. The stacks of these searches are about
+ * as deep as they have states (philosophers: 20 million levels), so a
+ * level costs 24 bytes and a few undo records rather than a whole vector,
+ * memory the kernel would otherwise have to zero page after page. */
 typedef struct frame {
     int32_t tid;       /* thread being expanded */
+    uint32_t undo;     /* bytes of this level's undo record */
     uint64_t choice;   /* next choice of tid */
     uint64_t nchoices; /* vm_enabled(tid); 0 until computed */
-    explore_step via;  /* the step that led to this state */
 } frame;
+
+#define UNDO_REC 12
+
+typedef struct step_outcome {
+    verdict kind;      /* VERDICT_OK, or the error */
+    char msg[256];
+    int tid;
+    uint32_t pc;
+    uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
+} step_outcome;
 
 typedef struct search {
     const vm_program *p;
@@ -86,10 +107,30 @@ typedef struct search {
     size_t vsize;      /* stored vector: the state + error marker */
     ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
-    /* DFS stack */
+    /* DFS stack (frame above) */
     frame *frames;
-    uint8_t *states;
     size_t cap;        /* frames allocated */
+    uint8_t *undo;     /* the undo records of every level, bottom first */
+    size_t undo_len, undo_cap;
+    uint8_t *cur;      /* the state of the top level (also BFS's initial state) */
+    uint8_t *next;     /* the successor being built (DFS only) */
+    size_t wsize;      /* bytes of cur and next: vsize rounded up to 8, zero padded */
+    size_t vec_bytes;  /* of cur, next and ahead together */
+    /* DFS lookahead (without a detector): the top level's next successor,
+     * built and store_prepare()d while the current one is looked up */
+    uint8_t *ahead;
+    bool may_look_ahead; /* DFS without a detector */
+    bool ahead_on;     /* once the store is bigger than caches (AHEAD_STORE_BYTES) */
+    bool have_ahead;
+    size_t ahead_depth;
+    explore_step ahead_step;
+    step_outcome ahead_out;
+    uint64_t ahead_hash;
+    uint64_t ahead_instructions, ahead_invisible; /* counted for it, taken back if unused */
+    /* vm_enabled(ahead_step.tid) in the top state, found while looking ahead */
+    size_t known_depth;
+    int32_t known_tid;
+    uint64_t known_n;
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -122,7 +163,7 @@ static uint64_t peak_rss(void)
 /* Bytes of the DFS stack or the BFS queue (what stats.search_bytes shows). */
 static uint64_t stack_queue_bytes(const search *S)
 {
-    return (uint64_t)S->cap * (sizeof(frame) + S->vsize) +
+    return (uint64_t)S->cap * sizeof(frame) + S->undo_cap + S->vec_bytes +
            S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
 }
 
@@ -170,8 +211,19 @@ static uint64_t search_work(const search *S)
 /* Memory after every transition; time, interrupt and progress every 8192
  * units of work. Returns false when the search must stop (S->stop says
  * why). */
-static bool limits_ok(search *S)
+/* The lookahead costs a step and a hash per state (the one built when the
+ * current successor turns out new and the search descends), which pays
+ * only when lookups miss the caches: from a store of this size on. */
+#define AHEAD_STORE_BYTES ((size_t)4 << 20)
+
+static bool limits_check(search *S)
 {
+    if (S->may_look_ahead && !S->ahead_on && store_bytes(S->st) > AHEAD_STORE_BYTES &&
+        (!S->o->memlimit || search_memory(S) + S->wsize <= S->o->memlimit) &&
+        (S->ahead = calloc(1, S->wsize)) != NULL) {
+        S->vec_bytes += S->wsize;
+        S->ahead_on = true;
+    }
     if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
         S->stop = STOP_MEMLIMIT;
         return false;
@@ -195,15 +247,15 @@ static bool limits_ok(search *S)
     return true;
 }
 
+/* limits_check(), with the common case (no --memlimit, clock not due) inline. */
+static inline bool limits_ok(search *S)
+{
+    if (!S->o->memlimit && search_work(S) < S->next_check) return true;
+    return limits_check(S);
+}
+
 /* ---- successors ---------------------------------------------------------- */
 
-typedef struct step_outcome {
-    verdict kind;      /* VERDICT_OK, or the error */
-    char msg[256];
-    int tid;
-    uint32_t pc;
-    uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
-} step_outcome;
 
 /* The outcome of a step the detector stopped (one of its hooks returned
  * true): the violation as an error of the faulting thread, at the access
@@ -230,7 +282,14 @@ static bool detector_outcome(const ls_detector *det, const vm_program *p, const 
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
  * REDUCE_COMPOSE the thread's invisible tail. False if the search must stop
  * (S->stop says why). */
-static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
+/* The two steps of every transition, inlined into the search loops. */
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
+
+static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                      step_outcome *out)
 {
     const vm_program *p = S->p;
@@ -281,11 +340,20 @@ static bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
     return true;
 }
 
-static bool any_enabled(const vm_program *p, const uint8_t *s)
+/* The first thread enabled in s, and its number of choices in *n; nthreads
+ * (and *n = 0) if none. */
+static uint32_t first_enabled(const vm_program *p, const uint8_t *s, uint64_t *n)
 {
     for (uint32_t t = 0; t < p->nthreads; t++)
-        if (vm_enabled(p, s, (int)t)) return true;
-    return false;
+        if ((*n = vm_enabled(p, s, (int)t)) != 0) return t;
+    *n = 0;
+    return p->nthreads;
+}
+
+static bool any_enabled(const vm_program *p, const uint8_t *s)
+{
+    uint64_t n;
+    return first_enabled(p, s, &n) < p->nthreads;
 }
 
 /* Is every thread at a control point the reduced search can store: a
@@ -363,10 +431,14 @@ static bool record_error(search *S, const step_outcome *e, const explore_step *p
     return true;
 }
 
-/* Classify a newly stored, non-error state: a deadlock is an error. */
-static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e)
+/* Classify a newly stored, non-error state: a deadlock is an error. The
+ * first enabled thread and its choices go to *first, *n (first_enabled()),
+ * where the DFS starts expanding the state. */
+static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
+                        uint32_t *first, uint64_t *n)
 {
-    if (any_enabled(p, s) || vm_valid_end(p, s)) return false;
+    *first = first_enabled(p, s, n);
+    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
     e->kind = VERDICT_DEADLOCK;
     e->tid = -1;
     e->pc = 0;
@@ -377,16 +449,25 @@ static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e)
 
 enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
 
-/* Insert a successor. INS_NEW: to be explored; INS_SEEN: stored before;
- * INS_ERROR: a new error state, or a new deadlocked state (out says which);
- * INS_STOP: the store is full. */
-static int insert_successor(search *S, uint8_t *s, step_outcome *out)
+/* Make s a vector to store: the detector's metadata canonicalized, and the
+ * error marker that follows the state. */
+static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome *out)
 {
-    explore_stats *x = &S->r->stats;
     if (S->det) ls_canonicalize(S->det, s); /* metadata no later check reads */
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
-    store_result sr = store_insert(S->st, s);
+}
+
+/* Insert a successor. INS_NEW: to be explored, from thread *first with *n
+ * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
+ * error state, or a new deadlocked state (out says which); INS_STOP: the
+ * store is full. insert_prepared() is insert_successor() for a marked
+ * vector the caller has store_prepare()d. */
+static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
+                                      bool prepared, uint32_t *first, uint64_t *n)
+{
+    explore_stats *x = &S->r->stats;
+    store_result sr = prepared ? store_insert_prepared(S->st, s, hash) : store_insert(S->st, s);
     if (sr == STORE_FULL) {
         S->stop = STOP_NOMEM;
         return INS_STOP;
@@ -397,8 +478,15 @@ static int insert_successor(search *S, uint8_t *s, step_outcome *out)
     }
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
-    dump_state(S, s);
-    return is_deadlock(S->p, s, out) ? INS_ERROR : INS_NEW;
+    if (S->o->dump_states) dump_state(S, s);
+    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+}
+
+static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
+                                       uint32_t *first, uint64_t *n)
+{
+    mark_outcome(S, s, out);
+    return insert_prepared(S, s, out, 0, false, first, n);
 }
 
 /* ---- depth-first -------------------------------------------------------- */
@@ -434,24 +522,101 @@ static uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t en
     return nc;
 }
 
-/* Room for `need` frames on the DFS stack; false with S->stop set if not. */
-static bool dfs_grow(search *S, size_t need, bool enforce)
+/* A hint for the DFS arrays: where the kernel has transparent huge pages
+ * on request, ask for them, so that a deep stack costs a page fault per
+ * 2 MB rather than per 4 KB. */
+static void hint_huge(void *p, size_t bytes)
 {
-    if (need <= S->cap) return true;
-    uint64_t nc = grown_capacity(S, S->cap, need, sizeof(frame) + S->vsize, (size_t)1 << 20, 64,
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= (size_t)4 << 20) {
+        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* failure is fine */
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+/* Room for `need` frames on the DFS stack; false with S->stop set if not. */
+static bool dfs_grow_slow(search *S, size_t need, bool enforce)
+{
+    uint64_t nc = grown_capacity(S, S->cap, need, sizeof(frame), (size_t)1 << 20, 1u << 16,
                                  enforce);
     if (!nc) return false;
     frame *nf = realloc(S->frames, (size_t)nc * sizeof *nf);
-    if (!nf) goto nomem;
+    if (!nf) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
     S->frames = nf;
-    uint8_t *ns = realloc(S->states, (size_t)nc * S->vsize);
-    if (!ns) goto nomem;
-    S->states = ns;
     S->cap = (size_t)nc;
+    hint_huge(nf, (size_t)nc * sizeof *nf);
     return true;
-nomem:
-    S->stop = STOP_NOMEM;
-    return false;
+}
+
+static inline bool dfs_grow(search *S, size_t need, bool enforce)
+{
+    return need <= S->cap || dfs_grow_slow(S, need, enforce);
+}
+
+/* Room for one more level's undo record (at most every word of the vector). */
+static bool undo_grow_slow(search *S, size_t need)
+{
+    uint64_t nc = grown_capacity(S, S->undo_cap, need, 1, (size_t)1 << 20, (size_t)1 << 20, true);
+    if (!nc) return false;
+    uint8_t *nu = realloc(S->undo, (size_t)nc);
+    if (!nu) {
+        S->stop = STOP_NOMEM;
+        return false;
+    }
+    S->undo = nu;
+    S->undo_cap = (size_t)nc;
+    hint_huge(nu, (size_t)nc);
+    return true;
+}
+
+static inline bool undo_grow(search *S)
+{
+    size_t need = S->undo_len + S->wsize / 8 * UNDO_REC;
+    return need <= S->undo_cap || undo_grow_slow(S, need);
+}
+
+static inline uint8_t *undo_word(uint8_t *o, size_t at, uint64_t old)
+{
+    uint32_t w = (uint32_t)(at / 8);
+    memcpy(o, &w, 4);
+    memcpy(o + 4, &old, 8);
+    return o + UNDO_REC;
+}
+
+/* Append the undo record of the step from `old` to `neu` (the words that
+ * differ, with their old values); returns its bytes. */
+static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *neu)
+{
+    uint8_t *o = S->undo + S->undo_len, *start = o;
+    for (size_t i = 0; i < S->wsize; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, old + i, 8);
+        memcpy(&b, neu + i, 8);
+        if (a != b) o = undo_word(o, i, a);
+    }
+    S->undo_len += (size_t)(o - start);
+    return (uint32_t)(o - start);
+}
+
+/* Undo the step that led to the top level (record of `bytes`): S->cur
+ * becomes the parent's state again. */
+static inline void undo_pop(search *S, uint32_t bytes)
+{
+    const uint8_t *rec = S->undo + S->undo_len - bytes;
+    for (uint32_t k = 0; k < bytes; k += UNDO_REC) {
+        uint32_t w;
+        memcpy(&w, rec + k, 4);
+        memcpy(S->cur + 8 * (size_t)w, rec + k + 4, 8);
+    }
+    S->undo_len -= bytes;
 }
 
 /* Record an error reached from the top of the stack (index depth) by `last`. */
@@ -464,64 +629,149 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
         S->stop = STOP_NOMEM;
         return false;
     }
-    for (size_t i = 1; i <= depth; i++) path[i - 1] = S->frames[i].via;
+    for (size_t i = 0; i < depth; i++) { /* level i + 1 came from level i's last step */
+        const frame *f = &S->frames[i];
+        path[i] = (explore_step){f->tid, f->choice - 1};
+    }
     path[depth] = *last;
     bool go_on = record_error(S, out, path, (uint32_t)depth + 1);
     free(path);
     return go_on;
 }
 
-static void dfs(search *S)
+/* Depth-first from the initial state at level 0, whose first enabled thread
+ * is `first` with `n` choices. A new level starts at the thread
+ * insert_successor() found enabled first, so the threads before it are not
+ * asked again. */
+/* Take back an unused lookahead's counts. */
+static inline void drop_ahead(search *S)
+{
+    if (!S->have_ahead) return;
+    S->r->stats.instructions -= S->ahead_instructions;
+    S->r->stats.invisible -= S->ahead_invisible;
+    S->have_ahead = false;
+}
+
+/* Build the successor that follows step `st` at the top level (depth) in
+ * S->ahead and start its store lookup, so that its memory latency overlaps
+ * the lookup of st's successor. The frame's cursor is not moved (the step
+ * that led to a child level is read from it); vm_enabled of the next
+ * thread, if computed here, is remembered for the main loop. Without a
+ * detector only: a step's only effect is then on the vector. */
+static void look_ahead(search *S, size_t depth, const frame *f, explore_step st)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    size_t depth = 0; /* index of the top frame */
-    uint64_t max_depth = S->o->max_depth;
+    int32_t t = st.tid;
+    uint64_t c = st.choice + 1;
+    if (c >= f->nchoices) {
+        uint64_t nt = 0;
+        for (t = st.tid + 1; t < (int32_t)p->nthreads; t++)
+            if ((nt = vm_enabled(p, S->cur, t)) != 0) break;
+        if (t >= (int32_t)p->nthreads) return;
+        S->known_depth = depth;
+        S->known_tid = t;
+        S->known_n = nt;
+        c = 0;
+    }
+    uint64_t i0 = x->instructions, v0 = x->invisible;
+    memcpy(S->ahead, S->cur, S->ssize);
+    if (!run_step(S, S->ahead, t, c, &S->ahead_out)) return; /* only with a detector */
+    mark_outcome(S, S->ahead, &S->ahead_out);
+    S->ahead_hash = store_prepare(S->st, S->ahead);
+    S->ahead_depth = depth;
+    S->ahead_step = (explore_step){t, c};
+    S->ahead_instructions = x->instructions - i0;
+    S->ahead_invisible = x->invisible - v0;
+    S->have_ahead = true;
+}
 
-    memset(&S->frames[0], 0, sizeof(frame));
-    S->frames[0].via.tid = -1;
+/* Depth-first from the initial state at level 0, whose first enabled thread
+ * is `first` with `n` choices. A new level starts at the thread
+ * insert_successor() found enabled first, so the threads before it are not
+ * asked again. */
+static void dfs(search *S, uint32_t first, uint64_t n)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    const int32_t nthreads = (int32_t)p->nthreads;
+    size_t depth = 0; /* index of the top level */
+    uint64_t max_depth = S->o->max_depth;
+    frame *f = &S->frames[0];
+    f->tid = (int32_t)first;
+    f->undo = 0;
+    f->choice = 0;
+    f->nchoices = n;
+    S->known_tid = -1;
 
     while (S->stop == STOP_COMPLETE) {
-        frame *f = &S->frames[depth];
-        uint8_t *s = S->states + depth * S->vsize;
-        if (max_depth && depth >= max_depth && f->tid == 0 && f->nchoices == 0) {
-            if (any_enabled(p, s)) S->truncated = true;
-            f->tid = (int32_t)p->nthreads; /* a leaf: do not expand */
-        }
-        while (f->tid < (int32_t)p->nthreads) { /* next (tid, choice) */
-            if (f->nchoices == 0) f->nchoices = vm_enabled(p, s, f->tid);
+        f = &S->frames[depth];
+        while (f->tid < nthreads) { /* next (tid, choice) */
+            if (f->nchoices == 0) {
+                if (S->known_tid == f->tid && S->known_depth == depth) {
+                    f->nchoices = S->known_n;
+                    S->known_tid = -1;
+                } else {
+                    f->nchoices = vm_enabled(p, S->cur, f->tid);
+                }
+            }
             if (f->choice < f->nchoices) break;
             f->tid++;
             f->choice = 0;
             f->nchoices = 0;
         }
-        if (f->tid >= (int32_t)p->nthreads) {
+        if (f->tid >= nthreads) {
             if (depth == 0) break;
+            undo_pop(S, f->undo);
             depth--;
             continue;
         }
         explore_step st = {f->tid, f->choice++};
-        if (!dfs_grow(S, depth + 2, true)) break;
-        s = S->states + depth * S->vsize;
-        uint8_t *ns = s + S->vsize;
-        memcpy(ns, s, S->ssize);
+        bool ahead = S->ahead_on;
+        uint8_t *ns;
         step_outcome out;
-        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+        uint64_t hash = 0;
+        if (S->have_ahead && S->ahead_depth == depth && S->ahead_step.tid == st.tid &&
+            S->ahead_step.choice == st.choice) {
+            ns = S->ahead; /* built and prepared by the previous iteration */
+            S->ahead = S->next;
+            S->next = ns;
+            out = S->ahead_out;
+            hash = S->ahead_hash;
+            S->have_ahead = false;
+        } else {
+            drop_ahead(S);
+            ns = S->next;
+            memcpy(ns, S->cur, S->ssize);
+            if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+            mark_outcome(S, ns, &out);
+            if (ahead) hash = store_prepare(S->st, ns);
+        }
         x->transitions++;
-        int rc = insert_successor(S, ns, &out);
+        if (ahead) look_ahead(S, depth, f, st);
+        int rc = insert_prepared(S, ns, &out, hash, ahead, &first, &n);
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
         if (rc == INS_NEW) {
+            if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
+            drop_ahead(S); /* it was built from the parent */
             depth++;
             frame *nf = &S->frames[depth];
-            nf->tid = 0;
+            nf->undo = undo_push(S, S->cur, ns);
+            S->next = S->cur;
+            S->cur = ns;
+            nf->tid = (int32_t)first;
             nf->choice = 0;
-            nf->nchoices = 0;
-            nf->via = st;
+            nf->nchoices = n;
+            if (max_depth && depth >= max_depth) {
+                if (n) S->truncated = true;
+                nf->tid = nthreads; /* a leaf: do not expand */
+            }
             if (depth > x->max_depth) x->max_depth = depth;
         }
         if (!limits_ok(S)) break;
     }
+    drop_ahead(S);
 }
 
 /* ---- breadth-first ------------------------------------------------------ */
@@ -580,16 +830,9 @@ static void bfs(search *S)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    uint8_t *ns = malloc(S->vsize);
+    uint8_t *ns = S->cur; /* the initial state, then each successor being built */
     explore_step none = {-1, 0};
-    if (!ns) {
-        S->stop = STOP_NOMEM;
-        return;
-    }
-    if (!bfs_push(S, S->states, 0, &none, false)) {
-        free(ns);
-        return;
-    }
+    if (!bfs_push(S, S->cur, 0, &none, false)) return;
     uint64_t level_end = 1, level = 0;
     for (uint64_t i = 0; i < S->qlen && S->stop == STOP_COMPLETE; i++) {
         if (i == level_end) {
@@ -609,7 +852,9 @@ static void bfs(search *S)
                 step_outcome out;
                 if (!run_step(S, ns, t, c, &out)) break;
                 x->transitions++;
-                int rc = insert_successor(S, ns, &out);
+                uint32_t first;
+                uint64_t nfirst;
+                int rc = insert_successor(S, ns, &out, &first, &nfirst);
                 if (rc == INS_STOP) break;
                 if (rc == INS_ERROR && !bfs_error(S, i, &st, &out)) break;
                 if (rc == INS_NEW && !bfs_push(S, ns, i, &st, true)) break;
@@ -617,7 +862,6 @@ static void bfs(search *S)
             }
         }
     }
-    free(ns);
 }
 
 /* ---- driver -------------------------------------------------------------- */
@@ -643,25 +887,38 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     }
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
     S.vsize = S.ssize + 1;
+    S.wsize = (S.vsize + 7) & ~(size_t)7;
     S.st = store_new(&o->store, S.vsize);
-    if (!S.st || !dfs_grow(&S, 1, false)) {
+    bool dfs_search = o->search != SEARCH_BFS;
+    S.cur = calloc(1, S.wsize);
+    S.next = dfs_search ? calloc(1, S.wsize) : NULL;
+    S.may_look_ahead = dfs_search && !S.det; /* S.ahead comes with a big store */
+    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
+    if (!S.st || !S.cur || (dfs_search && (!S.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         store_free(S.st);
         ls_free(S.det);
         free(S.frames);
-        free(S.states);
+        free(S.cur);
+        free(S.next);
+        free(S.ahead);
         return -1;
     }
-    memcpy(S.states, p->init_state, p->layout.size);
-    if (S.det) ls_init_meta(S.det, S.states);
-    S.states[S.ssize] = 0;
+    uint8_t *s0 = S.cur;
+    memcpy(s0, p->init_state, p->layout.size);
+    if (S.det) ls_init_meta(S.det, s0);
+    s0[S.ssize] = 0;
     step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
-    int rc = insert_successor(&S, S.states, &out);
+    uint32_t first;
+    uint64_t nfirst;
+    int rc = insert_successor(&S, s0, &out, &first, &nfirst);
     if (rc == INS_ERROR)
         record_error(&S, &out, NULL, 0);
+    else if (rc == INS_NEW && o->search == SEARCH_BFS)
+        bfs(&S);
     else if (rc == INS_NEW)
-        (o->search == SEARCH_BFS ? bfs : dfs)(&S);
+        dfs(&S, first, nfirst);
 
     fill_stats(&S);
     if (S.stop == STOP_COMPLETE && S.truncated) S.stop = STOP_DEPTH;
@@ -676,7 +933,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     store_free(S.st);
     ls_free(S.det);
     free(S.frames);
-    free(S.states);
+    free(S.undo);
+    free(S.cur);
+    free(S.next);
+    free(S.ahead);
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);

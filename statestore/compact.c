@@ -14,7 +14,11 @@
  * states: 7.4 bytes a state counted, 8.7 resident (Judy1: 8.3, 10.0);
  * measurements and tuning: docs/statestore.md.
  * Not here: deletion, concurrency. */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux): a hint for the bucket table */
 #include "store_int.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
 
 #ifndef COMPACT_SPLIT_AVG
 #define COMPACT_SPLIT_AVG 128 /* split when the average bucket passes this */
@@ -40,12 +44,21 @@ static inline uint64_t load_le64(const uint8_t *p)
     return v;
 }
 
+/* Writes the low nbytes of v at p. The 8 bytes at p must lie inside the
+ * block (every entry may be loaded as 8 bytes: see bucket_block_bytes), so
+ * the write is a load, a merge and a store rather than a memcpy of a
+ * variable length; the bytes past nbytes keep their value. */
 static inline void store_le(uint8_t *p, uint64_t v, unsigned nbytes)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     for (unsigned i = 0; i < nbytes; i++) p[i] = (uint8_t)(v >> (8 * i));
 #else
-    memcpy(p, &v, nbytes);
+    if (nbytes < 8) {
+        uint64_t keep = ~(uint64_t)0 << (8 * nbytes), old;
+        memcpy(&old, p, 8);
+        v = (v & ~keep) | (old & keep);
+    }
+    memcpy(p, &v, 8);
 #endif
 }
 
@@ -210,6 +223,15 @@ static bool compact_table_reserve(store *st, size_t want)
     memset(t + cs->tab_cap, 0, (want - cs->tab_cap) * sizeof *t);
     cs->tab = t;
     cs->tab_cap = want;
+#if defined(MADV_HUGEPAGE)
+    /* every lookup reads a random entry: with huge pages, without a TLB miss */
+    size_t bytes = want * sizeof *t;
+    if (bytes >= (size_t)4 << 20) {
+        uintptr_t a = ((uintptr_t)t + 4095) & ~(uintptr_t)4095;
+        uintptr_t e = ((uintptr_t)t + bytes) & ~(uintptr_t)4095;
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: failure is fine */
+    }
+#endif
     return true;
 }
 
@@ -260,9 +282,79 @@ bool compact_init(store *st, bool wide)
     return compact_table_reserve(st, (size_t)2 << COMPACT_MIN_LEVEL);
 }
 
+/* bucket_lower_bound() for 64-bit fingerprints (entries hold only the
+ * remainder): one masked load and compare per entry scanned. */
+static inline uint32_t bucket_lower_bound64(const compact_layout *l, const compact_bucket *b,
+                                            uint64_t rem)
+{
+    uint32_t n = b->n;
+    if (n == 0) return 0;
+    unsigned rem_bits = 64 - l->level;
+    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
+    uint32_t i = (uint32_t)((top32 * n) >> 32);
+    const uint8_t *d = b->data;
+    size_t w = l->entry_bytes;
+    uint64_t mask = l->rem_mask;
+    if ((load_le64(d + i * w) & mask) < rem) {
+        do i++;
+        while (i < n && (load_le64(d + i * w) & mask) < rem);
+    } else {
+        while (i > 0 && (load_le64(d + (size_t)(i - 1) * w) & mask) >= rem) i--;
+    }
+    return i;
+}
+
+/* Start loading what compact_insert64(hash) will read first: the bucket
+ * table entry and the entries around the interpolated position (the
+ * prefetch of the latter waits for the former, but out of order, while the
+ * caller goes on). */
+void compact_prefetch64(const store *st, uint64_t hash)
+{
+    const compact_set *cs = &st->u.compact;
+    size_t bi = bucket_index(cs, hash);
+    const compact_bucket *b = &cs->tab[bi];
+    const compact_layout *l = bucket_layout(cs, bi);
+    uint64_t rem = hash >> l->level;
+    unsigned rem_bits = 64 - l->level;
+    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
+    uint32_t i = (uint32_t)((top32 * b->n) >> 32);
+#if defined(__GNUC__)
+    if (b->data) __builtin_prefetch(b->data + (size_t)i * l->entry_bytes);
+#else
+    (void)i;
+#endif
+}
+
+/* compact_insert() for 64-bit fingerprints, given the hash. */
+static inline store_result insert64(store *st, uint64_t hi)
+{
+    compact_set *cs = &st->u.compact;
+    size_t bi = bucket_index(cs, hi);
+    compact_bucket *b = &cs->tab[bi];
+    const compact_layout *l = bucket_layout(cs, bi);
+    uint64_t rem = hi >> l->level;
+    uint32_t i = bucket_lower_bound64(l, b, rem);
+    size_t w = l->entry_bytes;
+    if (i < b->n && (load_le64(b->data + i * w) & l->rem_mask) == rem) return STORE_PRESENT;
+    if (b->n == b->cap && !bucket_grow(st, b, (unsigned)w)) return STORE_FULL;
+    uint8_t *e = b->data + i * w;
+    memmove(e + w, e, (size_t)(b->n - i) * w);
+    store_le(e, rem, l->rem_bytes);
+    b->n++;
+    if (++st->count > cs->split_at) compact_split_one(st);
+    return STORE_ADDED;
+}
+
+store_result compact_insert64(store *st, const void *vec, uint64_t hash)
+{
+    (void)vec;
+    return insert64(st, hash);
+}
+
 store_result compact_insert(store *st, const void *vec)
 {
     compact_set *cs = &st->u.compact;
+    if (!cs->wide) return insert64(st, store_vec_hash64(st, vec));
     fingerprint f = fingerprint_of(st, vec);
     size_t bi = bucket_index(cs, f.hi);
     compact_bucket *b = &cs->tab[bi];

@@ -88,6 +88,20 @@ void store_free(store *st)
     free(st);
 }
 
+uint64_t store_prepare(const store *st, const void *vec)
+{
+    if (st->kind != STORE_COMPACT || st->u.compact.wide) return 0;
+    uint64_t h = store_vec_hash64(st, vec);
+    compact_prefetch64(st, h);
+    return h;
+}
+
+store_result store_insert_prepared(store *st, const void *vec, uint64_t hash)
+{
+    if (st->kind != STORE_COMPACT || st->u.compact.wide) return store_insert(st, vec);
+    return compact_insert64(st, vec, hash);
+}
+
 store_result store_insert(store *st, const void *vec)
 {
     switch (st->kind) {

@@ -46,6 +46,14 @@ void store_free(store *st); /* NULL is a no-op */
 /* Find-or-put. */
 store_result store_insert(store *st, const void *vec);
 
+/* The same in two halves, for a caller that has other work to overlap with
+ * the memory latency of a lookup: store_prepare() hashes the vector and
+ * starts loading the part of the store the lookup will read (a prefetch:
+ * it changes nothing), store_insert_prepared() is store_insert() given that
+ * hash. Only the 64-bit compact store uses the hash; the others hash again. */
+uint64_t store_prepare(const store *st, const void *vec);
+store_result store_insert_prepared(store *st, const void *vec, uint64_t hash);
+
 /* Is the vector (taken as) in the set? Does not change the set. */
 bool store_contains(const store *st, const void *vec);
 

@@ -468,14 +468,21 @@ static void test_layout(void)
         uint32_t off;
         int32_t body;
         uint32_t nregs;
-    } slot[] = {{42, 0, 2}, {60, 1, 0}, {70, 1, 0}, {80, -1, 2}, {98, -1, 2}, {116, -1, 2}};
+    } slot[] = {{42, 0, 2}, {53, 1, 0}, {56, 1, 0}, {59, -1, 2}, {77, -1, 2}, {95, -1, 2}};
+    /* static slots: status, pc, registers (no wait: no saved depth); spawn
+     * slots: status, pc, body, saved depth, self, registers */
     for (int t = 0; t < 6; t++) {
         CHECK_EQ_INT(p->threads[t].offset, slot[t].off);
         CHECK_EQ_INT(p->threads[t].body, slot[t].body);
         CHECK_EQ_INT(p->threads[t].nregs, slot[t].nregs);
     }
-    CHECK_EQ_INT(p->layout.size, 134);
+    CHECK_EQ_INT(p->layout.size, 113);
     CHECK_EQ_INT(p->bodies[1].first_tid, 1);
+    CHECK_EQ_INT(p->threads[0].regs_off, 3);
+    CHECK_EQ_INT(p->threads[0].depth_off, 0);
+    CHECK_EQ_INT(p->threads[2].self, 1);
+    CHECK_EQ_INT(p->threads[3].self_off, 6);
+    CHECK_EQ_INT(p->threads[3].regs_off, 10);
     vm_program_free(p);
 }
 
@@ -483,13 +490,12 @@ static void test_initial_state(void)
 {
     vm_program *p = ASSEMBLE(layout_model);
     if (!p) return;
-    uint8_t want[134] = {0};
+    uint8_t want[113] = {0};
     want[0] = 5;                         /* x */
     want[4] = 7;                         /* f[0]; f[1] is 0 */
-    want[42] = VM_T_RUNNING;             /* main: body 0, self 0 */
-    want[60] = VM_T_RUNNING, want[61] = 1; /* w[0] */
-    want[70] = VM_T_RUNNING, want[71] = 1; /* w[1] */
-    want[70 + VM_TS_SELF] = 1;
+    want[42] = VM_T_RUNNING;             /* main (body and self are in the slot) */
+    want[53] = VM_T_RUNNING;             /* w[0] */
+    want[56] = VM_T_RUNNING;             /* w[1] */
     CHECK(memcmp(p->init_state, want, sizeof want) == 0);
     for (uint32_t i = 0; i < sizeof want; i++)
         if (p->init_state[i] != want[i]) fprintf(stderr, "  byte %u: %u, expected %u\n", i,
@@ -511,7 +517,7 @@ static void test_define_override(void)
         CHECK_EQ_INT(r.p->consts[1].value, 5);
         CHECK_EQ_INT(r.p->vars[0].size, 5);
         CHECK_EQ_INT(r.p->nthreads, 5);
-        CHECK_EQ_INT(r.p->layout.size, 5 * 4 + 1 + 5 * VM_TS_REGS);
+        CHECK_EQ_INT(r.p->layout.size, 5 * 4 + 1 + 5 * VM_TS_HEADER_STATIC);
     }
     done(&r);
 
@@ -577,7 +583,7 @@ static void test_philosophers(void)
     CHECK_EQ_INT(insn(p, 0, 11)->obj, 3);
     CHECK_EQ_INT(p->bodies[0].nregs, 3);
     for (int t = 0; t < 3; t++)
-        CHECK_EQ_INT(vm_rd32(p->init_state, p->threads[t].offset + VM_TS_SELF), t);
+        CHECK_EQ_INT(vm_tself(p, p->init_state, t), t);
     vm_program_free(p);
 }
 
@@ -590,14 +596,14 @@ static void test_dump(void)
     FILE *f = open_memstream(&out, &n);
     vm_dump(p, f);
     fclose(f);
-    CHECK_CONTAINS(out, "state vector 134 bytes");
+    CHECK_CONTAINS(out, "state vector 113 bytes");
     CHECK_CONTAINS(out, "       4        8  volatile f[2]");
     CHECK_CONTAINS(out, "      12        4  lock m");
     CHECK_CONTAINS(out, "      33        5  chan d");
     CHECK_CONTAINS(out, "      38        1  spawn counter of main");
-    CHECK_CONTAINS(out, "      80       18  thread 3: spawn slot");
-    CHECK_CONTAINS(out, "      70       10  thread 2: w[1]");
-    CHECK_CONTAINS(out, "total 134 bytes");
+    CHECK_CONTAINS(out, "      59       18  thread 3: spawn slot");
+    CHECK_CONTAINS(out, "      56        3  thread 2: w[1]");
+    CHECK_CONTAINS(out, "total 113 bytes");
     CHECK_CONTAINS(out, "      0 V        9  mov r3, 1\n");
     CHECK_CONTAINS(out, "      2         10  end (implicit)\n");
     free(out);

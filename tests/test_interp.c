@@ -52,7 +52,7 @@ static vm_status steps(fixture *f, int tid, int n, vm_fault *flt)
 
 static int32_t reg(fixture *f, int tid, uint32_t slot)
 {
-    return vm_rd32(f->s, f->p->threads[tid].offset + VM_TS_REGS + 4 * slot);
+    return vm_rd32(f->s, vm_treg_off(&f->p->threads[tid], slot));
 }
 
 static int32_t global(fixture *f, const char *name, uint32_t i)
@@ -285,7 +285,7 @@ static void spawn_join_and_end(void)
     CHECK_EQ_INT(reg(&f, 0, 0), 1);
     CHECK_EQ_INT(reg(&f, 0, 1), 2);
     CHECK_EQ_INT(vm_tstatus_of(f.p, f.s, 1), VM_T_RUNNING);
-    CHECK_EQ_INT(vm_rd32(f.s, f.p->threads[2].offset + VM_TS_SELF), 8);
+    CHECK_EQ_INT(vm_tself(f.p, f.s, 2), 8);
     char name[64];
     vm_thread_name(f.p, f.s, 2, name, sizeof name);
     CHECK(!strcmp(name, "w[1]"));
@@ -296,7 +296,7 @@ static void spawn_join_and_end(void)
     CHECK_EQ_INT(vm_tstatus_of(f.p, f.s, 1), VM_T_ENDED);
     CHECK_EQ_INT(reg(&f, 1, 0), 0);           /* registers cleared */
     CHECK_EQ_INT(vm_tpc(f.p, f.s, 1), 0);     /* pc reset */
-    CHECK_EQ_INT(vm_rd32(f.s, f.p->threads[1].offset + VM_TS_SELF), 0);
+    CHECK_EQ_INT(vm_tself(f.p, f.s, 1), 0);
     vm_thread_name(f.p, f.s, 1, name, sizeof name);
     CHECK(!strcmp(name, "w[0]"));             /* an ended thread keeps its name */
     CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 1);

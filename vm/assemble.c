@@ -1817,19 +1817,29 @@ static bool build_threads(asm_ctx *c, uint64_t *off)
             continue;
         }
         b->first_tid = tid;
+        bool waits = false; /* only a thread that waits saves a lock depth */
+        for (uint32_t pc = 0; pc < d->ncode; pc++) waits |= d->code[pc].op == VM_OP_wait;
+        uint32_t regs_off = VM_TS_HEADER_STATIC + (waits ? 2 : 0);
         for (uint32_t i = 0; i < d->count; i++, tid++) {
-            p->threads[tid] = (vm_thread_slot){.offset = (uint32_t)*off,
-                                               .body = (int32_t)d->id, .nregs = d->nregs};
-            if (!place(c, off, VM_TS_REGS + 4 * (uint64_t)d->nregs, d)) return false;
+            p->threads[tid] = (vm_thread_slot){
+                .offset = (uint32_t)*off, .body = (int32_t)d->id, .nregs = d->nregs,
+                .bytes = regs_off + 4 * d->nregs,
+                .depth_off = waits ? VM_TS_HEADER_STATIC : 0, .self_off = 0,
+                .regs_off = regs_off, .self = (int32_t)i};
+            if (!place(c, off, regs_off + 4 * (uint64_t)d->nregs, d)) return false;
         }
     }
     for (uint32_t di = 0; di < c->decls.n; di++) {
         const decl *d = &c->decls.v[di];
         if (d->kind != S_PROC) continue;
         for (uint32_t i = 0; i < d->count; i++, nspawn++) {
-            p->threads[tid + nspawn] = (vm_thread_slot){.offset = (uint32_t)*off, .body = -1,
-                                                        .nregs = p->max_regs_proc};
-            if (!place(c, off, VM_TS_REGS + 4 * (uint64_t)p->max_regs_proc, d)) return false;
+            p->threads[tid + nspawn] = (vm_thread_slot){
+                .offset = (uint32_t)*off, .body = -1, .nregs = p->max_regs_proc,
+                .bytes = VM_TS_SPAWN_REGS + 4 * p->max_regs_proc,
+                .depth_off = VM_TS_SPAWN_DEPTH, .self_off = VM_TS_SPAWN_SELF,
+                .regs_off = VM_TS_SPAWN_REGS, .self = 0};
+            if (!place(c, off, VM_TS_SPAWN_REGS + 4 * (uint64_t)p->max_regs_proc, d))
+                return false;
         }
     }
     return true;
@@ -1841,13 +1851,8 @@ static void build_init_state(vm_program *p)
     for (uint32_t v = 0; v < p->nvars; v++)
         for (uint32_t e = 0; e < p->vars[v].size; e++)
             vm_wr32(s, p->vars[v].offset + 4 * e, p->vars[v].init[e]);
-    for (uint32_t t = 0; t < p->nstatic; t++) {
-        const vm_thread_slot *ts = &p->threads[t];
-        const vm_body *b = &p->bodies[ts->body];
-        s[ts->offset + VM_TS_STATUS] = VM_T_RUNNING;
-        s[ts->offset + VM_TS_BODY] = (uint8_t)ts->body;
-        vm_wr32(s, ts->offset + VM_TS_SELF, (int32_t)(t - b->first_tid));
-    }
+    for (uint32_t t = 0; t < p->nstatic; t++) /* body and self are in the slot */
+        s[p->threads[t].offset + VM_TS_STATUS] = VM_T_RUNNING;
 }
 
 static void build_program(asm_ctx *c)

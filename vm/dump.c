@@ -58,7 +58,7 @@ static void dump_threads(const vm_program *p, FILE *out)
     }
     for (uint32_t t = 0; t < p->nthreads; t++) {
         const vm_thread_slot *ts = &p->threads[t];
-        row(out, ts->offset, VM_TS_REGS + 4 * (uint64_t)ts->nregs);
+        row(out, ts->offset, ts->bytes);
         if (ts->body < 0) {
             fprintf(out, "thread %" PRIu32 ": spawn slot", t);
         } else {

@@ -28,14 +28,25 @@ static inline uint32_t lock_off(const vm_program *p, uint32_t l)
     return p->layout.locks_off + l * p->layout.lock_bytes;
 }
 
-static inline int32_t reg_get(const uint8_t *s, uint32_t ts, uint32_t r)
+/* What an instruction of thread tid needs of its slot, read once per call
+ * (every byte store into the state may alias the program, so the compiler
+ * would reload the slot after each). */
+typedef struct thr {
+    const vm_thread_slot *sl;
+    uint32_t regs; /* offset of register 0 */
+    int tid;
+} thr;
+
+static inline thr thr_of(const vm_program *p, const uint8_t *s, int tid)
 {
-    return vm_rd32(s, ts + VM_TS_REGS + 4 * r);
+    const vm_thread_slot *sl = &p->threads[tid];
+    (void)s;
+    return (thr){sl, sl->offset + sl->regs_off, tid};
 }
 
-static inline void reg_set(uint8_t *s, uint32_t ts, uint32_t r, int32_t v)
+static inline void reg_set(const thr *t, uint8_t *s, uint32_t r, int32_t v)
 {
-    vm_wr32(s, ts + VM_TS_REGS + 4 * r, v);
+    vm_wr32(s, t->regs + 4 * r, v);
 }
 
 static inline void set_pc(uint8_t *s, uint32_t ts, uint32_t pc)
@@ -46,7 +57,8 @@ static inline void set_pc(uint8_t *s, uint32_t ts, uint32_t pc)
 static inline const vm_body *body_of(const vm_program *p, const uint8_t *s,
                                      int tid)
 {
-    return &p->bodies[s[tslot(p, tid) + VM_TS_BODY]];
+    const vm_thread_slot *sl = &p->threads[tid];
+    return &p->bodies[sl->body >= 0 ? (uint32_t)sl->body : s[sl->offset + VM_TS_BODY]];
 }
 
 const vm_body *vm_thread_body(const vm_program *p, const uint8_t *s, int tid)
@@ -55,14 +67,14 @@ const vm_body *vm_thread_body(const vm_program *p, const uint8_t *s, int tid)
     return body_of(p, s, tid);
 }
 
-static inline int32_t operand(const uint8_t *s, uint32_t ts, int tid,
-                              const vm_operand *o)
+static inline int32_t operand(const thr *t, const uint8_t *s, const vm_operand *o)
 {
     switch ((enum vm_argkind)o->kind) {
     case VM_ARG_IMM: return o->val;
-    case VM_ARG_REG: return reg_get(s, ts, (uint32_t)o->val);
-    case VM_ARG_SELF: return vm_rd32(s, ts + VM_TS_SELF);
-    case VM_ARG_TID: return tid;
+    case VM_ARG_REG: return vm_rd32(s, t->regs + 4 * (uint32_t)o->val);
+    case VM_ARG_SELF:
+        return t->sl->self_off ? vm_rd32(s, t->sl->offset + t->sl->self_off) : t->sl->self;
+    case VM_ARG_TID: return t->tid;
     }
     return 0;
 }
@@ -85,21 +97,21 @@ static vm_status fault(vm_fault *f, int tid, uint32_t pc, const char *fmt, ...)
 
 /* Resolve NAME[idx] of a lock declaration to a lock element; -1 when the
  * index is out of range (idx value in *iv). */
-static int64_t lock_elem(const vm_program *p, const uint8_t *s, uint32_t ts,
-                         int tid, const vm_insn *in, int32_t *iv)
+static int64_t lock_elem(const vm_program *p, const uint8_t *s, const thr *t,
+                         const vm_insn *in, int32_t *iv)
 {
     const vm_lockdecl *d = &p->lockdecls[in->obj];
-    int32_t i = operand(s, ts, tid, &in->idx);
+    int32_t i = operand(t, s, &in->idx);
     *iv = i;
     if (i < 0 || (uint32_t)i >= d->size) return -1;
     return (int64_t)d->first + i;
 }
 
-static int64_t mem_elem(const vm_program *p, const uint8_t *s, uint32_t ts,
-                        int tid, const vm_insn *in, int32_t *iv)
+static int64_t mem_elem(const vm_program *p, const uint8_t *s, const thr *t,
+                        const vm_insn *in, int32_t *iv)
 {
     const vm_var *v = &p->vars[in->obj];
-    int32_t i = operand(s, ts, tid, &in->idx);
+    int32_t i = operand(t, s, &in->idx);
     *iv = i;
     if (i < 0 || (uint32_t)i >= v->size) return -1;
     return (int64_t)v->first_elem + i;
@@ -121,26 +133,27 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
     uint32_t ts = tslot(p, tid);
     enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
     if (st != VM_T_RUNNING && st != VM_T_NOTIFIED) return 0;
+    const thr th = thr_of(p, s, tid);
     const vm_body *b = body_of(p, s, tid);
     const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
     int32_t iv;
     int64_t l;
 
     if (st == VM_T_NOTIFIED) {
-        l = lock_elem(p, s, ts, tid, in, &iv);
+        l = lock_elem(p, s, &th, in, &iv);
         assert(l >= 0 && "a waiting thread names a valid lock");
         return vm_lock_owner(p, s, (uint32_t)l) < 0;
     }
     switch ((enum vm_opcode)in->op) {
     case VM_OP_acquire:
-        l = lock_elem(p, s, ts, tid, in, &iv);
+        l = lock_elem(p, s, &th, in, &iv);
         if (l < 0) return 1; /* faults */
         {
             int owner = vm_lock_owner(p, s, (uint32_t)l);
             return owner < 0 || owner == tid;
         }
     case VM_OP_notify:
-        l = lock_elem(p, s, ts, tid, in, &iv);
+        l = lock_elem(p, s, &th, in, &iv);
         if (l < 0 || vm_lock_owner(p, s, (uint32_t)l) != tid) return 1;
         {
             unsigned n = waiters(p, s, (uint32_t)l);
@@ -152,13 +165,13 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
     }
     case VM_OP_recv: return s[p->chans[in->obj].offset] > 0;
     case VM_OP_join: {
-        int32_t t = operand(s, ts, tid, &in->a);
+        int32_t t = operand(&th, s, &in->a);
         if (t < 0 || (uint32_t)t >= p->nthreads) return 1; /* faults */
         return s[tslot(p, t) + VM_TS_STATUS] == VM_T_ENDED;
     }
     case VM_OP_choose: {
-        int64_t lo = operand(s, ts, tid, &in->a);
-        int64_t hi = operand(s, ts, tid, &in->b);
+        int64_t lo = operand(&th, s, &in->a);
+        int64_t hi = operand(&th, s, &in->b);
         return lo > hi ? 1 : (uint64_t)(hi - lo) + 1;
     }
     case VM_OP_nop: case VM_OP_mov: case VM_OP_add: case VM_OP_sub:
@@ -215,14 +228,14 @@ static void lock_name_of(const vm_program *p, const vm_insn *in, int32_t iv,
 
 /* The lock an instruction names, or a fault for an index out of range. */
 static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
-                              uint32_t ts, int tid, uint32_t pc,
+                              const thr *t, uint32_t pc,
                               const vm_insn *in, uint32_t *l, vm_fault *f)
 {
     int32_t iv;
-    int64_t e = lock_elem(p, s, ts, tid, in, &iv);
+    int64_t e = lock_elem(p, s, t, in, &iv);
     if (e < 0) {
         const vm_lockdecl *d = &p->lockdecls[in->obj];
-        return fault(f, tid, pc, "index %" PRId32 " out of range for lock '%s[%" PRIu32 "]'",
+        return fault(f, t->tid, pc, "index %" PRId32 " out of range for lock '%s[%" PRIu32 "]'",
                      iv, d->name, d->size);
     }
     *l = (uint32_t)e;
@@ -275,12 +288,13 @@ static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
                      pb->name, pb->count);
     uint32_t c = p->nstatic + spawned;
     assert(c < p->nthreads && "spawn slots cover every proc's max");
-    uint32_t cs = tslot(p, (int)c);
+    const vm_thread_slot *sl = &p->threads[c];
+    uint32_t cs = sl->offset;
     (*count)++;
-    memset(s + cs, 0, VM_TS_REGS + 4 * p->threads[c].nregs);
+    memset(s + cs, 0, sl->bytes);
     s[cs + VM_TS_STATUS] = VM_T_RUNNING;
     s[cs + VM_TS_BODY] = (uint8_t)in->obj;
-    vm_wr32(s, cs + VM_TS_SELF, arg);
+    vm_wr32(s, cs + sl->self_off, arg);
     *child = (int)c;
     return VM_OK;
 }
@@ -292,6 +306,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
     const vm_body *b = body_of(p, s, tid);
     uint32_t pc = vm_rd16(s, ts + VM_TS_PC);
+    const thr th = thr_of(p, s, tid);
     const vm_insn *in = &b->code[pc];
     uint32_t l;
     vm_status rc;
@@ -300,12 +315,14 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     if (h && h->exec) h->exec(h->ctx, s, tid, pc);
 
     if (st == VM_T_NOTIFIED) { /* the re-acquire after wait */
-        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         uint32_t lo = lock_off(p, l);
         assert(s[lo] == 0 && "re-acquire only when the lock is free");
         s[lo] = (uint8_t)(tid + 1);
-        vm_wr16(s, lo + 1, vm_rd16(s, ts + VM_TS_DEPTH));
-        vm_wr16(s, ts + VM_TS_DEPTH, 0);
+        uint32_t dep = ts + p->threads[tid].depth_off;
+        assert(p->threads[tid].depth_off && "a thread that waits has a saved depth");
+        vm_wr16(s, lo + 1, vm_rd16(s, dep));
+        vm_wr16(s, dep, 0);
         s[ts + VM_TS_STATUS] = VM_T_RUNNING;
         set_pc(s, ts, pc + 1);
         return HOOK(h, acquire, s, tid, l) ? VM_STOPPED : VM_OK;
@@ -315,11 +332,11 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_nop:
         break;
     case VM_OP_mov:
-        reg_set(s, ts, in->rd, operand(s, ts, tid, &in->a));
+        reg_set(&th, s, in->rd, operand(&th, s, &in->a));
         break;
     case VM_OP_div:
     case VM_OP_mod:
-        if (operand(s, ts, tid, &in->b) == 0)
+        if (operand(&th, s, &in->b) == 0)
             return fault(f, tid, pc, "%s by zero",
                          in->op == VM_OP_div ? "division" : "modulo");
         /* fall through */
@@ -327,20 +344,20 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_or: case VM_OP_xor: case VM_OP_shl: case VM_OP_shr:
     case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
     case VM_OP_gt: case VM_OP_ge:
-        reg_set(s, ts, in->rd,
-                arith((enum vm_opcode)in->op, operand(s, ts, tid, &in->a),
-                      operand(s, ts, tid, &in->b)));
+        reg_set(&th, s, in->rd,
+                arith((enum vm_opcode)in->op, operand(&th, s, &in->a),
+                      operand(&th, s, &in->b)));
         break;
     case VM_OP_not:
-        reg_set(s, ts, in->rd, operand(s, ts, tid, &in->a) == 0);
+        reg_set(&th, s, in->rd, operand(&th, s, &in->a) == 0);
         break;
     case VM_OP_neg:
-        reg_set(s, ts, in->rd, (int32_t)(0u - (uint32_t)operand(s, ts, tid, &in->a)));
+        reg_set(&th, s, in->rd, (int32_t)(0u - (uint32_t)operand(&th, s, &in->a)));
         break;
     case VM_OP_load:
     case VM_OP_store: {
         int32_t iv;
-        int64_t e = mem_elem(p, s, ts, tid, in, &iv);
+        int64_t e = mem_elem(p, s, &th, in, &iv);
         const vm_var *v = &p->vars[in->obj];
         bool write = in->op == VM_OP_store;
         if (e < 0)
@@ -349,9 +366,9 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         if (HOOK(h, access, s, tid, (uint32_t)e, write)) return VM_STOPPED;
         uint32_t off = p->layout.globals_off + 4 * (uint32_t)e;
         if (write)
-            vm_wr32(s, off, operand(s, ts, tid, &in->a));
+            vm_wr32(s, off, operand(&th, s, &in->a));
         else
-            reg_set(s, ts, in->rd, vm_rd32(s, off));
+            reg_set(&th, s, in->rd, vm_rd32(s, off));
         break;
     }
     case VM_OP_jmp:
@@ -359,7 +376,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         return VM_OK;
     case VM_OP_jz:
     case VM_OP_jnz: {
-        bool zero = operand(s, ts, tid, &in->a) == 0;
+        bool zero = operand(&th, s, &in->a) == 0;
         if (zero == (in->op == VM_OP_jz)) {
             set_pc(s, ts, (uint32_t)in->obj);
             return VM_OK;
@@ -367,21 +384,21 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         break;
     }
     case VM_OP_assert:
-        if (operand(s, ts, tid, &in->a) == 0)
+        if (operand(&th, s, &in->a) == 0)
             return fault(f, tid, pc, "assertion violated: %s", in->msg ? in->msg : "");
         break;
     case VM_OP_choose: {
-        int64_t lo = operand(s, ts, tid, &in->a);
-        int64_t hi = operand(s, ts, tid, &in->b);
+        int64_t lo = operand(&th, s, &in->a);
+        int64_t hi = operand(&th, s, &in->b);
         if (lo > hi)
             return fault(f, tid, pc, "choose from an empty range [%" PRId64 ", %" PRId64 "]",
                          lo, hi);
         assert(choice <= (uint64_t)(hi - lo) && "choice within the range");
-        reg_set(s, ts, in->rd, (int32_t)(lo + (int64_t)choice));
+        reg_set(&th, s, in->rd, (int32_t)(lo + (int64_t)choice));
         break;
     }
     case VM_OP_acquire: {
-        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         uint32_t lo = lock_off(p, l);
         int owner = (int)s[lo] - 1;
         assert((owner < 0 || owner == tid) && "acquire only when enabled");
@@ -402,7 +419,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         break;
     }
     case VM_OP_release: {
-        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         if ((rc = require_owner(p, s, tid, pc, l, "release", f))) return rc;
         uint32_t lo = lock_off(p, l);
         uint32_t d = vm_rd16(s, lo + 1) - 1;
@@ -414,10 +431,11 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         break;
     }
     case VM_OP_wait: {
-        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         if ((rc = require_owner(p, s, tid, pc, l, "wait", f))) return rc;
         uint32_t lo = lock_off(p, l);
-        vm_wr16(s, ts + VM_TS_DEPTH, vm_rd16(s, lo + 1));
+        assert(p->threads[tid].depth_off && "a thread that waits has a saved depth");
+        vm_wr16(s, ts + p->threads[tid].depth_off, vm_rd16(s, lo + 1));
         s[lo] = 0;
         vm_wr16(s, lo + 1, 0);
         s[lo + 3 + ((uint32_t)tid >> 3)] |= (uint8_t)(1u << (tid & 7));
@@ -426,7 +444,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     }
     case VM_OP_notify:
     case VM_OP_notifyall: {
-        if ((rc = resolve_lock(p, s, ts, tid, pc, in, &l, f))) return rc;
+        if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         if ((rc = require_owner(p, s, tid, pc, l, vm_ops[in->op].name, f))) return rc;
         if (in->op == VM_OP_notify) {
             if (waiters(p, s, l)) wake(p, s, l, nth_waiter(p, s, l, choice));
@@ -441,7 +459,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         const vm_chan *c = &p->chans[in->obj];
         uint8_t len = s[c->offset];
         assert(len < c->cap && "send only when not full");
-        vm_wr32(s, c->offset + 1 + 4u * len, operand(s, ts, tid, &in->a));
+        vm_wr32(s, c->offset + 1 + 4u * len, operand(&th, s, &in->a));
         s[c->offset] = (uint8_t)(len + 1);
         if (HOOK(h, send, s, tid, (uint32_t)in->obj)) return VM_STOPPED;
         break;
@@ -455,20 +473,20 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         memmove(slots, slots + 4, 4u * (len - 1u));
         memset(slots + 4u * (len - 1u), 0, 4);
         s[c->offset] = (uint8_t)(len - 1);
-        reg_set(s, ts, in->rd, v);
+        reg_set(&th, s, in->rd, v);
         if (HOOK(h, recv, s, tid, (uint32_t)in->obj)) return VM_STOPPED;
         break;
     }
     case VM_OP_spawn: {
         int child = -1;
-        if ((rc = spawn_thread(p, s, tid, pc, in, operand(s, ts, tid, &in->a), &child, f)))
+        if ((rc = spawn_thread(p, s, tid, pc, in, operand(&th, s, &in->a), &child, f)))
             return rc;
-        reg_set(s, ts, in->rd, child);
+        reg_set(&th, s, in->rd, child);
         set_pc(s, ts, pc + 1);
         return HOOK(h, spawn, s, tid, child) ? VM_STOPPED : VM_OK;
     }
     case VM_OP_join: {
-        int32_t t = operand(s, ts, tid, &in->a);
+        int32_t t = operand(&th, s, &in->a);
         if (t < 0 || (uint32_t)t >= p->nthreads)
             return fault(f, tid, pc, "join of thread %" PRId32 ", which does not exist", t);
         assert(s[tslot(p, t) + VM_TS_STATUS] == VM_T_ENDED && "join only when ended");
@@ -476,11 +494,16 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         break;
     }
     case VM_OP_end:
-        /* canonical: registers, pc, saved depth and self cleared; body kept
-         * so the thread keeps its name */
-        memset(s + ts + VM_TS_PC, 0, VM_TS_REGS - VM_TS_PC + 4 * p->threads[tid].nregs);
+    {
+        /* canonical: registers, pc, saved depth and self cleared; a spawn
+         * slot's body kept so the thread keeps its name */
+        const vm_thread_slot *sl = &p->threads[tid];
+        memset(s + ts + VM_TS_PC, 0, 2);
+        uint32_t from = sl->body >= 0 ? VM_TS_HEADER_STATIC : VM_TS_BODY + 1;
+        memset(s + ts + from, 0, sl->bytes - from);
         s[ts + VM_TS_STATUS] = VM_T_ENDED;
         return VM_OK;
+    }
     case VM_OP_COUNT:
         assert(!"not an opcode");
         break;
@@ -581,8 +604,9 @@ void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
         return;
     }
     const vm_insn *in = &body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)];
+    const thr th = thr_of(p, s, tid);
     if (st == VM_T_WAITING || st == VM_T_NOTIFIED || in->op == VM_OP_acquire) {
-        l = lock_elem(p, s, ts, tid, in, &iv);
+        l = lock_elem(p, s, &th, in, &iv);
         if (l < 0) {
             snprintf(buf, n, "(lock index %d out of range)", (int)iv);
             return;
@@ -608,7 +632,7 @@ void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
         snprintf(buf, n, "recv on '%s', which is empty", p->chans[in->obj].name);
         return;
     case VM_OP_join: {
-        int32_t t = operand(s, ts, tid, &in->a);
+        int32_t t = operand(&th, s, &in->a);
         if (t >= 0 && (uint32_t)t < p->nthreads) {
             vm_thread_name(p, s, t, on, sizeof on);
             snprintf(buf, n, "join of %s, which has not ended", on);

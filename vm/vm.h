@@ -163,7 +163,13 @@ typedef struct vm_body {
  * lock l:    [owner:u8 (0 free, else tid+1)][depth:u16][waitset: wsbytes]
  * chan c:    [len:u8][slot:i32 * cap]   (slots >= len are zero)
  * spawns:    [count:u8] per proc body, in body order (0 for threads)
- * thread t:  [status:u8][body:u8][pc:u16][saved depth:u16][self:i32][reg:i32*nregs]
+ * thread t:  static (a `thread` instance):
+ *              [status:u8][pc:u16][saved depth:u16, if the body has a wait][reg:i32*nregs]
+ *            spawn slot:
+ *              [status:u8][pc:u16][body:u8][saved depth:u16][self:i32][reg:i32*nregs]
+ *            A static thread's body and `self` never change, so they are in
+ *            vm_thread_slot, not in the vector: every byte hashed and copied
+ *            per transition is one that can differ between states.
  */
 enum vm_tstatus {
     VM_T_UNUSED = 0,   /* spawn slot not started yet */
@@ -174,19 +180,33 @@ enum vm_tstatus {
 };
 
 typedef struct vm_thread_slot {
-    uint32_t offset; /* of the slot in the state vector */
-    int32_t body;    /* static body id, or -1 for a spawn slot */
-    uint32_t nregs;  /* register slots reserved */
+    uint32_t offset;    /* of the slot in the state vector */
+    int32_t body;       /* static body id, or -1 for a spawn slot */
+    uint32_t nregs;     /* register slots reserved */
+    uint32_t bytes;     /* of the slot */
+    uint32_t depth_off; /* saved lock depth (u16), from the slot start; 0: none */
+    uint32_t self_off;  /* `self` (i32), from the slot start; 0: static, in `self` */
+    uint32_t regs_off;  /* register 0, from the slot start */
+    int32_t self;       /* a static thread's instance index */
 } vm_thread_slot;
 
+/* Offsets within every slot (status, pc) and within a spawn slot (the
+ * rest). */
 enum {
     VM_TS_STATUS = 0,
-    VM_TS_BODY = 1,
-    VM_TS_PC = 2,
-    VM_TS_DEPTH = 4,
-    VM_TS_SELF = 6,
-    VM_TS_REGS = 10,
+    VM_TS_PC = 1,
+    VM_TS_HEADER_STATIC = 3,  /* static slot: status, pc */
+    VM_TS_BODY = 3,           /* spawn slot */
+    VM_TS_SPAWN_DEPTH = 4,
+    VM_TS_SPAWN_SELF = 6,
+    VM_TS_SPAWN_REGS = 10,
 };
+
+/* Offset of register r of thread tid. */
+static inline uint32_t vm_treg_off(const vm_thread_slot *sl, uint32_t r)
+{
+    return sl->offset + sl->regs_off + 4 * r;
+}
 
 typedef struct vm_layout {
     uint32_t size;          /* bytes of the whole vector */
@@ -356,12 +376,14 @@ static inline uint32_t vm_tpc(const vm_program *p, const uint8_t *s, int tid)
  * unused spawn slot). */
 static inline uint32_t vm_tbody_index(const vm_program *p, const uint8_t *s, int tid)
 {
-    return s[p->threads[tid].offset + VM_TS_BODY];
+    const vm_thread_slot *sl = &p->threads[tid];
+    return sl->body >= 0 ? (uint32_t)sl->body : s[sl->offset + VM_TS_BODY];
 }
-/* The thread's `self`: instance index, or the spawn argument. */
+/* A thread's `self`: its instance index, or a spawned thread's argument. */
 static inline int32_t vm_tself(const vm_program *p, const uint8_t *s, int tid)
 {
-    return vm_rd32(s, p->threads[tid].offset + VM_TS_SELF);
+    const vm_thread_slot *sl = &p->threads[tid];
+    return sl->self_off ? vm_rd32(s, sl->offset + sl->self_off) : sl->self;
 }
 /* Owner of lock element l: a thread id, or -1 when free. */
 static inline int vm_lock_owner(const vm_program *p, const uint8_t *s,
