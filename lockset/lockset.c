@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NONE UINT32_MAX
 #define EMPTY_KEY UINT64_MAX
@@ -63,7 +64,50 @@ struct ls_detector {
     uint8_t *tstate;     /* per thread, scratch: 0 ended, 1 live, 2 not started */
     const uint64_t **tfut; /* per live thread, scratch: its future sets */
     ls_report rep;
+    uint64_t calls;      /* hook and canonicalization calls */
+    uint64_t sampled_ns; /* time in the calls timed (1 in LS_SAMPLE) */
+    int64_t clock_ns;    /* what reading the clock itself adds to a sample */
 };
+
+/* The detector's time is estimated by timing 1 call in LS_SAMPLE (two clock
+ * reads per timed call: about a nanosecond per call on average). */
+#define LS_SAMPLE 64
+
+static inline bool sample_begin(ls_detector *d, struct timespec *t)
+{
+    if ((++d->calls & (LS_SAMPLE - 1)) != 0) return false;
+    clock_gettime(CLOCK_MONOTONIC, t);
+    return true;
+}
+
+static inline void sample_end(ls_detector *d, bool timed, const struct timespec *t0)
+{
+    if (!timed) return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    int64_t ns = (t.tv_sec - t0->tv_sec) * 1000000000ll + (t.tv_nsec - t0->tv_nsec);
+    if (ns > d->clock_ns) d->sampled_ns += (uint64_t)(ns - d->clock_ns);
+}
+
+/* The shortest of a few back-to-back clock reads: subtracted from every
+ * sample, so that short calls are not charged for the clock. */
+static int64_t clock_overhead(void)
+{
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < 32; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        int64_t ns = (b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec);
+        if (ns < best) best = ns;
+    }
+    return best;
+}
+
+double ls_seconds(const ls_detector *d)
+{
+    return d ? (double)d->sampled_ns * LS_SAMPLE * 1e-9 : 0.0;
+}
 
 /* ---- hashing and interning ------------------------------------------- */
 
@@ -355,6 +399,7 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
     if (!d) return NULL;
     d->kind = kind;
     d->p = p;
+    d->clock_ns = clock_overhead();
     d->meta_off = meta_off;
     uint32_t ne = p->nelems ? p->nelems : 1, nv = p->nvars ? p->nvars : 1;
     d->elem_off = malloc(ne * sizeof *d->elem_off);
@@ -511,7 +556,7 @@ static bool covers(const ls_detector *d, uint32_t id, uint32_t v, uint32_t i, bo
     return true;
 }
 
-void ls_canonicalize(ls_detector *d, uint8_t *s)
+static void canonicalize(ls_detector *d, uint8_t *s)
 {
     const vm_program *p = d->p;
     uint32_t vw = d->vwords, stride = FUT_BLOCKS * vw;
@@ -645,6 +690,14 @@ void ls_canonicalize(ls_detector *d, uint8_t *s)
                 if (d->tstate[t] == 1 && d->tself[t] >= 0 && (uint32_t)d->tself[t] < var->size)
                     d->emark[d->tself[t]] = 0;
     }
+}
+
+void ls_canonicalize(ls_detector *d, uint8_t *s)
+{
+    struct timespec t0;
+    bool timed = sample_begin(d, &t0);
+    canonicalize(d, s);
+    sample_end(d, timed, &t0);
 }
 
 const ls_report *ls_last_report(const ls_detector *d) { return &d->rep; }
@@ -935,7 +988,7 @@ static bool access_goldilocks(ls_detector *d, uint8_t *s, int tid, uint32_t elem
 
 /* ---- hooks ---------------------------------------------------------------- */
 
-static bool on_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
+static bool on_access_(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
 {
     ls_detector *d = ctx;
     const vm_var *var = vm_elem_var(d->p, elem);
@@ -953,41 +1006,61 @@ static bool on_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
 
 /* The remaining events only matter to Goldilocks (ls_hooks installs them
  * for it alone). */
-static bool on_acquire(void *ctx, uint8_t *s, int tid, uint32_t lock)
+static bool on_acquire_(void *ctx, uint8_t *s, int tid, uint32_t lock)
 {
     ls_detector *d = ctx;
     return propagate(d, s, tid, lock, LS_OBJ_THREAD(d->p, tid));
 }
 
-static bool on_release(void *ctx, uint8_t *s, int tid, uint32_t lock)
+static bool on_release_(void *ctx, uint8_t *s, int tid, uint32_t lock)
 {
     ls_detector *d = ctx;
     return propagate(d, s, tid, LS_OBJ_THREAD(d->p, tid), lock);
 }
 
-static bool on_spawn(void *ctx, uint8_t *s, int parent, int child)
+static bool on_spawn_(void *ctx, uint8_t *s, int parent, int child)
 {
     ls_detector *d = ctx;
     return propagate(d, s, parent, LS_OBJ_THREAD(d->p, parent), LS_OBJ_THREAD(d->p, child));
 }
 
-static bool on_join(void *ctx, uint8_t *s, int joiner, int joinee)
+static bool on_join_(void *ctx, uint8_t *s, int joiner, int joinee)
 {
     ls_detector *d = ctx;
     return propagate(d, s, joiner, LS_OBJ_THREAD(d->p, joinee), LS_OBJ_THREAD(d->p, joiner));
 }
 
-static bool on_send(void *ctx, uint8_t *s, int tid, uint32_t chan)
+static bool on_send_(void *ctx, uint8_t *s, int tid, uint32_t chan)
 {
     ls_detector *d = ctx;
     return propagate(d, s, tid, LS_OBJ_THREAD(d->p, tid), d->chan_base + chan);
 }
 
-static bool on_recv(void *ctx, uint8_t *s, int tid, uint32_t chan)
+static bool on_recv_(void *ctx, uint8_t *s, int tid, uint32_t chan)
 {
     ls_detector *d = ctx;
     return propagate(d, s, tid, d->chan_base + chan, LS_OBJ_THREAD(d->p, tid));
 }
+
+/* The hooks the interpreter calls: the rules above, some of them timed. */
+#define TIMED_HOOK(name, params, args)                                         \
+    static bool name params                                                    \
+    {                                                                          \
+        struct timespec t0;                                                    \
+        bool timed = sample_begin(ctx, &t0);                                   \
+        bool r = name##_ args;                                                 \
+        sample_end(ctx, timed, &t0);                                           \
+        return r;                                                              \
+    }
+TIMED_HOOK(on_access, (void *ctx, uint8_t *s, int tid, uint32_t elem, bool write),
+           (ctx, s, tid, elem, write))
+TIMED_HOOK(on_acquire, (void *ctx, uint8_t *s, int tid, uint32_t lock), (ctx, s, tid, lock))
+TIMED_HOOK(on_release, (void *ctx, uint8_t *s, int tid, uint32_t lock), (ctx, s, tid, lock))
+TIMED_HOOK(on_spawn, (void *ctx, uint8_t *s, int parent, int child), (ctx, s, parent, child))
+TIMED_HOOK(on_join, (void *ctx, uint8_t *s, int joiner, int joinee), (ctx, s, joiner, joinee))
+TIMED_HOOK(on_send, (void *ctx, uint8_t *s, int tid, uint32_t chan), (ctx, s, tid, chan))
+TIMED_HOOK(on_recv, (void *ctx, uint8_t *s, int tid, uint32_t chan), (ctx, s, tid, chan))
+#undef TIMED_HOOK
 
 void ls_hooks(ls_detector *d, vm_hooks *h)
 {

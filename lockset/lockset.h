@@ -136,6 +136,10 @@ typedef struct ls_report {
  * LS_OFF before any). Owned by the detector. */
 const ls_report *ls_last_report(const ls_detector *d);
 
+/* Seconds spent in the detector's hooks and ls_canonicalize() so far, an
+ * estimate: 1 call in 64 is timed (0 for NULL). */
+double ls_seconds(const ls_detector *d);
+
 /* Distinct locksets interned so far (the empty set included). */
 uint64_t ls_interned(const ls_detector *d);
 

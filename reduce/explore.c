@@ -182,6 +182,7 @@ static void fill_stats(search *S)
         x->omission = store_omission_probability(S->st);
     }
     x->locksets = S->det ? ls_interned(S->det) : 0;
+    x->detector_seconds = ls_seconds(S->det);
     x->search_bytes = stack_queue_bytes(S);
     x->peak_rss = peak_rss();
     x->seconds = now_since(&S->t0);

@@ -256,8 +256,14 @@ def test_race_option():
           f"--race=ld is the default ({js['options']['race']}, {js['verdict']})")
     code, out, _ = run("--json", "--race=off", racy)
     js = json.loads(out)
-    check(code == 0 and js["options"]["race"] == "off" and js["verdict"] == "ok",
+    check(code == 0 and js["options"]["race"] == "off" and js["verdict"] == "ok"
+          and js["stats"]["detector_seconds"] == 0 and js["stats"]["locksets"] == 0,
           "--race=off checks nothing")
+    code, out, _ = run(racy)
+    check("locksets interned" in out and re.search(r"detector time +[0-9.]+ s \(\d+% of the search", out),
+          "the statistics name the detector's locksets and time")
+    code, out, _ = run("--race=off", racy)
+    check("detector time" not in out, "no detector line with --race=off")
     for race, verdict in (("ld", "lock_discipline"), ("eraser", "lock_discipline"),
                           ("goldilocks", "race")):
         for reduce in ("compose", "none"):
@@ -267,6 +273,8 @@ def test_race_option():
                   and js["error"]["thread"].startswith("t[") and "'x'" in js["error"]["message"],
                   f"--race={race} --reduce={reduce}: {verdict} on 'x' ({js['verdict']})")
             check(js["stats"]["locksets"] >= 1, f"--race={race}: locksets interned are counted")
+            check(0 <= js["stats"]["detector_seconds"] <= js["stats"]["seconds"] + 0.01,
+                  f"--race={race}: the detector's time is part of the search's")
     code, out, err = run("--race=maybe", racy)
     check(code == 2 and "--race" in err, "bad --race value: exit 2")
 

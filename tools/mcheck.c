@@ -476,9 +476,13 @@ static void print_stats_text(FILE *out, const cli *c, const explore_result *r)
                 x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
     fprintf(out, "\n");
     fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
-    if (c->eo.race != LS_OFF)
+    if (c->eo.race != LS_OFF) {
         fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
                 race_name(c->eo.race));
+        fprintf(out, "  detector time        %.3f s (%.0f%% of the search; 1 call in 64 timed)\n",
+                x->detector_seconds,
+                x->seconds > 0 ? 100.0 * x->detector_seconds / x->seconds : 0.0);
+    }
     if (c->eo.store.kind == STORE_COMPACT)
         fprintf(out, "  store                compact, %u-bit fingerprints, %s (%.1f bytes/state)\n",
                 c->eo.store.fingerprint_bits, human_bytes((double)x->store_bytes, b1, sizeof b1), bps);
@@ -654,12 +658,13 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             ",\"avg_composed_step\":%.3f"
             ",\"state_vector_bytes\":%" PRIu64 ",\"store_bytes\":%" PRIu64
             ",\"bytes_per_state\":%.3f,\"search_bytes\":%" PRIu64 ",\"peak_rss_bytes\":%" PRIu64
-            ",\"omission_probability\":%.6g,\"locksets\":%" PRIu64,
+            ",\"omission_probability\":%.6g,\"locksets\":%" PRIu64
+            ",\"detector_seconds\":%.6f",
             x->states_stored, x->transitions, x->states_matched, x->max_depth, x->instructions,
             x->invisible, c->eo.reduce == REDUCE_COMPOSE ? x->transitions : 0,
             x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
             x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
-            x->locksets);
+            x->locksets, x->detector_seconds);
     /* bitstate covers part of the states, by an estimate; the others all */
     if (c->eo.store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
