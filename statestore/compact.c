@@ -136,6 +136,15 @@ static inline void entry_write(const compact_layout *l, uint8_t *e, uint64_t rem
     if (l->entry_bytes > l->rem_bytes) store_le(e + l->rem_bytes, lo, 8);
 }
 
+/* Where remainder rem would sit among n uniform entries: the top 32 bits
+ * of its (64 - level)-bit value, scaled to n. */
+static inline uint32_t interpolate(const compact_layout *l, uint64_t rem, uint32_t n)
+{
+    unsigned rem_bits = 64 - l->level;
+    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
+    return (uint32_t)((top32 * n) >> 32);
+}
+
 /* First position in the bucket whose entry is >= (rem, lo). The remainders
  * are uniform, so rem / 2^(64 - level) * n is within a few entries of the
  * answer (interpolation); scan from there. Any distribution stays correct,
@@ -145,9 +154,7 @@ static uint32_t bucket_lower_bound(const compact_layout *l, const compact_bucket
 {
     uint32_t n = b->n;
     if (n == 0) return 0;
-    unsigned rem_bits = 64 - l->level;
-    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
-    uint32_t i = (uint32_t)((top32 * n) >> 32);
+    uint32_t i = interpolate(l, rem, n);
     const uint8_t *d = b->data;
     size_t w = l->entry_bytes;
     if (entry_cmp(l, d + i * w, rem, lo) < 0) {
@@ -289,9 +296,7 @@ static inline uint32_t bucket_lower_bound64(const compact_layout *l, const compa
 {
     uint32_t n = b->n;
     if (n == 0) return 0;
-    unsigned rem_bits = 64 - l->level;
-    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
-    uint32_t i = (uint32_t)((top32 * n) >> 32);
+    uint32_t i = interpolate(l, rem, n);
     const uint8_t *d = b->data;
     size_t w = l->entry_bytes;
     uint64_t mask = l->rem_mask;
@@ -315,9 +320,7 @@ void compact_prefetch64(const store *st, uint64_t hash)
     const compact_bucket *b = &cs->tab[bi];
     const compact_layout *l = bucket_layout(cs, bi);
     uint64_t rem = hash >> l->level;
-    unsigned rem_bits = 64 - l->level;
-    uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
-    uint32_t i = (uint32_t)((top32 * b->n) >> 32);
+    uint32_t i = interpolate(l, rem, b->n);
 #if defined(__GNUC__)
     if (b->data) __builtin_prefetch(b->data + (size_t)i * l->entry_bytes);
 #else
