@@ -2,6 +2,8 @@
 and reports, the closing line "N passed, N failed", and the pattern of a
 sanitizer report. Import it from tests/ (tests/fuzz adds its parent to
 sys.path)."""
+import argparse
+import os
 import re
 
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
@@ -24,3 +26,18 @@ def finish():
     """Print the closing line and return the exit status."""
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def seed_parser(doc):
+    """The command line of the random-model tests (differential.py,
+    theorem9.py): MCHECK GEN_MODEL, --count, --seed, --size, --jobs; the
+    caller adds its own options."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mcheck")
+    ap.add_argument("gen_model")
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
+    ap.add_argument("--size", choices=["small", "medium"], default="small")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    return ap

@@ -36,7 +36,6 @@ Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
 check on it passes). Exit status 1 on any failure.
 """
-import argparse
 import concurrent.futures
 import json
 import os
@@ -46,6 +45,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import seed_parser  # noqa: E402
+
 REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -240,14 +242,7 @@ def check_seed(opts, seed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mcheck")
-    ap.add_argument("gen_model")
-    ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
-    ap.add_argument("--size", choices=["small", "medium"], default="small")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap = seed_parser(__doc__)
     ap.add_argument("--ref-max-states", type=int, default=4000,
                     help="run refcheck.py on models whose full search stores at most this "
                          "many states (default 4000)")

@@ -62,7 +62,6 @@ Prints one FAIL line per failing model with its problems, the seed, a
 reproduction command and the model; a summary of what the models did; and
 "N passed, N failed" (one check per model). Exit status 1 on any failure.
 """
-import argparse
 import collections
 import concurrent.futures
 import json
@@ -74,7 +73,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import SANITIZER, check, finish  # noqa: E402
+from checks import SANITIZER, check, finish, seed_parser  # noqa: E402
 
 REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
 CASES = os.path.join(HERE, "theorem9_cases")
@@ -353,14 +352,7 @@ def check_case(opts, path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mcheck")
-    ap.add_argument("gen_model")
-    ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
-    ap.add_argument("--size", choices=["small", "medium"], default="small")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap = seed_parser(__doc__)
     ap.add_argument("--ref-max-states", type=int, default=3000,
                     help="run refcheck.py --ld on models whose full search stores at most "
                          "this many states (default 3000)")
