@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define VM_VERSION "0.1.0"
 
@@ -339,28 +340,37 @@ void vm_elem_name(const vm_program *p, uint32_t e, char *buf, size_t n);
 const vm_var *vm_elem_var(const vm_program *p, uint32_t e);
 
 /* ---- raw state access (little-endian, unaligned) ---------------------- */
+/* memcpy, so that each is one load or store on the machines that allow
+ * unaligned access (the byte-by-byte forms were four stores: compilers do
+ * not merge stores through a uint8_t pointer that may alias). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define VM_LE16(x) __builtin_bswap16(x)
+#define VM_LE32(x) __builtin_bswap32(x)
+#else
+#define VM_LE16(x) (x)
+#define VM_LE32(x) (x)
+#endif
 static inline uint32_t vm_rd16(const uint8_t *s, uint32_t off)
 {
-    return (uint32_t)s[off] | (uint32_t)s[off + 1] << 8;
+    uint16_t v;
+    memcpy(&v, s + off, 2);
+    return VM_LE16(v);
 }
 static inline void vm_wr16(uint8_t *s, uint32_t off, uint32_t v)
 {
-    s[off] = (uint8_t)v;
-    s[off + 1] = (uint8_t)(v >> 8);
+    uint16_t u = VM_LE16((uint16_t)v);
+    memcpy(s + off, &u, 2);
 }
 static inline int32_t vm_rd32(const uint8_t *s, uint32_t off)
 {
-    uint32_t v = (uint32_t)s[off] | (uint32_t)s[off + 1] << 8 |
-                 (uint32_t)s[off + 2] << 16 | (uint32_t)s[off + 3] << 24;
-    return (int32_t)v;
+    uint32_t v;
+    memcpy(&v, s + off, 4);
+    return (int32_t)VM_LE32(v);
 }
 static inline void vm_wr32(uint8_t *s, uint32_t off, int32_t v)
 {
-    uint32_t u = (uint32_t)v;
-    s[off] = (uint8_t)u;
-    s[off + 1] = (uint8_t)(u >> 8);
-    s[off + 2] = (uint8_t)(u >> 16);
-    s[off + 3] = (uint8_t)(u >> 24);
+    uint32_t u = VM_LE32((uint32_t)v);
+    memcpy(s + off, &u, 4);
 }
 
 static inline enum vm_tstatus vm_tstatus_of(const vm_program *p,
