@@ -128,14 +128,29 @@ static unsigned waiters(const vm_program *p, const uint8_t *s, uint32_t l)
 
 /* ---- enabledness ------------------------------------------------------- */
 
+/* Opcodes a running thread can always execute (vm_enabled() returns 1
+ * without looking at the state); the switch below has the others. */
+static const bool vm_always_enabled[VM_OP_COUNT + 1] = {
+    [VM_OP_nop] = true, [VM_OP_mov] = true, [VM_OP_add] = true, [VM_OP_sub] = true,
+    [VM_OP_mul] = true, [VM_OP_div] = true, [VM_OP_mod] = true, [VM_OP_and] = true,
+    [VM_OP_or] = true, [VM_OP_xor] = true, [VM_OP_shl] = true, [VM_OP_shr] = true,
+    [VM_OP_eq] = true, [VM_OP_ne] = true, [VM_OP_lt] = true, [VM_OP_le] = true,
+    [VM_OP_gt] = true, [VM_OP_ge] = true, [VM_OP_not] = true, [VM_OP_neg] = true,
+    [VM_OP_load] = true, [VM_OP_store] = true, [VM_OP_jmp] = true, [VM_OP_jz] = true,
+    [VM_OP_jnz] = true, [VM_OP_assert] = true, [VM_OP_release] = true, [VM_OP_wait] = true,
+    [VM_OP_notifyall] = true, [VM_OP_spawn] = true, [VM_OP_end] = true,
+};
+
 uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
 {
     uint32_t ts = tslot(p, tid);
     enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
     if (st != VM_T_RUNNING && st != VM_T_NOTIFIED) return 0;
-    const thr th = thr_of(p, s, tid);
     const vm_body *b = body_of(p, s, tid);
     const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
+    /* most instructions are always enabled: no more to look at */
+    if (st == VM_T_RUNNING && vm_always_enabled[in->op]) return 1;
+    const thr th = thr_of(p, s, tid);
     int32_t iv;
     int64_t l;
 
