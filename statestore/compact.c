@@ -309,10 +309,26 @@ static inline uint32_t bucket_lower_bound64(const compact_layout *l, const compa
     return i;
 }
 
+/* The first of the two loads of compact_insert64(hash): the bucket's table
+ * entry. For a batch of lookups: prefetch every entry first, then
+ * compact_prefetch64() each (its own load of the entry then hits). */
+void compact_prefetch_index64(const store *st, uint64_t hash)
+{
+#if defined(__GNUC__)
+    const compact_set *cs = &st->u.compact;
+    __builtin_prefetch(&cs->tab[bucket_index(cs, hash)]);
+#else
+    (void)st;
+    (void)hash;
+#endif
+}
+
 /* Start loading what compact_insert64(hash) will read first: the bucket
  * table entry and the entries around the interpolated position (the
  * prefetch of the latter waits for the former, but out of order, while the
- * caller goes on). */
+ * caller goes on). The scan from the guess moves a few entries either way,
+ * so the lines 32 bytes before and after it are loaded too (mostly the
+ * same line). */
 void compact_prefetch64(const store *st, uint64_t hash)
 {
     const compact_set *cs = &st->u.compact;
@@ -322,7 +338,12 @@ void compact_prefetch64(const store *st, uint64_t hash)
     uint64_t rem = hash >> l->level;
     uint32_t i = interpolate(l, rem, b->n);
 #if defined(__GNUC__)
-    if (b->data) __builtin_prefetch(b->data + (size_t)i * l->entry_bytes);
+    if (b->data) {
+        const uint8_t *e = b->data + (size_t)i * l->entry_bytes;
+        __builtin_prefetch(e);
+        if (i > 8) __builtin_prefetch(e - 32);
+        if (i + 8 < b->n) __builtin_prefetch(e + 32);
+    }
 #else
     (void)i;
 #endif

@@ -88,9 +88,34 @@ void store_free(store *st)
     free(st);
 }
 
+static bool takes_hash(const store *st)
+{
+    return st->kind == STORE_COMPACT && !st->u.compact.wide;
+}
+
+bool store_takes_hash(const store *st)
+{
+    return takes_hash(st);
+}
+
+uint64_t store_hash(const store *st, const void *vec)
+{
+    return takes_hash(st) ? store_vec_hash64(st, vec) : 0;
+}
+
+void store_prefetch_index(const store *st, uint64_t hash)
+{
+    if (takes_hash(st)) compact_prefetch_index64(st, hash);
+}
+
+void store_prefetch(const store *st, uint64_t hash)
+{
+    if (takes_hash(st)) compact_prefetch64(st, hash);
+}
+
 uint64_t store_prepare(const store *st, const void *vec)
 {
-    if (st->kind != STORE_COMPACT || st->u.compact.wide) return 0;
+    if (!takes_hash(st)) return 0;
     uint64_t h = store_vec_hash64(st, vec);
     compact_prefetch64(st, h);
     return h;
@@ -98,7 +123,7 @@ uint64_t store_prepare(const store *st, const void *vec)
 
 store_result store_insert_prepared(store *st, const void *vec, uint64_t hash)
 {
-    if (st->kind != STORE_COMPACT || st->u.compact.wide) return store_insert(st, vec);
+    if (!takes_hash(st)) return store_insert(st, vec);
     return compact_insert64(st, vec, hash);
 }
 

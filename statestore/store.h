@@ -54,6 +54,18 @@ store_result store_insert(store *st, const void *vec);
 uint64_t store_prepare(const store *st, const void *vec);
 store_result store_insert_prepared(store *st, const void *vec, uint64_t hash);
 
+/* store_prepare() in parts, for a batch of lookups whose latencies should
+ * overlap: store_hash() for each vector, then store_prefetch_index() of
+ * each hash (the lookup's first load: where the bucket is), then
+ * store_prefetch() of each (its second: the entries, found through the
+ * first). Prefetches only; the hash is the one store_insert_prepared()
+ * takes. Without effect (and 0 for the hash) for stores other than the
+ * 64-bit compact one. */
+bool store_takes_hash(const store *st); /* is store_hash() more than 0? */
+uint64_t store_hash(const store *st, const void *vec);
+void store_prefetch_index(const store *st, uint64_t hash);
+void store_prefetch(const store *st, uint64_t hash);
+
 /* Is the vector (taken as) in the set? Does not change the set. */
 bool store_contains(const store *st, const void *vec);
 
