@@ -26,6 +26,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "reduce.h"
 
@@ -98,6 +101,30 @@ typedef struct step_outcome {
     uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
 } step_outcome;
 
+/* A successor built ahead by the DFS (batch_build): the step, its thread's
+ * number of choices, the successor marked for the store and its hash, the
+ * outcome, and the counts its step added (taken back if it is dropped). */
+#define BATCH_MAX 8
+#define RECENT_SLOTS (1u << 15) /* 256 KB: about the L2 cache */
+typedef struct batch_entry {
+    explore_step st;
+    uint64_t nchoices;
+    uint64_t hash;
+    uint64_t instructions, invisible;
+    uint8_t *vec;
+    step_outcome out;
+} batch_entry;
+
+/* The successors built from one state: entries [next, len) not yet taken.
+ * depth: the level whose state they come from; valid: built and not
+ * dropped. */
+typedef struct batch {
+    batch_entry e[BATCH_MAX];
+    uint32_t len, next;
+    size_t depth;
+    bool valid;
+} batch;
+
 typedef struct search {
     const vm_program *p;
     const explore_options *o;
@@ -115,22 +142,19 @@ typedef struct search {
     uint8_t *cur;      /* the state of the top level (also BFS's initial state) */
     uint8_t *next;     /* the successor being built (DFS only) */
     size_t wsize;      /* bytes of cur and next: vsize rounded up to 8, zero padded */
-    size_t vec_bytes;  /* of cur, next and ahead together */
-    /* DFS lookahead (without a detector): the top level's next successor,
-     * built and store_prepare()d while the current one is looked up */
-    uint8_t *ahead;
+    size_t vec_bytes;  /* of cur, next, the batch's vectors and recent together */
+    /* DFS lookahead (without a detector, once the store outgrows the
+     * caches): the top level's next successors, built and hashed as a
+     * batch whose store lookups are prefetched together (batch_build) */
     bool may_look_ahead; /* DFS without a detector */
+    bool hashing;      /* the store takes a hash (store_takes_hash): recent is on */
+    uint64_t *recent;  /* RECENT_SLOTS hashes of recent lookups (insert_prepared) */
     bool ahead_on;     /* once the store is bigger than caches (AHEAD_STORE_BYTES) */
-    bool have_ahead;
-    size_t ahead_depth;
-    explore_step ahead_step;
-    step_outcome ahead_out;
-    uint64_t ahead_hash;
-    uint64_t ahead_instructions, ahead_invisible; /* counted for it, taken back if unused */
-    /* vm_enabled(ahead_step.tid) in the top state, found while looking ahead */
-    size_t known_depth;
-    int32_t known_tid;
-    uint64_t known_n;
+    batch bt[2];       /* the top level's batch, and one being built ahead */
+    batch *cb, *sb;    /* current, spare (&bt[0], &bt[1] in some order) */
+    /* speculation (dfs): the child's batch is built before the lookup of
+     * the successor that would be the child, while the odds are good */
+    uint64_t spec_tries, spec_hits;
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -219,11 +243,26 @@ static uint64_t search_work(const search *S)
 
 static bool limits_check(search *S)
 {
-    if (S->may_look_ahead && !S->ahead_on && store_bytes(S->st) > AHEAD_STORE_BYTES &&
-        (!S->o->memlimit || search_memory(S) + S->wsize <= S->o->memlimit) &&
-        (S->ahead = calloc(1, S->wsize)) != NULL) {
-        S->vec_bytes += S->wsize;
-        S->ahead_on = true;
+    if (S->may_look_ahead && !S->ahead_on &&
+        (S->o->lookahead == LOOKAHEAD_ON || store_bytes(S->st) > AHEAD_STORE_BYTES) &&
+        (!S->o->memlimit || search_memory(S) + 2 * BATCH_MAX * S->wsize <= S->o->memlimit)) {
+        uint32_t k = 0;
+        while (k < 2 * BATCH_MAX &&
+               (S->bt[k / BATCH_MAX].e[k % BATCH_MAX].vec = calloc(1, S->wsize)) != NULL)
+            k++;
+        if (k == 2 * BATCH_MAX) {
+            S->vec_bytes += 2 * BATCH_MAX * S->wsize;
+            S->cb = &S->bt[0];
+            S->sb = &S->bt[1];
+            S->ahead_on = true;
+        } else { /* short of memory: go on without */
+            while (k) {
+                k--;
+                free(S->bt[k / BATCH_MAX].e[k % BATCH_MAX].vec);
+                S->bt[k / BATCH_MAX].e[k % BATCH_MAX].vec = NULL;
+            }
+            S->may_look_ahead = false;
+        }
     }
     if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
         S->stop = STOP_MEMLIMIT;
@@ -463,12 +502,28 @@ static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome 
  * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
  * error state, or a new deadlocked state (out says which); INS_STOP: the
  * store is full. insert_prepared() is insert_successor() for a marked
- * vector the caller has store_prepare()d. */
+ * vector the caller has hashed (store_hash()), for a store that takes the
+ * hash: the hashes of recent lookups are kept in a direct-mapped cache
+ * (S->recent), and one found there is seen without a store lookup. They
+ * are fingerprints the store holds, so the cache changes no answer; it
+ * saves a lookup for the states a search revisits soon after storing them
+ * (most of them in prodcons_monitor, a third in philosophers). */
 static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
                                       bool prepared, uint32_t *first, uint64_t *n)
 {
     explore_stats *x = &S->r->stats;
-    store_result sr = prepared ? store_insert_prepared(S->st, s, hash) : store_insert(S->st, s);
+    store_result sr;
+    if (prepared) {
+        uint64_t *rc = &S->recent[(hash >> 24) & (RECENT_SLOTS - 1)];
+        if (*rc == hash && hash) {
+            sr = STORE_PRESENT;
+        } else {
+            sr = store_insert_prepared(S->st, s, hash);
+            if (sr != STORE_FULL) *rc = hash;
+        }
+    } else {
+        sr = store_insert(S->st, s);
+    }
     if (sr == STORE_FULL) {
         S->stop = STOP_NOMEM;
         return INS_STOP;
@@ -487,6 +542,7 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
                                        uint32_t *first, uint64_t *n)
 {
     mark_outcome(S, s, out);
+    if (S->hashing) return insert_prepared(S, s, out, store_hash(S->st, s), true, first, n);
     return insert_prepared(S, s, out, 0, false, first, n);
 }
 
@@ -593,11 +649,28 @@ static inline uint8_t *undo_word(uint8_t *o, size_t at, uint64_t old)
 }
 
 /* Append the undo record of the step from `old` to `neu` (the words that
- * differ, with their old values); returns its bytes. */
+ * differ, with their old values); returns its bytes. A step changes a word
+ * or two of the vector: the compare goes 16 bytes at a time (SSE2, part
+ * of every x86-64) and looks at single words only where a pair differs. */
 static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *neu)
 {
     uint8_t *o = S->undo + S->undo_len, *start = o;
-    for (size_t i = 0; i < S->wsize; i += 8) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= S->wsize; i += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(old + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(neu + i));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) == 0xffff) continue;
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, old + i, 8);
+        memcpy(&b0, neu + i, 8);
+        memcpy(&a1, old + i + 8, 8);
+        memcpy(&b1, neu + i + 8, 8);
+        if (a0 != b0) o = undo_word(o, i, a0);
+        if (a1 != b1) o = undo_word(o, i + 8, a1);
+    }
+#endif
+    for (; i < S->wsize; i += 8) {
         uint64_t a, b;
         memcpy(&a, old + i, 8);
         memcpy(&b, neu + i, 8);
@@ -644,53 +717,89 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
  * asked again. */
-/* Take back an unused lookahead's counts. */
-static inline void drop_ahead(search *S)
+/* Drop a batch's entries not taken: their counts are taken back (a step
+ * counts once it is taken). */
+static inline void batch_drop(search *S, batch *b)
 {
-    if (!S->have_ahead) return;
-    S->r->stats.instructions -= S->ahead_instructions;
-    S->r->stats.invisible -= S->ahead_invisible;
-    S->have_ahead = false;
+    explore_stats *x = &S->r->stats;
+    if (!b->valid) return;
+    for (uint32_t k = b->next; k < b->len; k++) {
+        x->instructions -= b->e[k].instructions;
+        x->invisible -= b->e[k].invisible;
+    }
+    b->valid = false;
 }
 
-/* Build the successor that follows step `st` at the top level (depth) in
- * S->ahead and start its store lookup, so that its memory latency overlaps
- * the lookup of st's successor. The frame's cursor is not moved (the step
- * that led to a child level is read from it); vm_enabled of the next
- * thread, if computed here, is remembered for the main loop. Without a
- * detector only: a step's only effect is then on the vector. */
-static void look_ahead(search *S, size_t depth, const frame *f, explore_step st)
+/* Build into b the next successors of state `from` (the state of level
+ * depth), from the cursor (t, c, nc: thread, choice, its number of choices
+ * or 0 if not known yet) on, up to BATCH_MAX: each stepped, marked and
+ * hashed, with the first of its lookup's two loads prefetched as it is
+ * hashed and the second once all are, so that the batch's cache misses
+ * overlap instead of following one another. len == 0: no successor left.
+ * Without a detector only (a step's only effect is then on the vector). */
+static void batch_build(search *S, batch *b, const uint8_t *from, size_t depth, int32_t t,
+                        uint64_t c, uint64_t nc)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    int32_t t = st.tid;
-    uint64_t c = st.choice + 1;
-    if (c >= f->nchoices) {
-        uint64_t nt = 0;
-        for (t = st.tid + 1; t < (int32_t)p->nthreads; t++)
-            if ((nt = vm_enabled(p, S->cur, t)) != 0) break;
-        if (t >= (int32_t)p->nthreads) return;
-        S->known_depth = depth;
-        S->known_tid = t;
-        S->known_n = nt;
-        c = 0;
+    const int32_t nthreads = (int32_t)p->nthreads;
+    uint32_t k = 0;
+    while (k < BATCH_MAX && t < nthreads) {
+        if (nc == 0) nc = vm_enabled(p, from, t);
+        if (c >= nc) {
+            t++;
+            c = 0;
+            nc = 0;
+            continue;
+        }
+        batch_entry *e = &b->e[k++];
+        uint64_t i0 = x->instructions, v0 = x->invisible;
+        memcpy(e->vec, from, S->ssize);
+        (void)run_step(S, e->vec, t, c, &e->out); /* false only with a detector */
+        mark_outcome(S, e->vec, &e->out);
+        e->hash = store_hash(S->st, e->vec);
+        store_prefetch_index(S->st, e->hash);
+        e->st = (explore_step){t, c};
+        e->nchoices = nc;
+        e->instructions = x->instructions - i0;
+        e->invisible = x->invisible - v0;
+        c++;
     }
-    uint64_t i0 = x->instructions, v0 = x->invisible;
-    memcpy(S->ahead, S->cur, S->ssize);
-    if (!run_step(S, S->ahead, t, c, &S->ahead_out)) return; /* only with a detector */
-    mark_outcome(S, S->ahead, &S->ahead_out);
-    S->ahead_hash = store_prepare(S->st, S->ahead);
-    S->ahead_depth = depth;
-    S->ahead_step = (explore_step){t, c};
-    S->ahead_instructions = x->instructions - i0;
-    S->ahead_invisible = x->invisible - v0;
-    S->have_ahead = true;
+    for (uint32_t j = 0; j < k; j++) store_prefetch(S->st, b->e[j].hash);
+    b->len = k;
+    b->next = 0;
+    b->depth = depth;
+    b->valid = true;
+}
+
+/* Speculation pays when a successor that misses the recent cache is mostly
+ * new (the search then descends into it, and its batch, built while its
+ * own lookup was under way, is ready and prefetched); when it is mostly
+ * seen, the batch is work thrown away. The odds are measured as the search
+ * goes: of the last tries, how many were new. */
+#define SPEC_WINDOW 4096
+static inline bool spec_worth(const search *S)
+{
+    return S->spec_tries < 64 || S->spec_hits * 4 >= S->spec_tries * 3;
+}
+
+static inline void spec_count(search *S, bool hit)
+{
+    S->spec_tries++;
+    S->spec_hits += hit;
+    if (S->spec_tries >= SPEC_WINDOW) { /* a decaying window */
+        S->spec_tries /= 2;
+        S->spec_hits /= 2;
+    }
 }
 
 /* Depth-first from the initial state at level 0, whose first enabled thread
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
- * asked again. */
+ * asked again. Once the store outgrows the caches, the successors come from
+ * batch_build() (in the same order: the search, its counts and its traces
+ * are the same); a batch is dropped when the search descends into a new
+ * state and built again, from the cursor, when it comes back. */
 static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
@@ -703,63 +812,81 @@ static void dfs(search *S, uint32_t first, uint64_t n)
     f->undo = 0;
     f->choice = 0;
     f->nchoices = n;
-    S->known_tid = -1;
 
     while (S->stop == STOP_COMPLETE) {
         f = &S->frames[depth];
-        while (f->tid < nthreads) { /* next (tid, choice) */
-            if (f->nchoices == 0) {
-                if (S->known_tid == f->tid && S->known_depth == depth) {
-                    f->nchoices = S->known_n;
-                    S->known_tid = -1;
-                } else {
-                    f->nchoices = vm_enabled(p, S->cur, f->tid);
-                }
+        explore_step st;
+        uint8_t *ns;
+        step_outcome out_here, *out;
+        uint64_t hash = 0;
+        batch_entry *e = NULL;
+        bool ahead = S->ahead_on, spec = false, recent = true;
+        if (ahead) {
+            batch *b = S->cb;
+            if (!b->valid || b->depth != depth || b->next == b->len)
+                batch_build(S, b, S->cur, depth, f->tid, f->choice, f->nchoices);
+            if (b->len == 0) f->tid = nthreads; /* no successor left */
+        } else {
+            while (f->tid < nthreads) { /* next (tid, choice) */
+                if (f->nchoices == 0) f->nchoices = vm_enabled(p, S->cur, f->tid);
+                if (f->choice < f->nchoices) break;
+                f->tid++;
+                f->choice = 0;
+                f->nchoices = 0;
             }
-            if (f->choice < f->nchoices) break;
-            f->tid++;
-            f->choice = 0;
-            f->nchoices = 0;
         }
         if (f->tid >= nthreads) {
+            if (ahead) S->cb->valid = false;
             if (depth == 0) break;
             undo_pop(S, f->undo);
             depth--;
             continue;
         }
-        explore_step st = {f->tid, f->choice++};
-        bool ahead = S->ahead_on;
-        uint8_t *ns;
-        step_outcome out;
-        uint64_t hash = 0;
-        if (S->have_ahead && S->ahead_depth == depth && S->ahead_step.tid == st.tid &&
-            S->ahead_step.choice == st.choice) {
-            ns = S->ahead; /* built and prepared by the previous iteration */
-            S->ahead = S->next;
-            S->next = ns;
-            out = S->ahead_out;
-            hash = S->ahead_hash;
-            S->have_ahead = false;
+        if (ahead) {
+            e = &S->cb->e[S->cb->next++];
+            st = e->st;
+            f->tid = st.tid; /* the cursor follows the batch */
+            f->choice = st.choice + 1;
+            f->nchoices = e->nchoices;
+            ns = e->vec;
+            out = &e->out;
+            hash = e->hash;
+            recent = hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
+            if (!recent && out->kind == VERDICT_OK && spec_worth(S) &&
+                (!max_depth || depth + 1 < max_depth)) {
+                batch_build(S, S->sb, ns, depth + 1, 0, 0, 0);
+                spec = true;
+            }
         } else {
-            drop_ahead(S);
+            st = (explore_step){f->tid, f->choice++};
             ns = S->next;
+            out = &out_here;
             memcpy(ns, S->cur, S->ssize);
-            if (!run_step(S, ns, st.tid, st.choice, &out)) break;
-            mark_outcome(S, ns, &out);
-            if (ahead) hash = store_prepare(S->st, ns);
+            if (!run_step(S, ns, st.tid, st.choice, out)) break;
+            mark_outcome(S, ns, out);
+            if (S->hashing) hash = store_hash(S->st, ns);
         }
         x->transitions++;
-        if (ahead) look_ahead(S, depth, f, st);
-        int rc = insert_prepared(S, ns, &out, hash, ahead, &first, &n);
+        int rc = insert_prepared(S, ns, out, hash, S->hashing, &first, &n);
+        if (!recent) spec_count(S, rc == INS_NEW);
+        if (spec && rc != INS_NEW) batch_drop(S, S->sb);
         if (rc == INS_STOP) break;
-        if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
+        if (rc == INS_ERROR && !dfs_error(S, depth, &st, out)) break;
         if (rc == INS_NEW) {
             if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
-            drop_ahead(S); /* it was built from the parent */
+            if (ahead) {
+                batch_drop(S, S->cb); /* built from the parent */
+                if (spec) { /* the child's batch, ready */
+                    batch *t = S->cb;
+                    S->cb = S->sb;
+                    S->sb = t;
+                }
+            }
             depth++;
             frame *nf = &S->frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
-            S->next = S->cur;
+            if (e) e->vec = S->cur; /* the parent's buffer takes the entry's place */
+            else S->next = S->cur;
             S->cur = ns;
             nf->tid = (int32_t)first;
             nf->choice = 0;
@@ -772,7 +899,10 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         if (!limits_ok(S)) break;
     }
-    drop_ahead(S);
+    if (S->ahead_on) {
+        batch_drop(S, S->cb);
+        batch_drop(S, S->sb);
+    }
 }
 
 /* ---- breadth-first ------------------------------------------------------ */
@@ -893,8 +1023,13 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     bool dfs_search = o->search != SEARCH_BFS;
     S.cur = calloc(1, S.wsize);
     S.next = dfs_search ? calloc(1, S.wsize) : NULL;
-    S.may_look_ahead = dfs_search && !S.det; /* S.ahead comes with a big store */
+    S.hashing = S.st && store_takes_hash(S.st);
+    S.recent = S.hashing ? calloc(RECENT_SLOTS, sizeof *S.recent) : NULL;
+    if (!S.recent) S.hashing = false; /* it is only a cache */
+    /* the batches come with a big store (limits_check) */
+    S.may_look_ahead = dfs_search && !S.det && S.hashing && o->lookahead != LOOKAHEAD_OFF;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
+    if (S.recent) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent;
     if (!S.st || !S.cur || (dfs_search && (!S.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
@@ -903,7 +1038,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         free(S.frames);
         free(S.cur);
         free(S.next);
-        free(S.ahead);
+        free(S.recent);
         return -1;
     }
     uint8_t *s0 = S.cur;
@@ -918,8 +1053,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
-    else if (rc == INS_NEW)
+    else if (rc == INS_NEW) {
+        if (o->lookahead == LOOKAHEAD_ON) limits_check(&S); /* starts the batches */
         dfs(&S, first, nfirst);
+    }
 
     fill_stats(&S);
     if (S.stop == STOP_COMPLETE && S.truncated) S.stop = STOP_DEPTH;
@@ -937,7 +1074,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     free(S.undo);
     free(S.cur);
     free(S.next);
-    free(S.ahead);
+    for (uint32_t k = 0; k < 2 * BATCH_MAX; k++) free(S.bt[k / BATCH_MAX].e[k % BATCH_MAX].vec);
+    free(S.recent);
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);

@@ -44,6 +44,12 @@ typedef enum stop_reason {
     STOP_NOMEM,         /* an allocation failed */
 } stop_reason;
 
+typedef enum lookahead_mode {
+    LOOKAHEAD_AUTO = 0,
+    LOOKAHEAD_ON,  /* from the first state (the tests use it) */
+    LOOKAHEAD_OFF,
+} lookahead_mode;
+
 typedef struct explore_options {
     reduce_mode reduce;
     search_order search;
@@ -60,6 +66,9 @@ typedef struct explore_options {
     FILE *progress;           /* progress lines every few seconds; NULL: none */
     FILE *dump_states;        /* hex of every stored visible state; NULL: none */
     volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
+    lookahead_mode lookahead; /* DFS without a detector: build successors
+                                 ahead in batches (LOOKAHEAD_AUTO: once the
+                                 store outgrows the caches) */
 } explore_options;
 
 void explore_options_default(explore_options *o);

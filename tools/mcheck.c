@@ -63,6 +63,9 @@ static void usage(FILE *out)
           "                         and search again, until no violation is left (implies\n"
           "                         --race=ld; any other --race is a usage error)\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
+          "  --lookahead=auto|on|off  build successors ahead in batches to overlap store\n"
+          "                         lookups (auto: once the store outgrows the caches;\n"
+          "                         no effect with a detector or --search=bfs)\n"
           "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
           "  --memlimit MB          stop cleanly when the search uses more memory\n"
           "  --timelimit S          stop cleanly after S seconds\n"
@@ -146,7 +149,7 @@ enum {
     OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_RACE, OPT_SEARCH,
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
-    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT,
+    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -164,6 +167,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"bitstate-mb", required_argument, 0, OPT_BITMB},
         {"all-errors", no_argument, 0, OPT_ALL},
         {"adapt", no_argument, 0, OPT_ADAPT},
+        {"lookahead", required_argument, 0, OPT_LOOKAHEAD},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -226,6 +230,12 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!strcmp(optarg, "dfs")) c->eo.search = SEARCH_DFS;
             else if (!strcmp(optarg, "bfs")) c->eo.search = SEARCH_BFS;
             else return bad_usage("--search: expected 'dfs' or 'bfs', got '%s'", optarg);
+            break;
+        case OPT_LOOKAHEAD:
+            if (!strcmp(optarg, "auto")) c->eo.lookahead = LOOKAHEAD_AUTO;
+            else if (!strcmp(optarg, "on")) c->eo.lookahead = LOOKAHEAD_ON;
+            else if (!strcmp(optarg, "off")) c->eo.lookahead = LOOKAHEAD_OFF;
+            else return bad_usage("--lookahead: expected 'auto', 'on' or 'off', got '%s'", optarg);
             break;
         case OPT_STORE:
             if (!strcmp(optarg, "compact")) c->eo.store.kind = STORE_COMPACT;
