@@ -101,29 +101,7 @@ typedef struct step_outcome {
     uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
 } step_outcome;
 
-/* A successor built ahead by the DFS (batch_build): the step, its thread's
- * number of choices, the successor marked for the store and its hash, the
- * outcome, and the counts its step added (taken back if it is dropped). */
-#define BATCH_MAX 8
 #define RECENT_SLOTS (1u << 15) /* 256 KB: about the L2 cache */
-typedef struct batch_entry {
-    explore_step st;
-    uint64_t nchoices;
-    uint64_t hash;
-    uint64_t instructions, invisible;
-    uint8_t *vec;
-    step_outcome out;
-} batch_entry;
-
-/* The successors built from one state: entries [next, len) not yet taken.
- * depth: the level whose state they come from; valid: built and not
- * dropped. */
-typedef struct batch {
-    batch_entry e[BATCH_MAX];
-    uint32_t len, next;
-    size_t depth;
-    bool valid;
-} batch;
 
 typedef struct search {
     const vm_program *p;
@@ -142,19 +120,21 @@ typedef struct search {
     uint8_t *cur;      /* the state of the top level (also BFS's initial state) */
     uint8_t *next;     /* the successor being built (DFS only) */
     size_t wsize;      /* bytes of cur and next: vsize rounded up to 8, zero padded */
-    size_t vec_bytes;  /* of cur, next, the batch's vectors and recent together */
-    /* DFS lookahead (without a detector, once the store outgrows the
-     * caches): the top level's next successors, built and hashed as a
-     * batch whose store lookups are prefetched together (batch_build) */
-    bool may_look_ahead; /* DFS without a detector */
+    size_t vec_bytes;  /* of cur, next, ahead and recent together */
     bool hashing;      /* the store takes a hash (store_takes_hash): recent is on */
     uint64_t *recent;  /* RECENT_SLOTS hashes of recent lookups (insert_prepared) */
-    bool ahead_on;     /* once the store is bigger than caches (AHEAD_STORE_BYTES) */
-    batch bt[2];       /* the top level's batch, and one being built ahead */
-    batch *cb, *sb;    /* current, spare (&bt[0], &bt[1] in some order) */
-    /* speculation (dfs): the child's batch is built before the lookup of
-     * the successor that would be the child, while the odds are good */
-    uint64_t spec_tries, spec_hits;
+    /* DFS lookahead (child_ahead, without a detector): the first successor
+     * of the successor being looked up, built, hashed and prefetched before
+     * the lookup, in case the search descends into it */
+    bool may_look_ahead;
+    uint8_t *ahead;
+    bool have_ahead;
+    size_t ahead_depth;      /* the level it is a successor of */
+    explore_step ahead_step;
+    step_outcome ahead_out;
+    uint64_t ahead_hash;
+    uint64_t ahead_instructions; /* counted for it, taken back if unused */
+    uint64_t spec_tries, spec_hits; /* odds that a lookup is new (spec_worth) */
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -236,34 +216,8 @@ static uint64_t search_work(const search *S)
 /* Memory after every transition; time, interrupt and progress every 8192
  * units of work. Returns false when the search must stop (S->stop says
  * why). */
-/* The lookahead costs a step and a hash per state (the one built when the
- * current successor turns out new and the search descends), which pays
- * only when lookups miss the caches: from a store of this size on. */
-#define AHEAD_STORE_BYTES ((size_t)4 << 20)
-
 static bool limits_check(search *S)
 {
-    if (S->may_look_ahead && !S->ahead_on &&
-        (S->o->lookahead == LOOKAHEAD_ON || store_bytes(S->st) > AHEAD_STORE_BYTES) &&
-        (!S->o->memlimit || search_memory(S) + 2 * BATCH_MAX * S->wsize <= S->o->memlimit)) {
-        uint32_t k = 0;
-        while (k < 2 * BATCH_MAX &&
-               (S->bt[k / BATCH_MAX].e[k % BATCH_MAX].vec = calloc(1, S->wsize)) != NULL)
-            k++;
-        if (k == 2 * BATCH_MAX) {
-            S->vec_bytes += 2 * BATCH_MAX * S->wsize;
-            S->cb = &S->bt[0];
-            S->sb = &S->bt[1];
-            S->ahead_on = true;
-        } else { /* short of memory: go on without */
-            while (k) {
-                k--;
-                free(S->bt[k / BATCH_MAX].e[k % BATCH_MAX].vec);
-                S->bt[k / BATCH_MAX].e[k % BATCH_MAX].vec = NULL;
-            }
-            S->may_look_ahead = false;
-        }
-    }
     if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
         S->stop = STOP_MEMLIMIT;
         return false;
@@ -498,6 +452,16 @@ static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome 
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
 }
 
+/* The rest of inserting a successor the store did not hold (see below). */
+static HOT_INLINE int classify_new(search *S, uint8_t *s, step_outcome *out, uint32_t *first,
+                                   uint64_t *n)
+{
+    S->r->stats.states_stored++;
+    if (out->kind != VERDICT_OK) return INS_ERROR;
+    if (S->o->dump_states) dump_state(S, s);
+    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+}
+
 /* Insert a successor. INS_NEW: to be explored, from thread *first with *n
  * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
  * error state, or a new deadlocked state (out says which); INS_STOP: the
@@ -532,10 +496,7 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
         x->states_matched++;
         return INS_SEEN;
     }
-    x->states_stored++;
-    if (out->kind != VERDICT_OK) return INS_ERROR;
-    if (S->o->dump_states) dump_state(S, s);
-    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+    return classify_new(S, s, out, first, n);
 }
 
 static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
@@ -705,7 +666,7 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
     }
     for (size_t i = 0; i < depth; i++) { /* level i + 1 came from level i's last step */
         const frame *f = &S->frames[i];
-        path[i] = (explore_step){f->tid, f->choice - 1};
+        path[i] = (explore_step){f->tid, f->choice - 1}; /* the last step taken */
     }
     path[depth] = *last;
     bool go_on = record_error(S, out, path, (uint32_t)depth + 1);
@@ -717,69 +678,73 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
  * asked again. */
-/* Drop a batch's entries not taken: their counts are taken back (a step
- * counts once it is taken). */
-static inline void batch_drop(search *S, batch *b)
+/* Take back an unused lookahead's counts. */
+static inline void drop_ahead(search *S)
 {
-    explore_stats *x = &S->r->stats;
-    if (!b->valid) return;
-    for (uint32_t k = b->next; k < b->len; k++) {
-        x->instructions -= b->e[k].instructions;
-        x->invisible -= b->e[k].invisible;
-    }
-    b->valid = false;
+    if (!S->have_ahead) return;
+    S->r->stats.instructions -= S->ahead_instructions;
+    S->r->stats.invisible -= S->ahead_instructions - 1;
+    S->have_ahead = false;
 }
 
-/* Build into b the next successors of state `from` (the state of level
- * depth), from the cursor (t, c, nc: thread, choice, its number of choices
- * or 0 if not known yet) on, up to BATCH_MAX: each stepped, marked and
- * hashed, with the first of its lookup's two loads prefetched as it is
- * hashed and the second once all are, so that the batch's cache misses
- * overlap instead of following one another. len == 0: no successor left.
- * Without a detector only (a step's only effect is then on the vector). */
-static void batch_build(search *S, batch *b, const uint8_t *from, size_t depth, int32_t t,
-                        uint64_t c, uint64_t nc)
+/* Build in S->ahead the successor that step st takes from `from`, the state
+ * of level depth, hash it and prefetch its lookup, so that its cache misses
+ * overlap the lookup under way; the main loop takes it if its next step is
+ * st at that level (a pop drops it). Two guesses of what comes next: if
+ * the successor being looked up is new, the search descends and takes its
+ * first successor (child_ahead: in a search that keeps descending, each
+ * lookup's line is then on its way a level ahead); if it was seen, the
+ * level's next successor (sibling_ahead). Without a detector only: a step's
+ * only effect is then on the vector. */
+static void build_ahead(search *S, const uint8_t *from, size_t depth, explore_step st)
+{
+    explore_stats *x = &S->r->stats;
+    drop_ahead(S);
+    uint64_t i0 = x->instructions;
+    memcpy(S->ahead, from, S->ssize);
+    (void)run_step(S, S->ahead, st.tid, st.choice, &S->ahead_out); /* false only with a detector */
+    mark_outcome(S, S->ahead, &S->ahead_out);
+    S->ahead_hash = store_hash(S->st, S->ahead);
+    store_prefetch_index(S->st, S->ahead_hash);
+    store_prefetch(S->st, S->ahead_hash);
+    S->ahead_depth = depth;
+    S->ahead_step = st;
+    S->ahead_instructions = x->instructions - i0;
+    S->have_ahead = true;
+}
+
+static void child_ahead(search *S, const uint8_t *from, size_t depth)
+{
+    uint64_t n;
+    uint32_t t = first_enabled(S->p, from, &n);
+    if (t < S->p->nthreads) build_ahead(S, from, depth, (explore_step){(int32_t)t, 0});
+}
+
+/* The other guess, for a lookup that will mostly find its state seen: the
+ * next successor of the same level (after step st of level depth, whose
+ * frame is f), built from the level's state, S->cur. */
+static void sibling_ahead(search *S, size_t depth, const frame *f, explore_step st)
 {
     const vm_program *p = S->p;
-    explore_stats *x = &S->r->stats;
-    const int32_t nthreads = (int32_t)p->nthreads;
-    uint32_t k = 0;
-    while (k < BATCH_MAX && t < nthreads) {
-        if (nc == 0) nc = vm_enabled(p, from, t);
-        if (c >= nc) {
-            t++;
-            c = 0;
-            nc = 0;
-            continue;
-        }
-        batch_entry *e = &b->e[k++];
-        uint64_t i0 = x->instructions, v0 = x->invisible;
-        memcpy(e->vec, from, S->ssize);
-        (void)run_step(S, e->vec, t, c, &e->out); /* false only with a detector */
-        mark_outcome(S, e->vec, &e->out);
-        e->hash = store_hash(S->st, e->vec);
-        store_prefetch_index(S->st, e->hash);
-        e->st = (explore_step){t, c};
-        e->nchoices = nc;
-        e->instructions = x->instructions - i0;
-        e->invisible = x->invisible - v0;
-        c++;
+    int32_t t = st.tid;
+    uint64_t c = st.choice + 1;
+    if (c >= f->nchoices) {
+        for (t = st.tid + 1; t < (int32_t)p->nthreads; t++)
+            if (vm_enabled(p, S->cur, t)) break;
+        if (t >= (int32_t)p->nthreads) return;
+        c = 0;
     }
-    for (uint32_t j = 0; j < k; j++) store_prefetch(S->st, b->e[j].hash);
-    b->len = k;
-    b->next = 0;
-    b->depth = depth;
-    b->valid = true;
+    build_ahead(S, S->cur, depth, (explore_step){t, c});
 }
 
-/* Speculation pays when a successor that misses the recent cache is mostly
- * new (the search then descends into it, and its batch, built while its
- * own lookup was under way, is ready and prefetched); when it is mostly
- * seen, the batch is work thrown away. The odds are measured as the search
- * goes: of the last tries, how many were new. */
+/* Which guess: child_ahead() when a lookup that misses the recent cache is
+ * mostly of a new state, sibling_ahead() when it is mostly of a seen one.
+ * The odds are measured as the search goes, over a decaying window of such
+ * lookups; --lookahead=child and =sibling always make that guess. */
 #define SPEC_WINDOW 4096
 static inline bool spec_worth(const search *S)
 {
+    if (S->o->lookahead != LOOKAHEAD_AUTO) return S->o->lookahead == LOOKAHEAD_CHILD;
     return S->spec_tries < 64 || S->spec_hits * 4 >= S->spec_tries * 3;
 }
 
@@ -787,7 +752,7 @@ static inline void spec_count(search *S, bool hit)
 {
     S->spec_tries++;
     S->spec_hits += hit;
-    if (S->spec_tries >= SPEC_WINDOW) { /* a decaying window */
+    if (S->spec_tries >= SPEC_WINDOW) {
         S->spec_tries /= 2;
         S->spec_hits /= 2;
     }
@@ -796,10 +761,8 @@ static inline void spec_count(search *S, bool hit)
 /* Depth-first from the initial state at level 0, whose first enabled thread
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
- * asked again. Once the store outgrows the caches, the successors come from
- * batch_build() (in the same order: the search, its counts and its traces
- * are the same); a batch is dropped when the search descends into a new
- * state and built again, from the cursor, when it comes back. */
+ * asked again. With the lookahead (child_ahead) the order, the counts and
+ * the traces are the same. */
 static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
@@ -815,50 +778,40 @@ static void dfs(search *S, uint32_t first, uint64_t n)
 
     while (S->stop == STOP_COMPLETE) {
         f = &S->frames[depth];
-        explore_step st;
-        uint8_t *ns;
-        step_outcome out_here, *out;
-        uint64_t hash = 0;
-        batch_entry *e = NULL;
-        bool ahead = S->ahead_on, spec = false, recent = true;
-        if (ahead) {
-            batch *b = S->cb;
-            if (!b->valid || b->depth != depth || b->next == b->len)
-                batch_build(S, b, S->cur, depth, f->tid, f->choice, f->nchoices);
-            if (b->len == 0) f->tid = nthreads; /* no successor left */
-        } else {
-            while (f->tid < nthreads) { /* next (tid, choice) */
-                if (f->nchoices == 0) f->nchoices = vm_enabled(p, S->cur, f->tid);
-                if (f->choice < f->nchoices) break;
-                f->tid++;
-                f->choice = 0;
-                f->nchoices = 0;
-            }
+        while (f->tid < nthreads) { /* next (tid, choice) */
+            if (f->nchoices == 0) f->nchoices = vm_enabled(p, S->cur, f->tid);
+            if (f->choice < f->nchoices) break;
+            f->tid++;
+            f->choice = 0;
+            f->nchoices = 0;
         }
         if (f->tid >= nthreads) {
-            if (ahead) S->cb->valid = false;
+            drop_ahead(S);
             if (depth == 0) break;
             undo_pop(S, f->undo);
             depth--;
             continue;
         }
-        if (ahead) {
-            e = &S->cb->e[S->cb->next++];
-            st = e->st;
-            f->tid = st.tid; /* the cursor follows the batch */
-            f->choice = st.choice + 1;
-            f->nchoices = e->nchoices;
-            ns = e->vec;
-            out = &e->out;
-            hash = e->hash;
-            recent = hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
-            if (!recent && out->kind == VERDICT_OK && spec_worth(S) &&
-                (!max_depth || depth + 1 < max_depth)) {
-                batch_build(S, S->sb, ns, depth + 1, 0, 0, 0);
-                spec = true;
+        explore_step st = {f->tid, f->choice++};
+        uint8_t *ns;
+        step_outcome out_here, *out;
+        uint64_t hash = 0;
+        if (S->have_ahead && S->ahead_depth == depth && S->ahead_step.tid == st.tid &&
+            S->ahead_step.choice == st.choice) {
+            ns = S->ahead; /* built (and prefetched) a level ago */
+            S->ahead = S->next;
+            S->next = ns;
+            out = &out_here;
+            if (S->ahead_out.kind == VERDICT_OK) { /* the message is not read */
+                out_here.kind = VERDICT_OK;
+                out_here.elem = UINT32_MAX;
+            } else {
+                out_here = S->ahead_out;
             }
+            hash = S->ahead_hash;
+            S->have_ahead = false;
         } else {
-            st = (explore_step){f->tid, f->choice++};
+            drop_ahead(S);
             ns = S->next;
             out = &out_here;
             memcpy(ns, S->cur, S->ssize);
@@ -867,26 +820,23 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             if (S->hashing) hash = store_hash(S->st, ns);
         }
         x->transitions++;
+        bool recent = !S->hashing || (hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash);
+        if (S->may_look_ahead && !recent) {
+            if (!spec_worth(S))
+                sibling_ahead(S, depth, f, st);
+            else if (out->kind == VERDICT_OK && (!max_depth || depth + 1 < max_depth))
+                child_ahead(S, ns, depth + 1);
+        }
         int rc = insert_prepared(S, ns, out, hash, S->hashing, &first, &n);
         if (!recent) spec_count(S, rc == INS_NEW);
-        if (spec && rc != INS_NEW) batch_drop(S, S->sb);
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, out)) break;
         if (rc == INS_NEW) {
             if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
-            if (ahead) {
-                batch_drop(S, S->cb); /* built from the parent */
-                if (spec) { /* the child's batch, ready */
-                    batch *t = S->cb;
-                    S->cb = S->sb;
-                    S->sb = t;
-                }
-            }
             depth++;
             frame *nf = &S->frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
-            if (e) e->vec = S->cur; /* the parent's buffer takes the entry's place */
-            else S->next = S->cur;
+            S->next = S->cur;
             S->cur = ns;
             nf->tid = (int32_t)first;
             nf->choice = 0;
@@ -899,10 +849,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         if (!limits_ok(S)) break;
     }
-    if (S->ahead_on) {
-        batch_drop(S, S->cb);
-        batch_drop(S, S->sb);
-    }
+    drop_ahead(S);
 }
 
 /* ---- breadth-first ------------------------------------------------------ */
@@ -1026,9 +973,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.hashing = S.st && store_takes_hash(S.st);
     S.recent = S.hashing ? calloc(RECENT_SLOTS, sizeof *S.recent) : NULL;
     if (!S.recent) S.hashing = false; /* it is only a cache */
-    /* the batches come with a big store (limits_check) */
     S.may_look_ahead = dfs_search && !S.det && S.hashing && o->lookahead != LOOKAHEAD_OFF;
-    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
+    S.ahead = S.may_look_ahead ? calloc(1, S.wsize) : NULL;
+    if (!S.ahead) S.may_look_ahead = false;
+    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize + (S.ahead ? S.wsize : 0);
     if (S.recent) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent;
     if (!S.st || !S.cur || (dfs_search && (!S.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
@@ -1038,6 +986,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         free(S.frames);
         free(S.cur);
         free(S.next);
+        free(S.ahead);
         free(S.recent);
         return -1;
     }
@@ -1053,10 +1002,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
-    else if (rc == INS_NEW) {
-        if (o->lookahead == LOOKAHEAD_ON) limits_check(&S); /* starts the batches */
+    else if (rc == INS_NEW)
         dfs(&S, first, nfirst);
-    }
 
     fill_stats(&S);
     if (S.stop == STOP_COMPLETE && S.truncated) S.stop = STOP_DEPTH;
@@ -1074,7 +1021,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     free(S.undo);
     free(S.cur);
     free(S.next);
-    for (uint32_t k = 0; k < 2 * BATCH_MAX; k++) free(S.bt[k / BATCH_MAX].e[k % BATCH_MAX].vec);
+    free(S.ahead);
     free(S.recent);
     free(S.qstates);
     free(S.qparent);

@@ -46,7 +46,8 @@ typedef enum stop_reason {
 
 typedef enum lookahead_mode {
     LOOKAHEAD_AUTO = 0,
-    LOOKAHEAD_ON,  /* from the first state (the tests use it) */
+    LOOKAHEAD_CHILD,   /* always the child guess (the tests use these two) */
+    LOOKAHEAD_SIBLING, /* always the sibling guess */
     LOOKAHEAD_OFF,
 } lookahead_mode;
 
@@ -66,9 +67,11 @@ typedef struct explore_options {
     FILE *progress;           /* progress lines every few seconds; NULL: none */
     FILE *dump_states;        /* hex of every stored visible state; NULL: none */
     volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
-    lookahead_mode lookahead; /* DFS without a detector: build successors
-                                 ahead in batches (LOOKAHEAD_AUTO: once the
-                                 store outgrows the caches) */
+    lookahead_mode lookahead; /* DFS without a detector: before a lookup,
+                                 build the successor likely to come next and
+                                 prefetch its lookup (LOOKAHEAD_AUTO: the
+                                 child's first while lookups mostly find new
+                                 states, else the next sibling) */
 } explore_options;
 
 void explore_options_default(explore_options *o);

@@ -24,8 +24,8 @@ For each seed, gen_model writes a random disciplined model; then
     and `refcheck.py --ld` finds no violation of LD' (else the generator is
     at fault: its models must be disciplined);
   * the compact store (default) counts as the exact one, and its DFS gives
-    the same JSON (counts, verdict, trace) with `--lookahead=on` (successors
-    built ahead in batches, speculation, from the first state) as with
+    the same JSON (counts, verdict, trace) with `--lookahead=child`, `sibling`
+    and `auto` (a successor built and prefetched before it is needed) as with
     `--lookahead=off`, in both modes, with and without `--all-errors`;
   * the comparisons above run with `--race=off` (detector metadata would
     make one visible state several stored ones); with the default detector
@@ -130,11 +130,11 @@ def check_seed(opts, seed):
             "full-ld": ["--reduce=none", "--all-errors"],
             "reduced-ld": ["--reduce=compose", "--all-errors"],
         }
-        # the compact store with and without the DFS's batches built ahead
-        # (speculation included) and its cache of recent lookups
+        # the compact store with each lookahead and without, and its cache
+        # of recent lookups
         for mode in ("none", "compose"):
             for first in (False, True):
-                for la in ("on", "off"):
+                for la in ("child", "sibling", "auto", "off"):
                     runs[f"compact-{mode}-{'first' if first else 'all'}-{la}"] = (
                         [f"--reduce={mode}", "--race=off", "--store=compact", f"--lookahead={la}"]
                         + ([] if first else ["--all-errors"]))
@@ -209,7 +209,7 @@ def check_seed(opts, seed):
             problems.append(f"reduced: {ra['stats']['states_stored']} states stored, but "
                             f"{len(sb)} dumped and {nonvis_errors} error states")
 
-        # the batches built ahead change nothing but time and memory: the
+        # the lookahead changes nothing but time and memory: the
         # same counts, verdicts and traces; and the compact store counts as
         # the exact one (a fingerprint collision among these few states is
         # too unlikely to be the reason)
@@ -224,15 +224,18 @@ def check_seed(opts, seed):
             return js
         for mode, exact in (("none", fa), ("compose", ra)):
             for first in ("all", "first"):
-                on, off = res.get(f"compact-{mode}-{first}-on"), res.get(f"compact-{mode}-{first}-off")
-                if on is None or off is None:
-                    continue
-                if steady(on) != steady(off):
-                    diff = sorted(k for k in set(steady(on)) | set(steady(off))
-                                  if steady(on).get(k) != steady(off).get(k))
-                    problems.append(f"--reduce={mode} ({first} errors): --lookahead=on and off "
-                                    f"differ in {diff}")
-                if first == "all":
+                off = res.get(f"compact-{mode}-{first}-off")
+                for la in ("child", "sibling", "auto"):
+                    on = res.get(f"compact-{mode}-{first}-{la}")
+                    if on is None or off is None:
+                        continue
+                    if steady(on) != steady(off):
+                        diff = sorted(k for k in set(steady(on)) | set(steady(off))
+                                      if steady(on).get(k) != steady(off).get(k))
+                        problems.append(f"--reduce={mode} ({first} errors): --lookahead={la} "
+                                        f"and off differ in {diff}")
+                on = res.get(f"compact-{mode}-{first}-child")
+                if first == "all" and on is not None:
                     a, b = on["stats"], exact["stats"]
                     if (a["states_stored"], a["transitions"]) != (b["states_stored"], b["transitions"]):
                         problems.append(f"--reduce={mode}: compact store {a['states_stored']} "
