@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Benchmark: mcheck against SPIN, and mcheck's reduction against its own
 fully interleaved search. Prints Markdown tables (paste into
-docs/benchmarks.md) with the figures and ratios of ONE run; machines are
-shared and noisy, so compare ratios, not absolute times.
+docs/benchmarks.md); machines are shared and noisy, so compare ratios, not
+absolute times.
 
 usage: bench/compare.py [--mcheck build/tools/mcheck] [--timelimit 30] [--quick]
+                        [--repeat R] [--only throughput|reduction]
+
+With --repeat R (default 3) table 1 runs mcheck, pan and pan -DNOREDUCE R
+times each, one after the other in turn, and reports each one's median run
+(by rate): on a shared machine one run of either tool can be 1.3x off.
 
 Table 1 (throughput and memory, both fully interleaved): dining philosophers
 N = 3..7 (models/philosophers.bc, bench/spin/philosophers.pml) and the monitor
@@ -84,6 +89,13 @@ def run_pan(d, timelimit, depth):
             "depth_too_small": "max search depth too small" in out}
 
 
+def median_run(rs):
+    """The run with the median rate (pan's runs too short to time have rate nan:
+    they sort last, and count only if most runs are like that)."""
+    key = lambda r: (r["rate"] != r["rate"], r["rate"])
+    return sorted(rs, key=key)[(len(rs) - 1) // 2]
+
+
 def fmt(x, digits=0):
     if isinstance(x, float) and x != x:
         return "-"
@@ -95,9 +107,12 @@ def throughput(args, workdir):
               "bench/spin/philosophers.pml") for n in (range(3, 6) if args.quick else range(3, 8))]
     cases.append(("prodcons_monitor", {"ITEMS": 10, "CAP": 6}, "models/prodcons_monitor.bc", [],
                   "bench/spin/prodcons_monitor.pml"))
-    # the bundled instance is over before SPIN's clock ticks: a bigger one gives rates
-    cases.append(("prodcons_monitor", {"ITEMS": 200, "CAP": 6}, "models/prodcons_monitor.bc", [],
-                  "bench/spin/prodcons_monitor.pml"))
+    # the bundled instance is over before SPIN's clock ticks: bigger ones give
+    # rates (pan takes about 0.05 s on ITEMS=200, which its 0.01 s clock
+    # times to within 20%, and 0.3 s on ITEMS=2000)
+    for items in (200, 2000):
+        cases.append(("prodcons_monitor", {"ITEMS": items, "CAP": 6}, "models/prodcons_monitor.bc",
+                      [], "bench/spin/prodcons_monitor.pml"))
     print("| model | mcheck states | mcheck states/s | SPIN POR states | SPIN POR states/s "
           "| rate ratio (mcheck/SPIN POR) | SPIN NOREDUCE states/s | rate ratio (vs NOREDUCE) "
           "| mcheck store B/state | SPIN B/state (POR, stored vector + overhead) | memory ratio (SPIN/mcheck) |")
@@ -106,12 +121,15 @@ def throughput(args, workdir):
         dargs = sum((["-D", f"{k}={v}"] for k, v in defs.items()), [])
         # --race=off: SPIN checks no races, so the detector (and its metadata in
         # the state vector) stays out of the throughput comparison
-        m = run_mcheck(args.mcheck, dargs + extra + ["--reduce=none", "--race=off",
-                                                     os.path.join(TOP, model)], args.timelimit)
-        por = run_pan(build_pan(os.path.join(TOP, pml), defs, workdir, False), args.timelimit,
-                      100_000_000)
-        nr = run_pan(build_pan(os.path.join(TOP, pml), defs, workdir, True), args.timelimit,
-                     100_000_000)
+        pan_por = build_pan(os.path.join(TOP, pml), defs, workdir, False)
+        pan_nr = build_pan(os.path.join(TOP, pml), defs, workdir, True)
+        runs = {"m": [], "por": [], "nr": []}
+        for _ in range(args.repeat):
+            runs["m"].append(run_mcheck(args.mcheck, dargs + extra + [
+                "--reduce=none", "--race=off", os.path.join(TOP, model)], args.timelimit))
+            runs["por"].append(run_pan(pan_por, args.timelimit, 100_000_000))
+            runs["nr"].append(run_pan(pan_nr, args.timelimit, 100_000_000))
+        m, por, nr = (median_run(runs[k]) for k in ("m", "por", "nr"))
         label = name + "".join(f" {k}={v}" for k, v in defs.items())
         mark = lambda r: "" if r["complete"] else " (partial)"
         print(f"| {label} | {fmt(m['states'])}{mark(m)} | {fmt(m['rate'])} "
@@ -149,6 +167,8 @@ def main():
     ap.add_argument("--timelimit", type=float, default=30)
     ap.add_argument("--quick", action="store_true", help="N = 3..5 only")
     ap.add_argument("--only", choices=["throughput", "reduction"])
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each tool per case in table 1; the median counts")
     args = ap.parse_args()
     if not os.path.exists(args.mcheck):
         sys.exit(f"no mcheck at {args.mcheck}: run ./bootstrap.sh build first")
