@@ -113,14 +113,6 @@ void store_prefetch(const store *st, uint64_t hash)
     if (takes_hash(st)) compact_prefetch64(st, hash);
 }
 
-uint64_t store_prepare(const store *st, const void *vec)
-{
-    if (!takes_hash(st)) return 0;
-    uint64_t h = store_vec_hash64(st, vec);
-    compact_prefetch64(st, h);
-    return h;
-}
-
 store_result store_insert_prepared(store *st, const void *vec, uint64_t hash)
 {
     if (!takes_hash(st)) return store_insert(st, vec);

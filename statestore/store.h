@@ -46,25 +46,19 @@ void store_free(store *st); /* NULL is a no-op */
 /* Find-or-put. */
 store_result store_insert(store *st, const void *vec);
 
-/* The same in two halves, for a caller that has other work to overlap with
- * the memory latency of a lookup: store_prepare() hashes the vector and
- * starts loading the part of the store the lookup will read (a prefetch:
- * it changes nothing), store_insert_prepared() is store_insert() given that
- * hash. Only the 64-bit compact store uses the hash; the others hash again. */
-uint64_t store_prepare(const store *st, const void *vec);
-store_result store_insert_prepared(store *st, const void *vec, uint64_t hash);
-
-/* store_prepare() in parts, for a batch of lookups whose latencies should
- * overlap: store_hash() for each vector, then store_prefetch_index() of
- * each hash (the lookup's first load: where the bucket is), then
- * store_prefetch() of each (its second: the entries, found through the
- * first). Prefetches only; the hash is the one store_insert_prepared()
- * takes. Without effect (and 0 for the hash) for stores other than the
- * 64-bit compact one. */
-bool store_takes_hash(const store *st); /* is store_hash() more than 0? */
+/* The same in parts, for a caller that has other work to overlap with the
+ * memory latency of a lookup: store_hash() hashes the vector;
+ * store_prefetch_index() starts the lookup's first load (where the
+ * bucket is), store_prefetch() its second (the entries, found through the
+ * first): prefetches only, they change nothing; store_insert_prepared() is
+ * store_insert() given that hash. Only the 64-bit compact store takes the
+ * hash (store_takes_hash()); for the others store_hash() is 0, the
+ * prefetches do nothing and store_insert_prepared() hashes again. */
+bool store_takes_hash(const store *st);
 uint64_t store_hash(const store *st, const void *vec);
 void store_prefetch_index(const store *st, uint64_t hash);
 void store_prefetch(const store *st, uint64_t hash);
+store_result store_insert_prepared(store *st, const void *vec, uint64_t hash);
 
 /* Is the vector (taken as) in the set? Does not change the set. */
 bool store_contains(const store *st, const void *vec);
