@@ -109,6 +109,12 @@ def test_usage():
     ok = model("ok.bc", OK)
     code, out, err = run("--reduce=maybe", ok)
     check(code == 2 and "--reduce" in err, "bad --reduce value: exit 2")
+    code, out, err = run("--lookahead=always", ok)
+    check(code == 2 and "--lookahead: expected 'auto', 'child', 'sibling' or 'off'" in err,
+          f"bad --lookahead value: exit 2 ({err!r})")
+    for la in ("auto", "child", "sibling", "off"):
+        code, out, err = run(f"--lookahead={la}", "--race=off", ok)
+        check(code == 0 and "verdict: ok" in out, f"--lookahead={la} runs")
     code, out, err = run("-D", "NOPE=3", ok)
     check(code == 2 and "NOPE" in err, f"-D of an undeclared const: exit 2 ({err!r})")
     code, out, err = run("-D", "K=x", ok)
