@@ -481,14 +481,19 @@ static HOT_INLINE int classify_new(search *S, uint8_t *s, step_outcome *out, uin
  * are fingerprints the store holds, so the cache changes no answer; it
  * saves a lookup for the states a search revisits soon after storing them
  * (most of them in prodcons_monitor, a third in philosophers). */
+static inline bool is_recent(const search *S, uint64_t hash)
+{
+    return hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
+}
+
 static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
-                                      bool prepared, uint32_t *first, uint64_t *n)
+                                      bool prepared, bool recent, uint32_t *first, uint64_t *n)
 {
     explore_stats *x = &S->r->stats;
     store_result sr;
     if (prepared) {
         uint64_t *rc = &S->recent[(hash >> 24) & (RECENT_SLOTS - 1)];
-        if (*rc == hash && hash) {
+        if (recent) {
             sr = STORE_PRESENT;
         } else {
             sr = store_insert_prepared(S->st, s, hash);
@@ -512,8 +517,11 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
                                        uint32_t *first, uint64_t *n)
 {
     mark_outcome(S, s, out);
-    if (S->hashing) return insert_prepared(S, s, out, store_hash(S->st, s), true, first, n);
-    return insert_prepared(S, s, out, 0, false, first, n);
+    if (S->hashing) {
+        uint64_t h = store_hash(S->st, s);
+        return insert_prepared(S, s, out, h, true, is_recent(S, h), first, n);
+    }
+    return insert_prepared(S, s, out, 0, false, false, first, n);
 }
 
 /* ---- depth-first -------------------------------------------------------- */
@@ -829,14 +837,14 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             if (S->hashing) hash = store_hash(S->st, ns);
         }
         x->transitions++;
-        bool recent = !S->hashing || (hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash);
-        if (S->may_look_ahead && !recent && S->ahead_on) {
+        bool recent = S->hashing && is_recent(S, hash);
+        if (S->ahead_on && !recent) {
             if (!spec_worth(S))
                 sibling_ahead(S, depth, f, st);
             else if (out->kind == VERDICT_OK && (!max_depth || depth + 1 < max_depth))
                 child_ahead(S, ns, depth + 1);
         }
-        int rc = insert_prepared(S, ns, out, hash, S->hashing, &first, &n);
+        int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, &first, &n);
         if (!recent) spec_count(S, rc == INS_NEW);
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, out)) break;
