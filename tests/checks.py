@@ -5,6 +5,7 @@ sys.path)."""
 import argparse
 import os
 import re
+import sys
 
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
 
@@ -41,3 +42,16 @@ def seed_parser(doc):
     ap.add_argument("--size", choices=["small", "medium"], default="small")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     return ap
+
+
+def show_model(text, seed, keep):
+    """A failing random model: printed, and with --keep DIR also written to
+    DIR/seedN.bc."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        with open(os.path.join(keep, f"seed{seed}.bc"), "w") as f:
+            f.write(text)
+    print("  model:")
+    for line in text.splitlines():
+        print("    | " + line)
+    sys.stdout.flush()

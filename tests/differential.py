@@ -50,7 +50,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import seed_parser  # noqa: E402
+from checks import seed_parser, show_model  # noqa: E402
 
 REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -326,14 +326,7 @@ def main():
             for p in problems:
                 print(f"FAIL seed {seed}: {p}", flush=True)
             print(f"  reproduce: {repro}")
-            if opts.keep:
-                os.makedirs(opts.keep, exist_ok=True)
-                with open(os.path.join(opts.keep, f"seed{seed}.bc"), "w") as f:
-                    f.write(text)
-            print("  model:")
-            for line in text.splitlines():
-                print("    | " + line)
-            sys.stdout.flush()
+            show_model(text, seed, opts.keep)
     if skipped:
         print(f"({skipped} models skipped: a search hit the time limit or the error cap "
               f"of --all-errors; refcheck ran on {refs})")

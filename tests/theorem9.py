@@ -73,7 +73,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import SANITIZER, check, finish, seed_parser  # noqa: E402
+from checks import SANITIZER, check, finish, seed_parser, show_model  # noqa: E402
 
 REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
 CASES = os.path.join(HERE, "theorem9_cases")
@@ -406,14 +406,7 @@ def main():
                           f"{opts.mcheck} --race=ld --store=exact --all-errors --reduce=none "
                           f"seed{seed}.bc && "
                           f"{opts.mcheck} --race=ld --store=exact --all-errors seed{seed}.bc")
-                    if opts.keep:
-                        os.makedirs(opts.keep, exist_ok=True)
-                        with open(os.path.join(opts.keep, f"seed{seed}.bc"), "w") as f:
-                            f.write(text)
-                print("  model:")
-                for line in text.splitlines():
-                    print("    | " + line)
-                sys.stdout.flush()
+                show_model(text, seed, opts.keep if seed is not None else None)
     print(f"({stats['violation']} models with a violation in the full search, "
           f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; "
           f"{stats['ld only as unshared']} where the reduced search met the unshared "
