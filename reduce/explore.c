@@ -123,9 +123,9 @@ typedef struct search {
     size_t vec_bytes;  /* of cur, next, ahead and recent together */
     bool hashing;      /* the store takes a hash (store_takes_hash): recent is on */
     uint64_t *recent;  /* RECENT_SLOTS hashes of recent lookups (insert_prepared) */
-    /* DFS lookahead (child_ahead, without a detector): the first successor
-     * of the successor being looked up, built, hashed and prefetched before
-     * the lookup, in case the search descends into it */
+    /* DFS lookahead (build_ahead, without a detector): the successor the
+     * search will likely take next, built, hashed and prefetched before a
+     * lookup: the first successor of the one looked up, or its sibling */
     bool may_look_ahead;
     bool ahead_on;           /* may, and (auto) the store is big (limits_check) */
     uint8_t *ahead;
@@ -214,14 +214,14 @@ static uint64_t search_work(const search *S)
     return x->instructions + x->transitions * (1 + S->vsize / 64);
 }
 
-/* Memory after every transition; time, interrupt and progress every 8192
- * units of work. Returns false when the search must stop (S->stop says
- * why). */
 /* A guess costs a step and a hash when it is wrong, and pays only when
  * lookups miss the caches: --lookahead=auto guesses from a store of this
  * size on (philosophers N=4, 1.5 MB: 10% more instructions, none saved). */
 #define AHEAD_STORE_BYTES ((size_t)4 << 20)
 
+/* Memory after every transition; time, interrupt and progress every 8192
+ * units of work (and whether the lookahead is on). Returns false when the
+ * search must stop (S->stop says why). */
 static bool limits_check(search *S)
 {
     if (S->may_look_ahead && !S->ahead_on &&
@@ -461,14 +461,10 @@ static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome 
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
 }
 
-/* The rest of inserting a successor the store did not hold (see below). */
-static HOT_INLINE int classify_new(search *S, uint8_t *s, step_outcome *out, uint32_t *first,
-                                   uint64_t *n)
+/* Is the hash in the cache of recent lookups (see insert_prepared())? */
+static inline bool is_recent(const search *S, uint64_t hash)
 {
-    S->r->stats.states_stored++;
-    if (out->kind != VERDICT_OK) return INS_ERROR;
-    if (S->o->dump_states) dump_state(S, s);
-    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+    return hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
 }
 
 /* Insert a successor. INS_NEW: to be explored, from thread *first with *n
@@ -480,12 +476,8 @@ static HOT_INLINE int classify_new(search *S, uint8_t *s, step_outcome *out, uin
  * (S->recent), and one found there is seen without a store lookup. They
  * are fingerprints the store holds, so the cache changes no answer; it
  * saves a lookup for the states a search revisits soon after storing them
- * (most of them in prodcons_monitor, a third in philosophers). */
-static inline bool is_recent(const search *S, uint64_t hash)
-{
-    return hash && S->recent[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
-}
-
+ * (most of them in prodcons_monitor, a third in philosophers). `recent`:
+ * is_recent(hash), which the caller has asked already. */
 static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
                                       bool prepared, bool recent, uint32_t *first, uint64_t *n)
 {
@@ -510,7 +502,10 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
         x->states_matched++;
         return INS_SEEN;
     }
-    return classify_new(S, s, out, first, n);
+    x->states_stored++;
+    if (out->kind != VERDICT_OK) return INS_ERROR;
+    if (S->o->dump_states) dump_state(S, s);
+    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
 }
 
 static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
@@ -683,7 +678,7 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
     }
     for (size_t i = 0; i < depth; i++) { /* level i + 1 came from level i's last step */
         const frame *f = &S->frames[i];
-        path[i] = (explore_step){f->tid, f->choice - 1}; /* the last step taken */
+        path[i] = (explore_step){f->tid, f->choice - 1};
     }
     path[depth] = *last;
     bool go_on = record_error(S, out, path, (uint32_t)depth + 1);
@@ -778,7 +773,7 @@ static inline void spec_count(search *S, bool hit)
 /* Depth-first from the initial state at level 0, whose first enabled thread
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
- * asked again. With the lookahead (child_ahead) the order, the counts and
+ * asked again. With the lookahead (build_ahead) the order, the counts and
  * the traces are the same. */
 static void dfs(search *S, uint32_t first, uint64_t n)
 {
