@@ -11,6 +11,9 @@ SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|
 
 passed = failed = 0
 
+# the independent Python enumerator the random-model tests compare against
+REFCHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ref", "refcheck.py")
+
 
 def check(cond, what):
     """Count one assertion; print "FAIL what" when it does not hold."""
@@ -31,8 +34,8 @@ def finish():
 
 def seed_parser(doc):
     """The command line of the random-model tests (differential.py,
-    theorem9.py): MCHECK GEN_MODEL, --count, --seed, --size, --jobs; the
-    caller adds its own options."""
+    theorem9.py): MCHECK GEN_MODEL, --count, --seed, --size, --jobs,
+    --no-ref, --refcheck, --keep, --verbose; the caller adds its own."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mcheck")
@@ -41,7 +44,22 @@ def seed_parser(doc):
     ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     ap.add_argument("--size", choices=["small", "medium"], default="small")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--no-ref", dest="ref", action="store_false",
+                    help="do not run the reference enumerator")
+    ap.add_argument("--refcheck", default=REFCHECK, metavar="PATH",
+                    help="the reference enumerator (default tests/ref/refcheck.py)")
+    ap.add_argument("--keep", metavar="DIR", help="also write each failing model to DIR")
+    ap.add_argument("--verbose", "-v", action="store_true", help="one line per model")
     return ap
+
+
+def parse_seed_args(ap):
+    """ap.parse_args(), with the two programs' paths made absolute (the
+    searches run in temporary directories)."""
+    opts = ap.parse_args()
+    opts.mcheck = os.path.abspath(opts.mcheck)
+    opts.gen_model = os.path.abspath(opts.gen_model)
+    return opts
 
 
 def show_model(text, seed, keep):

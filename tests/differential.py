@@ -50,9 +50,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import seed_parser, show_model  # noqa: E402
+from checks import parse_seed_args, seed_parser, show_model  # noqa: E402
 
-REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
 
@@ -290,14 +289,7 @@ def main():
     ap.add_argument("--ref-max-states", type=int, default=4000,
                     help="run refcheck.py on models whose full search stores at most this "
                          "many states (default 4000)")
-    ap.add_argument("--no-ref", dest="ref", action="store_false")
-    ap.add_argument("--refcheck", default=REFCHECK, metavar="PATH",
-                    help="the reference enumerator (default tests/ref/refcheck.py)")
-    ap.add_argument("--keep", metavar="DIR", help="also write each failing model to DIR")
-    ap.add_argument("--verbose", "-v", action="store_true", help="one line per seed")
-    opts = ap.parse_args()
-    opts.mcheck = os.path.abspath(opts.mcheck)
-    opts.gen_model = os.path.abspath(opts.gen_model)
+    opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
     passed = failed = skipped = refs = 0

@@ -73,9 +73,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import SANITIZER, check, finish, seed_parser, show_model  # noqa: E402
+from checks import (SANITIZER, check, finish, parse_seed_args, seed_parser,  # noqa: E402
+                    show_model)
 
-REFCHECK = os.path.join(HERE, "ref", "refcheck.py")
 CASES = os.path.join(HERE, "theorem9_cases")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 COMMON = ["--race=ld", "--json", "--quiet", "--store=exact"]
@@ -358,19 +358,12 @@ def main():
                          "this many states (default 3000)")
     ap.add_argument("--ref-every", type=int, default=1, metavar="K",
                     help="... and only on every K-th seed (default 1: all)")
-    ap.add_argument("--no-ref", dest="ref", action="store_false")
     ap.add_argument("--full-bfs-every", type=int, default=3, metavar="K",
                     help="run the breadth-first full search on every K-th seed (default 3; "
                          "0: never)")
-    ap.add_argument("--refcheck", default=REFCHECK, metavar="PATH",
-                    help="the reference enumerator (default tests/ref/refcheck.py)")
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/theorem9_cases; '' for none)")
-    ap.add_argument("--keep", metavar="DIR", help="also write each failing model to DIR")
-    ap.add_argument("--verbose", "-v", action="store_true", help="one line per model")
-    opts = ap.parse_args()
-    opts.mcheck = os.path.abspath(opts.mcheck)
-    opts.gen_model = os.path.abspath(opts.gen_model)
+    opts = parse_seed_args(ap)
 
     stats = collections.Counter()
     jobs = []
