@@ -26,9 +26,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "reduce.h"
 
@@ -622,28 +619,11 @@ static inline uint8_t *undo_word(uint8_t *o, size_t at, uint64_t old)
 }
 
 /* Append the undo record of the step from `old` to `neu` (the words that
- * differ, with their old values); returns its bytes. A step changes a word
- * or two of the vector: the compare goes 16 bytes at a time (SSE2, part
- * of every x86-64) and looks at single words only where a pair differs. */
+ * differ, with their old values); returns its bytes. */
 static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *neu)
 {
     uint8_t *o = S->undo + S->undo_len, *start = o;
-    size_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 16 <= S->wsize; i += 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(old + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(neu + i));
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) == 0xffff) continue;
-        uint64_t a0, b0, a1, b1;
-        memcpy(&a0, old + i, 8);
-        memcpy(&b0, neu + i, 8);
-        memcpy(&a1, old + i + 8, 8);
-        memcpy(&b1, neu + i + 8, 8);
-        if (a0 != b0) o = undo_word(o, i, a0);
-        if (a1 != b1) o = undo_word(o, i + 8, a1);
-    }
-#endif
-    for (; i < S->wsize; i += 8) {
+    for (size_t i = 0; i < S->wsize; i += 8) {
         uint64_t a, b;
         memcpy(&a, old + i, 8);
         memcpy(&b, neu + i, 8);
@@ -840,7 +820,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
                 child_ahead(S, ns, depth + 1);
         }
         int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, &first, &n);
-        if (!recent) spec_count(S, rc == INS_NEW);
+        if (S->ahead_on && !recent) spec_count(S, rc == INS_NEW); /* the odds */
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, out)) break;
         if (rc == INS_NEW) {
