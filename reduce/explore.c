@@ -100,6 +100,44 @@ typedef struct step_outcome {
 
 #define RECENT_SLOTS (1u << 15) /* 256 KB: about the L2 cache */
 
+/* The DFS lookahead (extend_ahead()): at most AHEAD_MAX steps guessed
+ * ahead, of which at most AHEAD_LOOKUPS store lookups, while the path is at
+ * least AHEAD_MIN_CONF/256 likely. -D overrides them (and AHEAD_STORE_BYTES)
+ * for tuning. */
+#define AHEAD_MAX 4 /* a power of 2 */
+#ifndef AHEAD_LOOKUPS
+#define AHEAD_LOOKUPS 2
+#endif
+#ifndef AHEAD_MIN_CONF
+#define AHEAD_MIN_CONF 100
+#endif
+
+/* How often a store lookup in one context found a new state (guess_new()). */
+typedef struct odds_count {
+    uint32_t tries, news;
+    bool guess;    /* news are the majority */
+    uint32_t conf; /* the majority's share, of 256; 0 (no guess) until 64 tries */
+} odds_count;
+
+/* A step on the guessed path, built. */
+typedef struct ahead_slot {
+    uint8_t *vec;            /* the successor, built and marked */
+    size_t depth;            /* the level it is a successor of */
+    explore_step step;
+    step_outcome out;
+    uint64_t hash;
+    uint64_t instructions;   /* counted for it, taken back if unused */
+    bool recent;             /* in the recent cache when built: surely seen */
+    bool fetched;            /* its entries are prefetched (else its index only) */
+    bool later;              /* not the first step of its level */
+    bool guess_new;          /* a store lookup: guessed to find a new state */
+    explore_step after;      /* a later step: the step of its level before it, from which
+                              * the threads up to step.tid were found disabled */
+    uint64_t nchoices;       /* a later step: vm_enabled(step.tid) */
+} ahead_slot;
+
+#define AHEAD(S, k) (&(S)->ahead[((S)->ahead_head + (k)) & (AHEAD_MAX - 1)])
+
 typedef struct search {
     const vm_program *p;
     const explore_options *o;
@@ -120,19 +158,15 @@ typedef struct search {
     size_t vec_bytes;  /* of cur, next, ahead and recent together */
     bool hashing;      /* the store takes a hash (store_takes_hash): recent is on */
     uint64_t *recent;  /* RECENT_SLOTS hashes of recent lookups (insert_prepared) */
-    /* DFS lookahead (build_ahead, without a detector): the successor the
-     * search will likely take next, built, hashed and prefetched before a
-     * lookup: the first successor of the one looked up, or its sibling */
-    bool may_look_ahead;
-    bool ahead_on;           /* may, and (auto) the store is big (limits_check) */
-    uint8_t *ahead;
-    bool have_ahead;
-    size_t ahead_depth;      /* the level it is a successor of */
-    explore_step ahead_step;
-    step_outcome ahead_out;
-    uint64_t ahead_hash;
-    uint64_t ahead_instructions; /* counted for it, taken back if unused */
-    uint64_t spec_tries, spec_hits; /* odds that a lookup is new (spec_worth) */
+    /* DFS lookahead (extend_ahead(), without a detector): the steps the
+     * search will likely take next, built, hashed and prefetched before
+     * they are taken */
+    bool may_look_ahead;     /* DFS, no detector, a hashing store, not --lookahead=off */
+    bool ahead_on;           /* started (start_ahead): at once, or (auto) once the store is big */
+    ahead_slot ahead[AHEAD_MAX]; /* the guessed path, a ring: AHEAD(S, 0) comes next */
+    unsigned ahead_head, nahead;
+    uint8_t *parent;         /* the state of the level below the top (state_at) */
+    odds_count odds[2][2];   /* odds that a store lookup is new, by context (guess_new) */
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -214,7 +248,34 @@ static uint64_t search_work(const search *S)
 /* A guess costs a step and a hash when it is wrong, and pays only when
  * lookups miss the caches: --lookahead=auto guesses from a store of this
  * size on (philosophers N=4, 1.5 MB: 10% more instructions, none saved). */
+#ifndef AHEAD_STORE_BYTES
 #define AHEAD_STORE_BYTES ((size_t)4 << 20)
+#endif
+
+/* Turn the lookahead on: its AHEAD_MAX + 1 vectors, if they fit in memory
+ * and under --memlimit (else it stays off: it only saves time). The slots'
+ * vectors trade places with S->next as steps are taken (each is its own
+ * allocation; free_vectors() frees them all). */
+static void start_ahead(search *S)
+{
+    size_t bytes = (AHEAD_MAX + 1) * S->wsize;
+    S->may_look_ahead = false;
+    if (S->o->memlimit && search_memory(S) + bytes > S->o->memlimit) return;
+    for (unsigned k = 0; k < AHEAD_MAX; k++)
+        if (!(S->ahead[k].vec = calloc(1, S->wsize))) return;
+    if (!(S->parent = calloc(1, S->wsize))) return;
+    S->vec_bytes += bytes;
+    S->ahead_on = true;
+}
+
+static void free_vectors(search *S)
+{
+    free(S->cur);
+    free(S->next);
+    for (unsigned k = 0; k < AHEAD_MAX; k++) free(S->ahead[k].vec);
+    free(S->parent);
+    free(S->recent);
+}
 
 /* Memory after every transition; time, interrupt and progress every 8192
  * units of work (and whether the lookahead is on). Returns false when the
@@ -223,7 +284,7 @@ static bool limits_check(search *S)
 {
     if (S->may_look_ahead && !S->ahead_on &&
         (S->o->lookahead != LOOKAHEAD_AUTO || store_bytes(S->st) > AHEAD_STORE_BYTES))
-        S->ahead_on = true;
+        start_ahead(S);
     if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
         S->stop = STOP_MEMLIMIT;
         return false;
@@ -666,95 +727,251 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
     return go_on;
 }
 
-/* Depth-first from the initial state at level 0, whose first enabled thread
- * is `first` with `n` choices. A new level starts at the thread
- * insert_successor() found enabled first, so the threads before it are not
- * asked again. */
-/* Take back an unused lookahead's counts. */
+/* The odds that a store lookup (a successor not in the recent cache) is of
+ * a new state, by context: whether its step is the first of its level (the
+ * parent was new) or a later one, and whether the store lookup before it
+ * was new. Counted as the search goes over a decaying window; philosophers
+ * N=5: a first step is new 59% of the time, a later one after a seen
+ * lookup 20%; prodcons: 96% and 58%, and a later one after a new one 99%.
+ * --lookahead=child and =sibling always guess new and seen. */
+#define ODDS_WINDOW 4096
+static inline bool guess_new(const search *S, bool later, bool prev_new, uint32_t *conf)
+{
+    const odds_count *o = &S->odds[later][prev_new];
+    if (S->o->lookahead == LOOKAHEAD_CHILD || S->o->lookahead == LOOKAHEAD_SIBLING) {
+        *conf = 256;
+        return S->o->lookahead == LOOKAHEAD_CHILD;
+    }
+    *conf = o->conf;
+    return o->guess;
+}
+
+static inline void odds_count_one(search *S, bool later, bool prev_new, bool is_new)
+{
+    odds_count *o = &S->odds[later][prev_new];
+    o->tries++;
+    o->news += is_new;
+    if (o->tries >= ODDS_WINDOW) {
+        o->tries /= 2;
+        o->news /= 2;
+    }
+    if ((o->tries & 63) == 0) { /* the guess and its share, now and then */
+        o->guess = o->news * 2 >= o->tries;
+        o->conf = (o->guess ? o->news : o->tries - o->news) * 256 / o->tries;
+    }
+}
+
+/* Take back the unused lookaheads' counts. */
 static inline void drop_ahead(search *S)
 {
-    if (!S->have_ahead) return;
-    S->r->stats.instructions -= S->ahead_instructions;
-    S->r->stats.invisible -= S->ahead_instructions - 1;
-    S->have_ahead = false;
+    for (unsigned k = 0; k < S->nahead; k++) {
+        S->r->stats.instructions -= AHEAD(S, k)->instructions;
+        S->r->stats.invisible -= AHEAD(S, k)->instructions - 1;
+    }
+    S->nahead = 0;
 }
 
-/* Build in S->ahead the successor that step st takes from `from`, the state
- * of level depth, hash it and prefetch its lookup, so that its cache misses
- * overlap the lookup under way; the main loop takes it if its next step is
- * st at that level (a pop drops it). Two guesses of what comes next: if
- * the successor being looked up is new, the search descends and takes its
- * first successor (child_ahead: in a search that keeps descending, each
- * lookup's line is then on its way a level ahead); if it was seen, the
- * level's next successor (sibling_ahead). Without a detector only: a step's
- * only effect is then on the vector. */
-static void build_ahead(search *S, const uint8_t *from, size_t depth, explore_step st)
+/* Append to the guessed path the successor that step st takes from
+ * `from`, the state of level depth; hash it and, if it is not in the recent
+ * cache, start its lookup: the index, and the entries too if `fetch`. */
+static ahead_slot *build_ahead(search *S, const uint8_t *from, size_t depth, explore_step st,
+                               bool fetch, bool later, bool prev_new)
 {
     explore_stats *x = &S->r->stats;
-    drop_ahead(S);
+    ahead_slot *a = AHEAD(S, S->nahead++);
     uint64_t i0 = x->instructions;
-    memcpy(S->ahead, from, S->ssize);
-    (void)run_step(S, S->ahead, st.tid, st.choice, &S->ahead_out); /* false only with a detector */
-    mark_outcome(S, S->ahead, &S->ahead_out);
-    S->ahead_hash = store_hash(S->st, S->ahead);
-    store_prefetch_index(S->st, S->ahead_hash);
-    store_prefetch(S->st, S->ahead_hash);
-    S->ahead_depth = depth;
-    S->ahead_step = st;
-    S->ahead_instructions = x->instructions - i0;
-    S->have_ahead = true;
+    memcpy(a->vec, from, S->ssize);
+    (void)run_step(S, a->vec, st.tid, st.choice, &a->out); /* false only with a detector */
+    mark_outcome(S, a->vec, &a->out);
+    a->hash = store_hash(S->st, a->vec);
+    a->recent = is_recent(S, a->hash);
+    a->fetched = false;
+    a->later = later;
+    a->guess_new = false;
+    if (!a->recent) {
+        uint32_t conf;
+        a->guess_new = guess_new(S, later, prev_new, &conf);
+        store_prefetch_index(S->st, a->hash);
+        if (fetch) {
+            store_prefetch(S->st, a->hash, a->guess_new);
+            a->fetched = true;
+        }
+    }
+    a->depth = depth;
+    a->step = st;
+    a->instructions = x->instructions - i0;
+    return a;
 }
 
-static void child_ahead(search *S, const uint8_t *from, size_t depth)
+/* The state of level L on the guessed path, as the path is extended while
+ * the step (depth, st) to `ns` is looked up: the successor of the path's
+ * last step into L, or if it has none, S->cur for the top level, ns above
+ * it and the parent (rebuilt from the top level's undo record) below. */
+static const uint8_t *state_at(search *S, size_t depth, const uint8_t *ns, size_t L)
 {
-    uint64_t n;
-    uint32_t t = first_enabled(S->p, from, &n);
-    if (t < S->p->nthreads) build_ahead(S, from, depth, (explore_step){(int32_t)t, 0});
+    for (unsigned k = S->nahead; k-- > 0;)
+        if (AHEAD(S, k)->depth + 1 == L) return AHEAD(S, k)->vec;
+    if (L == depth) return S->cur;
+    if (L == depth + 1) return ns;
+    if (L + 1 != depth) return NULL;
+    memcpy(S->parent, S->cur, S->ssize);
+    const uint8_t *rec = S->undo + S->undo_len - S->frames[depth].undo;
+    for (uint32_t k = 0; k < S->frames[depth].undo; k += UNDO_REC) {
+        uint32_t w;
+        memcpy(&w, rec + k, 4);
+        memcpy(S->parent + 8 * (size_t)w, rec + k + 4, 8);
+    }
+    return S->parent;
 }
 
-/* The other guess, for a lookup that will mostly find its state seen: the
- * next successor of the same level (after step st of level depth, whose
- * frame is f), built from the level's state, S->cur. */
-static void sibling_ahead(search *S, size_t depth, const frame *f, explore_step st)
+/* The step of the guessed path from level L - 1 into level L, and the
+ * choices of its thread. */
+static bool step_into(const search *S, size_t depth, explore_step st, size_t L,
+                      explore_step *out, uint64_t *nchoices)
+{
+    for (unsigned k = S->nahead; k-- > 0;)
+        if (AHEAD(S, k)->depth + 1 == L) {
+            *out = AHEAD(S, k)->step;
+            *nchoices = AHEAD(S, k)->nchoices;
+            return true;
+        }
+    if (L == depth + 1) {
+        *out = st;
+        *nchoices = S->frames[depth].nchoices;
+        return true;
+    }
+    if (L != depth || depth == 0) return false;
+    const frame *f = &S->frames[depth - 1];
+    *out = (explore_step){f->tid, f->choice - 1};
+    *nchoices = f->nchoices;
+    return true;
+}
+
+/* The last step of the guessed path (extend_ahead()). */
+typedef struct path_tail {
+    size_t depth; /* the level it is a successor of */
+    explore_step step;
+    const uint8_t *vec;
+    const step_outcome *out;
+    bool recent, later;
+    uint64_t nchoices; /* of step.tid */
+} path_tail;
+
+static inline path_tail slot_tail(const ahead_slot *a)
+{
+    return (path_tail){a->depth, a->step, a->vec, &a->out, a->recent, a->later, a->nchoices};
+}
+
+/* Build the step after the path's tail tl: if it is guessed new (!seen),
+ * its first step; else the next step of its level, or of the level below
+ * when that one has none. NULL if there is none to guess (or the level
+ * below is below the top's parent). */
+static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns,
+                              const path_tail *tl, bool seen, bool fetch, bool prev_new)
 {
     const vm_program *p = S->p;
-    int32_t t = st.tid;
-    uint64_t c = st.choice + 1;
-    if (c >= f->nchoices) {
-        for (t = st.tid + 1; t < (int32_t)p->nthreads; t++)
-            if (vm_enabled(p, S->cur, t)) break;
-        if (t >= (int32_t)p->nthreads) return;
-        c = 0;
+    if (!seen) {
+        uint64_t n;
+        uint32_t t = first_enabled(p, tl->vec, &n);
+        if (t < p->nthreads) {
+            ahead_slot *a = build_ahead(S, tl->vec, tl->depth + 1, (explore_step){(int32_t)t, 0},
+                                        fetch, false, prev_new);
+            a->nchoices = n;
+            return a;
+        }
     }
-    build_ahead(S, S->cur, depth, (explore_step){t, c});
+    size_t L = tl->depth;
+    explore_step s = tl->step;
+    uint64_t nc = tl->nchoices;
+    for (;;) { /* the next step of level L after step s (nc: choices of s.tid) */
+        const uint8_t *from = state_at(S, depth, ns, L);
+        if (!from) return NULL;
+        int32_t t = s.tid;
+        uint64_t c = s.choice + 1;
+        if (c >= nc) {
+            for (t = s.tid + 1; t < (int32_t)p->nthreads; t++)
+                if ((nc = vm_enabled(p, from, t)) != 0) break;
+            c = 0;
+        }
+        if (t < (int32_t)p->nthreads) {
+            ahead_slot *a = build_ahead(S, from, L, (explore_step){t, c}, fetch, true, prev_new);
+            a->after = s;
+            a->nchoices = nc;
+            return a;
+        }
+        if (L + 1 == depth || L == 0 || !step_into(S, depth, st, L, &s, &nc)) return NULL;
+        L--;
+    }
 }
 
-/* Which guess: child_ahead() when a lookup that misses the recent cache is
- * mostly of a new state, sibling_ahead() when it is mostly of a seen one.
- * The odds are measured as the search goes, over a decaying window of such
- * lookups; --lookahead=child and =sibling always make that guess. */
-#define SPEC_WINDOW 4096
-static inline bool spec_worth(const search *S)
+/* Extend the guessed path of the steps after (depth, st) to ns, the one
+ * being looked up (`recent`: found in the recent cache; `later`: not the
+ * first step of its level; `prev_new`: the store lookup before it found a
+ * new state), while it holds fewer than AHEAD_LOOKUPS store lookups and is
+ * likely enough. Each store lookup on the path is guessed new or seen by
+ * the odds of its context (guess_new()); one in the recent cache, an error
+ * or a state at the depth limit is surely not descended into. After a
+ * successor guessed new comes its first step; after one guessed seen, the
+ * next step of its level, or of the level below when its level has none.
+ * The main loop takes the path while the search follows it. */
+static void extend_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns,
+                         const step_outcome *out, bool recent, bool later, bool prev_new)
 {
-    if (S->o->lookahead != LOOKAHEAD_AUTO) return S->o->lookahead == LOOKAHEAD_CHILD;
-    return S->spec_tries < 64 || S->spec_hits * 4 >= S->spec_tries * 3;
+    uint64_t max_depth = S->o->max_depth;
+    unsigned lookups = 0;
+    uint32_t path_conf = 256; /* how likely the path is, of 256 */
+    /* the tail of the path: the step being looked up, then each slot */
+    path_tail tl = {depth, st, ns, out, recent, later, S->frames[depth].nchoices};
+    for (unsigned k = 0;; k++) {
+        bool seen = true;
+        if (!tl.recent) {
+            uint32_t conf;
+            bool g = guess_new(S, tl.later, prev_new, &conf);
+            path_conf = path_conf * conf / 256;
+            prev_new = g;
+            seen = !g;
+        }
+        if (tl.out->kind != VERDICT_OK || (max_depth && tl.depth + 1 >= max_depth)) seen = true;
+        ahead_slot *a = NULL;
+        if (k < S->nahead) { /* built already: follow it */
+            a = AHEAD(S, k);
+        } else {
+            if (S->nahead == AHEAD_MAX || lookups >= AHEAD_LOOKUPS ||
+                path_conf < AHEAD_MIN_CONF)
+                return;
+            a = next_ahead(S, depth, st, ns, &tl, seen, lookups == 0, prev_new);
+            if (!a) return;
+        }
+        lookups += !a->recent;
+        tl = slot_tail(a);
+    }
 }
 
-static inline void spec_count(search *S, bool hit)
+/* The path's first step was taken: the rest moves up, and the entries of
+ * its first store lookup are prefetched if they are not yet. */
+static inline void advance_ahead(search *S)
 {
-    S->spec_tries++;
-    S->spec_hits += hit;
-    if (S->spec_tries >= SPEC_WINDOW) {
-        S->spec_tries /= 2;
-        S->spec_hits /= 2;
+    S->ahead_head = (S->ahead_head + 1) & (AHEAD_MAX - 1);
+    S->nahead--;
+    for (unsigned k = 0; k < S->nahead; k++) {
+        ahead_slot *a = AHEAD(S, k);
+        if (a->recent) continue;
+        if (!a->fetched) {
+            store_prefetch(S->st, a->hash, a->guess_new);
+            a->fetched = true;
+        }
+        break;
     }
 }
 
 /* Depth-first from the initial state at level 0, whose first enabled thread
  * is `first` with `n` choices. A new level starts at the thread
  * insert_successor() found enabled first, so the threads before it are not
- * asked again. With the lookahead (build_ahead) the order, the counts and
- * the traces are the same. */
+ * asked again. With the lookahead (extend_ahead()) the order, the counts
+ * and the traces are the same: the search takes a built step only if it is
+ * the step it takes next, at the same level, and it drops the whole path at
+ * the first step that differs, so every built step was built from the state
+ * the search has at that level. */
 static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
@@ -767,9 +984,24 @@ static void dfs(search *S, uint32_t first, uint64_t n)
     f->undo = 0;
     f->choice = 0;
     f->nchoices = n;
+    if (S->may_look_ahead && S->o->lookahead != LOOKAHEAD_AUTO) start_ahead(S);
+    bool fresh = true;     /* the top level has taken no step yet */
+    bool prev_new = false; /* the last store lookup found a new state */
 
     while (S->stop == STOP_COMPLETE) {
         f = &S->frames[depth];
+        if (S->nahead) {
+            /* The path's next step follows the step just taken at this
+             * level: the threads between were found disabled in this same
+             * state when it was built, so they need not be asked again. */
+            const ahead_slot *a = AHEAD(S, 0);
+            if (a->later && a->depth == depth && a->after.tid == f->tid &&
+                a->after.choice + 1 == f->choice) {
+                f->tid = a->step.tid;
+                f->choice = a->step.choice;
+                f->nchoices = a->nchoices;
+            }
+        }
         while (f->tid < nthreads) { /* next (tid, choice) */
             if (f->nchoices == 0) f->nchoices = vm_enabled(p, S->cur, f->tid);
             if (f->choice < f->nchoices) break;
@@ -778,30 +1010,31 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             f->nchoices = 0;
         }
         if (f->tid >= nthreads) {
-            drop_ahead(S);
             if (depth == 0) break;
             undo_pop(S, f->undo);
             depth--;
+            fresh = false;
             continue;
         }
         explore_step st = {f->tid, f->choice++};
         uint8_t *ns;
         step_outcome out_here, *out;
         uint64_t hash = 0;
-        if (S->have_ahead && S->ahead_depth == depth && S->ahead_step.tid == st.tid &&
-            S->ahead_step.choice == st.choice) {
-            ns = S->ahead; /* built (and prefetched) a level ago */
-            S->ahead = S->next;
+        if (S->nahead && AHEAD(S, 0)->depth == depth && AHEAD(S, 0)->step.tid == st.tid &&
+            AHEAD(S, 0)->step.choice == st.choice) {
+            ahead_slot *a = AHEAD(S, 0);
+            ns = a->vec; /* built (and prefetched) before */
+            a->vec = S->next;
             S->next = ns;
             out = &out_here;
-            if (S->ahead_out.kind == VERDICT_OK) { /* the message is not read */
+            if (a->out.kind == VERDICT_OK) { /* the message is not read */
                 out_here.kind = VERDICT_OK;
                 out_here.elem = UINT32_MAX;
             } else {
-                out_here = S->ahead_out;
+                out_here = a->out;
             }
-            hash = S->ahead_hash;
-            S->have_ahead = false;
+            hash = a->hash;
+            advance_ahead(S);
         } else {
             drop_ahead(S);
             ns = S->next;
@@ -813,19 +1046,20 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         x->transitions++;
         bool recent = S->hashing && is_recent(S, hash);
-        if (S->ahead_on && !recent) {
-            if (!spec_worth(S))
-                sibling_ahead(S, depth, f, st);
-            else if (out->kind == VERDICT_OK && (!max_depth || depth + 1 < max_depth))
-                child_ahead(S, ns, depth + 1);
-        }
+        bool later = !fresh;
+        fresh = false;
+        if (S->ahead_on) extend_ahead(S, depth, st, ns, out, recent, later, prev_new);
         int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, &first, &n);
-        if (S->ahead_on && !recent) spec_count(S, rc == INS_NEW); /* the odds */
+        if (S->ahead_on && !recent) { /* the odds */
+            odds_count_one(S, later, prev_new, rc == INS_NEW);
+            prev_new = rc == INS_NEW;
+        }
         if (rc == INS_STOP) break;
         if (rc == INS_ERROR && !dfs_error(S, depth, &st, out)) break;
         if (rc == INS_NEW) {
             if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
             depth++;
+            fresh = true;
             frame *nf = &S->frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
             S->next = S->cur;
@@ -966,10 +1200,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.recent = S.hashing ? calloc(RECENT_SLOTS, sizeof *S.recent) : NULL;
     if (!S.recent) S.hashing = false; /* it is only a cache */
     S.may_look_ahead = dfs_search && !S.det && S.hashing && o->lookahead != LOOKAHEAD_OFF;
-    S.ahead = S.may_look_ahead ? calloc(1, S.wsize) : NULL;
-    if (!S.ahead) S.may_look_ahead = false;
-    S.ahead_on = S.may_look_ahead && o->lookahead != LOOKAHEAD_AUTO;
-    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize + (S.ahead ? S.wsize : 0);
+    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent;
     if (!S.st || !S.cur || (dfs_search && (!S.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
@@ -977,10 +1208,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         store_free(S.st);
         ls_free(S.det);
         free(S.frames);
-        free(S.cur);
-        free(S.next);
-        free(S.ahead);
-        free(S.recent);
+        free_vectors(&S);
         return -1;
     }
     uint8_t *s0 = S.cur;
@@ -1012,10 +1240,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     ls_free(S.det);
     free(S.frames);
     free(S.undo);
-    free(S.cur);
-    free(S.next);
-    free(S.ahead);
-    free(S.recent);
+    free_vectors(&S);
     free(S.qstates);
     free(S.qparent);
     free(S.qvia);

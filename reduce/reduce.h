@@ -45,9 +45,10 @@ typedef enum stop_reason {
 } stop_reason;
 
 typedef enum lookahead_mode {
-    LOOKAHEAD_AUTO = 0,
-    LOOKAHEAD_CHILD,   /* always the child guess (the tests use these two) */
-    LOOKAHEAD_SIBLING, /* always the sibling guess */
+    LOOKAHEAD_AUTO = 0, /* guess by the odds, once the store passes 4 MB */
+    LOOKAHEAD_ON,       /* guess by the odds from the start */
+    LOOKAHEAD_CHILD,    /* always guess a lookup new (the tests use these two) */
+    LOOKAHEAD_SIBLING,  /* always guess a lookup seen */
     LOOKAHEAD_OFF,
 } lookahead_mode;
 
@@ -67,11 +68,12 @@ typedef struct explore_options {
     FILE *progress;           /* progress lines every few seconds; NULL: none */
     FILE *dump_states;        /* hex of every stored visible state; NULL: none */
     volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
-    lookahead_mode lookahead; /* DFS without a detector: before a lookup,
-                                 build the successor likely to come next and
-                                 prefetch its lookup (LOOKAHEAD_AUTO: the
-                                 child's first while lookups mostly find new
-                                 states, else the next sibling) */
+    lookahead_mode lookahead; /* DFS without a detector: build the steps
+                                 likely to come next and prefetch their
+                                 lookups, guessing whether each lookup finds
+                                 a new state (then its first step comes next)
+                                 or a seen one (then the next step of its
+                                 level) */
 } explore_options;
 
 void explore_options_default(explore_options *o);

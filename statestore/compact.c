@@ -328,8 +328,10 @@ void compact_prefetch_index64(const store *st, uint64_t hash)
  * prefetch of the latter waits for the former, but out of order, while the
  * caller goes on). The scan from the guess moves a few entries either way,
  * so the lines 32 bytes before and after it are loaded too (mostly the
- * same line). */
-void compact_prefetch64(const store *st, uint64_t hash)
+ * same line). likely_new: the rest of the bucket as well, which an insert
+ * moves up by an entry (half a bucket on average: about 6 lines at 128
+ * entries of 6 bytes); its misses were a third of an insert's time. */
+void compact_prefetch64(const store *st, uint64_t hash, bool likely_new)
 {
     const compact_set *cs = &st->u.compact;
     size_t bi = bucket_index(cs, hash);
@@ -343,9 +345,14 @@ void compact_prefetch64(const store *st, uint64_t hash)
         __builtin_prefetch(e);
         if (i > 8) __builtin_prefetch(e - 32);
         if (i + 8 < b->n) __builtin_prefetch(e + 32);
+        if (likely_new) {
+            const uint8_t *end = b->data + (size_t)b->n * l->entry_bytes;
+            for (const uint8_t *q = e + 64; q < end; q += 64) __builtin_prefetch(q);
+        }
     }
 #else
     (void)i;
+    (void)likely_new;
 #endif
 }
 

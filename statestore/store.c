@@ -108,9 +108,9 @@ void store_prefetch_index(const store *st, uint64_t hash)
     if (takes_hash(st)) compact_prefetch_index64(st, hash);
 }
 
-void store_prefetch(const store *st, uint64_t hash)
+void store_prefetch(const store *st, uint64_t hash, bool likely_new)
 {
-    if (takes_hash(st)) compact_prefetch64(st, hash);
+    if (takes_hash(st)) compact_prefetch64(st, hash, likely_new);
 }
 
 store_result store_insert_prepared(store *st, const void *vec, uint64_t hash)

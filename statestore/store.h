@@ -50,14 +50,15 @@ store_result store_insert(store *st, const void *vec);
  * memory latency of a lookup: store_hash() hashes the vector;
  * store_prefetch_index() starts the lookup's first load (where the
  * bucket is), store_prefetch() its second (the entries, found through the
- * first): prefetches only, they change nothing; store_insert_prepared() is
+ * first; if the caller expects the state to be new, also every entry an
+ * insertion moves): prefetches only, they change nothing; store_insert_prepared() is
  * store_insert() given that hash. Only the 64-bit compact store takes the
  * hash (store_takes_hash()); for the others store_hash() is 0, the
  * prefetches do nothing and store_insert_prepared() hashes again. */
 bool store_takes_hash(const store *st);
 uint64_t store_hash(const store *st, const void *vec);
 void store_prefetch_index(const store *st, uint64_t hash);
-void store_prefetch(const store *st, uint64_t hash);
+void store_prefetch(const store *st, uint64_t hash, bool likely_new);
 store_result store_insert_prepared(store *st, const void *vec, uint64_t hash);
 
 /* Is the vector (taken as) in the set? Does not change the set. */

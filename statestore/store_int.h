@@ -107,7 +107,7 @@ static inline uint64_t store_vec_hash64(const store *st, const void *vec)
 bool compact_init(store *st, bool wide);
 store_result compact_insert(store *st, const void *vec);
 void compact_prefetch_index64(const store *st, uint64_t hash);
-void compact_prefetch64(const store *st, uint64_t hash);
+void compact_prefetch64(const store *st, uint64_t hash, bool likely_new);
 store_result compact_insert64(store *st, const void *vec, uint64_t hash);
 bool compact_contains(const store *st, const void *vec);
 void compact_free(store *st);

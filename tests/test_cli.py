@@ -110,9 +110,9 @@ def test_usage():
     code, out, err = run("--reduce=maybe", ok)
     check(code == 2 and "--reduce" in err, "bad --reduce value: exit 2")
     code, out, err = run("--lookahead=always", ok)
-    check(code == 2 and "--lookahead: expected 'auto', 'child', 'sibling' or 'off'" in err,
+    check(code == 2 and "--lookahead: expected 'auto', 'on', 'child', 'sibling' or 'off'" in err,
           f"bad --lookahead value: exit 2 ({err!r})")
-    for la in ("auto", "child", "sibling", "off"):
+    for la in ("auto", "on", "child", "sibling", "off"):
         code, out, err = run(f"--lookahead={la}", "--race=off", ok)
         check(code == 0 and "verdict: ok" in out, f"--lookahead={la} runs")
     code, out, err = run("-D", "NOPE=3", ok)
@@ -578,13 +578,42 @@ def test_adapt():
           f"--adapt --timelimit: the re-run stops at the limit, exit 3 ({code}, {js and js['stop']})")
 
 
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+
+
+def test_lookahead_changes_no_answer():
+    # The random models of differential.py are small; these bundled ones
+    # are big enough for the odds to guess (--lookahead=on) over thousands of
+    # lookups, with paths of several steps, pops and errors (--all-errors).
+    volatile = {"seconds", "states_per_second", "peak_rss_bytes", "search_bytes",
+                "store_bytes", "bytes_per_state"}
+    for name, defs in (("philosophers.bc", ["-D", "N=4", "--all-errors"]),
+                       ("prodcons_monitor.bc", ["-D", "ITEMS=60", "-D", "CAP=4"])):
+        path = os.path.join(MODELS, name)
+        res = {}
+        for la in ("on", "child", "sibling", "off"):
+            code, out, _ = run("--json", "--quiet", "--reduce=none", "--race=off",
+                               f"--lookahead={la}", *defs, path)
+            js = json.loads(out) if out.strip() else None
+            if js:
+                for k in volatile:
+                    js["stats"].pop(k, None)
+            res[la] = (code, js)
+        off = res["off"]
+        check(off[1] is not None and off[1]["stats"]["states_stored"] > 1000,
+              f"{name}: a search of over a thousand states ({off[1] and off[1]['stats']['states_stored']})")
+        for la in ("on", "child", "sibling"):
+            check(res[la] == off, f"{name}: --lookahead={la} gives the same report as off")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
     for t in (test_usage, test_define_changes_the_model, test_simulate, test_json_report,
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
               test_race_option, test_race_reports_earlier_accesses,
-              test_metadata_does_not_split_states, test_progress_line, test_adapt):
+              test_metadata_does_not_split_states, test_progress_line, test_adapt,
+              test_lookahead_changes_no_answer):
         t()
     return finish()
 

@@ -63,11 +63,12 @@ static void usage(FILE *out)
           "                         and search again, until no violation is left (implies\n"
           "                         --race=ld; any other --race is a usage error)\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
-          "  --lookahead=auto|child|sibling|off\n"
-          "                         before a store lookup, build the successor likely\n"
-          "                         next and prefetch its lookup: the child's first if\n"
-          "                         the lookup finds a new state, else the next sibling\n"
-          "                         (auto: by the odds so far; not with a detector/bfs)\n"
+          "  --lookahead=auto|on|child|sibling|off\n"
+          "                         speed only: build the steps likely next and\n"
+          "                         prefetch their store lookups, guessing each lookup\n"
+          "                         new (child), seen (sibling) or by the odds so far\n"
+          "                         (on; auto: once the store passes 4 MB); DFS only,\n"
+          "                         not with a detector\n"
           "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
           "  --memlimit MB          stop cleanly when the search uses more memory\n"
           "  --timelimit S          stop cleanly after S seconds\n"
@@ -235,11 +236,12 @@ static int parse_args(int argc, char **argv, cli *c)
             break;
         case OPT_LOOKAHEAD:
             if (!strcmp(optarg, "auto")) c->eo.lookahead = LOOKAHEAD_AUTO;
+            else if (!strcmp(optarg, "on")) c->eo.lookahead = LOOKAHEAD_ON;
             else if (!strcmp(optarg, "child")) c->eo.lookahead = LOOKAHEAD_CHILD;
             else if (!strcmp(optarg, "sibling")) c->eo.lookahead = LOOKAHEAD_SIBLING;
             else if (!strcmp(optarg, "off")) c->eo.lookahead = LOOKAHEAD_OFF;
-            else return bad_usage("--lookahead: expected 'auto', 'child', 'sibling' or 'off', "
-                                  "got '%s'", optarg);
+            else return bad_usage("--lookahead: expected 'auto', 'on', 'child', 'sibling' or "
+                                  "'off', got '%s'", optarg);
             break;
         case OPT_STORE:
             if (!strcmp(optarg, "compact")) c->eo.store.kind = STORE_COMPACT;
