@@ -129,7 +129,7 @@ typedef struct ahead_slot {
     uint64_t instructions;   /* counted for it, taken back if unused */
     bool recent;             /* in the recent cache when built: surely seen */
     bool fetched;            /* its entries are prefetched (else its index only) */
-    bool later;              /* not the first step of its level */
+    unsigned ctx;            /* its lookup's context (CTX_LATER, CTX_LOWER) */
     bool guess_new;          /* a store lookup: guessed to find a new state */
     explore_step after;      /* a later step: the step of its level before it, from which
                               * the threads up to step.tid were found disabled */
@@ -165,8 +165,9 @@ typedef struct search {
     bool ahead_on;           /* started (start_ahead): at once, or (auto) once the store is big */
     ahead_slot ahead[AHEAD_MAX]; /* the guessed path, a ring: AHEAD(S, 0) comes next */
     unsigned ahead_head, nahead;
+    unsigned ahead_lookups;  /* of the slots, those not in the recent cache */
     uint8_t *parent;         /* the state of the level below the top (state_at) */
-    odds_count odds[2][2];   /* odds that a store lookup is new, by context (guess_new) */
+    odds_count odds[4][2];   /* odds that a store lookup is new, by context (guess_new) */
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
     uint64_t *qparent;
@@ -728,16 +729,20 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
 }
 
 /* The odds that a store lookup (a successor not in the recent cache) is of
- * a new state, by context: whether its step is the first of its level (the
- * parent was new) or a later one, and whether the store lookup before it
- * was new. Counted as the search goes over a decaying window; philosophers
- * N=5: a first step is new 59% of the time, a later one after a seen
- * lookup 20%; prodcons: 96% and 58%, and a later one after a new one 99%.
- * --lookahead=child and =sibling always guess new and seen. */
+ * a new state, by context: whether its step is a later one of its level
+ * (CTX_LATER; else the first, after the parent was new), whether its thread
+ * is below the thread of the step into its level (CTX_LOWER: then the two
+ * steps in the other order were searched already, and if they commute the
+ * state was seen), and whether the store lookup before it was new. Counted
+ * as the search goes, over a decaying window. Philosophers N=5: a first
+ * step is new 98% of the time, and 8% with CTX_LOWER; a later one after a
+ * seen lookup 20%; prodcons: a first step 96%, a later one after a new
+ * lookup 99%. --lookahead=child and =sibling always guess new and seen. */
+enum { CTX_LATER = 1, CTX_LOWER = 2 };
 #define ODDS_WINDOW 4096
-static inline bool guess_new(const search *S, bool later, bool prev_new, uint32_t *conf)
+static inline bool guess_new(const search *S, unsigned ctx, bool prev_new, uint32_t *conf)
 {
-    const odds_count *o = &S->odds[later][prev_new];
+    const odds_count *o = &S->odds[ctx][prev_new];
     if (S->o->lookahead == LOOKAHEAD_CHILD || S->o->lookahead == LOOKAHEAD_SIBLING) {
         *conf = 256;
         return S->o->lookahead == LOOKAHEAD_CHILD;
@@ -746,9 +751,9 @@ static inline bool guess_new(const search *S, bool later, bool prev_new, uint32_
     return o->guess;
 }
 
-static inline void odds_count_one(search *S, bool later, bool prev_new, bool is_new)
+static inline void odds_count_one(search *S, unsigned ctx, bool prev_new, bool is_new)
 {
-    odds_count *o = &S->odds[later][prev_new];
+    odds_count *o = &S->odds[ctx][prev_new];
     o->tries++;
     o->news += is_new;
     if (o->tries >= ODDS_WINDOW) {
@@ -769,13 +774,14 @@ static inline void drop_ahead(search *S)
         S->r->stats.invisible -= AHEAD(S, k)->instructions - 1;
     }
     S->nahead = 0;
+    S->ahead_lookups = 0;
 }
 
 /* Append to the guessed path the successor that step st takes from
  * `from`, the state of level depth; hash it and, if it is not in the recent
  * cache, start its lookup: the index, and the entries too if `fetch`. */
 static ahead_slot *build_ahead(search *S, const uint8_t *from, size_t depth, explore_step st,
-                               bool fetch, bool later, bool prev_new)
+                               bool fetch, unsigned ctx, bool prev_new)
 {
     explore_stats *x = &S->r->stats;
     ahead_slot *a = AHEAD(S, S->nahead++);
@@ -786,11 +792,12 @@ static ahead_slot *build_ahead(search *S, const uint8_t *from, size_t depth, exp
     a->hash = store_hash(S->st, a->vec);
     a->recent = is_recent(S, a->hash);
     a->fetched = false;
-    a->later = later;
+    a->ctx = ctx;
     a->guess_new = false;
     if (!a->recent) {
+        S->ahead_lookups++;
         uint32_t conf;
-        a->guess_new = guess_new(S, later, prev_new, &conf);
+        a->guess_new = guess_new(S, ctx, prev_new, &conf);
         store_prefetch_index(S->st, a->hash);
         if (fetch) {
             store_prefetch(S->st, a->hash, a->guess_new);
@@ -853,13 +860,23 @@ typedef struct path_tail {
     explore_step step;
     const uint8_t *vec;
     const step_outcome *out;
-    bool recent, later;
+    bool recent;
+    unsigned ctx;
     uint64_t nchoices; /* of step.tid */
 } path_tail;
 
 static inline path_tail slot_tail(const ahead_slot *a)
 {
-    return (path_tail){a->depth, a->step, a->vec, &a->out, a->recent, a->later, a->nchoices};
+    return (path_tail){a->depth, a->step, a->vec, &a->out, a->recent, a->ctx, a->nchoices};
+}
+
+/* The thread of the guessed path's step into level L (-1 for level 0). */
+static int32_t tid_into(const search *S, size_t depth, explore_step st, size_t L)
+{
+    for (unsigned k = S->nahead; k-- > 0;)
+        if (AHEAD(S, k)->depth + 1 == L) return AHEAD(S, k)->step.tid;
+    if (L == depth + 1) return st.tid;
+    return L >= 1 && L <= depth ? S->frames[L - 1].tid : -1;
 }
 
 /* Build the step after the path's tail tl: if it is guessed new (!seen),
@@ -874,8 +891,9 @@ static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const ui
         uint64_t n;
         uint32_t t = first_enabled(p, tl->vec, &n);
         if (t < p->nthreads) {
+            unsigned ctx = (int32_t)t < tl->step.tid ? CTX_LOWER : 0;
             ahead_slot *a = build_ahead(S, tl->vec, tl->depth + 1, (explore_step){(int32_t)t, 0},
-                                        fetch, false, prev_new);
+                                        fetch, ctx, prev_new);
             a->nchoices = n;
             return a;
         }
@@ -894,7 +912,8 @@ static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const ui
             c = 0;
         }
         if (t < (int32_t)p->nthreads) {
-            ahead_slot *a = build_ahead(S, from, L, (explore_step){t, c}, fetch, true, prev_new);
+            unsigned ctx = CTX_LATER | (t < tid_into(S, depth, st, L) ? CTX_LOWER : 0);
+            ahead_slot *a = build_ahead(S, from, L, (explore_step){t, c}, fetch, ctx, prev_new);
             a->after = s;
             a->nchoices = nc;
             return a;
@@ -905,8 +924,8 @@ static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const ui
 }
 
 /* Extend the guessed path of the steps after (depth, st) to ns, the one
- * being looked up (`recent`: found in the recent cache; `later`: not the
- * first step of its level; `prev_new`: the store lookup before it found a
+ * being looked up (`recent`: found in the recent cache; `ctx`: its
+ * context, see guess_new(); `prev_new`: the store lookup before it found a
  * new state), while it holds fewer than AHEAD_LOOKUPS store lookups and is
  * likely enough. Each store lookup on the path is guessed new or seen by
  * the odds of its context (guess_new()); one in the recent cache, an error
@@ -915,18 +934,19 @@ static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const ui
  * next step of its level, or of the level below when its level has none.
  * The main loop takes the path while the search follows it. */
 static void extend_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns,
-                         const step_outcome *out, bool recent, bool later, bool prev_new)
+                         const step_outcome *out, bool recent, unsigned ctx, bool prev_new)
 {
+    if (S->nahead == AHEAD_MAX || S->ahead_lookups >= AHEAD_LOOKUPS) return; /* long enough */
     uint64_t max_depth = S->o->max_depth;
     unsigned lookups = 0;
     uint32_t path_conf = 256; /* how likely the path is, of 256 */
     /* the tail of the path: the step being looked up, then each slot */
-    path_tail tl = {depth, st, ns, out, recent, later, S->frames[depth].nchoices};
+    path_tail tl = {depth, st, ns, out, recent, ctx, S->frames[depth].nchoices};
     for (unsigned k = 0;; k++) {
         bool seen = true;
         if (!tl.recent) {
             uint32_t conf;
-            bool g = guess_new(S, tl.later, prev_new, &conf);
+            bool g = guess_new(S, tl.ctx, prev_new, &conf);
             path_conf = path_conf * conf / 256;
             prev_new = g;
             seen = !g;
@@ -951,6 +971,7 @@ static void extend_ahead(search *S, size_t depth, explore_step st, const uint8_t
  * its first store lookup are prefetched if they are not yet. */
 static inline void advance_ahead(search *S)
 {
+    S->ahead_lookups -= !AHEAD(S, 0)->recent;
     S->ahead_head = (S->ahead_head + 1) & (AHEAD_MAX - 1);
     S->nahead--;
     for (unsigned k = 0; k < S->nahead; k++) {
@@ -995,7 +1016,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
              * level: the threads between were found disabled in this same
              * state when it was built, so they need not be asked again. */
             const ahead_slot *a = AHEAD(S, 0);
-            if (a->later && a->depth == depth && a->after.tid == f->tid &&
+            if ((a->ctx & CTX_LATER) && a->depth == depth && a->after.tid == f->tid &&
                 a->after.choice + 1 == f->choice) {
                 f->tid = a->step.tid;
                 f->choice = a->step.choice;
@@ -1046,12 +1067,13 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         x->transitions++;
         bool recent = S->hashing && is_recent(S, hash);
-        bool later = !fresh;
+        unsigned ctx = (fresh ? 0 : CTX_LATER) |
+                       (depth && st.tid < S->frames[depth - 1].tid ? CTX_LOWER : 0);
         fresh = false;
-        if (S->ahead_on) extend_ahead(S, depth, st, ns, out, recent, later, prev_new);
+        if (S->ahead_on) extend_ahead(S, depth, st, ns, out, recent, ctx, prev_new);
         int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, &first, &n);
         if (S->ahead_on && !recent) { /* the odds */
-            odds_count_one(S, later, prev_new, rc == INS_NEW);
+            odds_count_one(S, ctx, prev_new, rc == INS_NEW);
             prev_new = rc == INS_NEW;
         }
         if (rc == INS_STOP) break;
