@@ -133,7 +133,7 @@ typedef struct ahead_slot {
     bool guess_new;          /* a store lookup: guessed to find a new state */
     explore_step after;      /* a later step: the step of its level before it, from which
                               * the threads up to step.tid were found disabled */
-    uint64_t nchoices;       /* a later step: vm_enabled(step.tid) */
+    uint64_t nchoices;       /* vm_enabled(step.tid) in the state it was built from */
 } ahead_slot;
 
 #define AHEAD(S, k) (&(S)->ahead[((S)->ahead_head + (k)) & (AHEAD_MAX - 1)])
@@ -832,7 +832,7 @@ static const uint8_t *state_at(search *S, size_t depth, const uint8_t *ns, size_
 }
 
 /* The step of the guessed path from level L - 1 into level L, and the
- * choices of its thread. */
+ * choices of its thread; false for level 0. */
 static bool step_into(const search *S, size_t depth, explore_step st, size_t L,
                       explore_step *out, uint64_t *nchoices)
 {
@@ -847,8 +847,8 @@ static bool step_into(const search *S, size_t depth, explore_step st, size_t L,
         *nchoices = S->frames[depth].nchoices;
         return true;
     }
-    if (L != depth || depth == 0) return false;
-    const frame *f = &S->frames[depth - 1];
+    if (L == 0 || L > depth) return false;
+    const frame *f = &S->frames[L - 1]; /* the search's own levels */
     *out = (explore_step){f->tid, f->choice - 1};
     *nchoices = f->nchoices;
     return true;
@@ -868,15 +868,6 @@ typedef struct path_tail {
 static inline path_tail slot_tail(const ahead_slot *a)
 {
     return (path_tail){a->depth, a->step, a->vec, &a->out, a->recent, a->ctx, a->nchoices};
-}
-
-/* The thread of the guessed path's step into level L (-1 for level 0). */
-static int32_t tid_into(const search *S, size_t depth, explore_step st, size_t L)
-{
-    for (unsigned k = S->nahead; k-- > 0;)
-        if (AHEAD(S, k)->depth + 1 == L) return AHEAD(S, k)->step.tid;
-    if (L == depth + 1) return st.tid;
-    return L >= 1 && L <= depth ? S->frames[L - 1].tid : -1;
 }
 
 /* Build the step after the path's tail tl: if it is guessed new (!seen),
@@ -912,7 +903,10 @@ static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const ui
             c = 0;
         }
         if (t < (int32_t)p->nthreads) {
-            unsigned ctx = CTX_LATER | (t < tid_into(S, depth, st, L) ? CTX_LOWER : 0);
+            explore_step into;
+            uint64_t into_n;
+            unsigned ctx = CTX_LATER;
+            if (step_into(S, depth, st, L, &into, &into_n) && t < into.tid) ctx |= CTX_LOWER;
             ahead_slot *a = build_ahead(S, from, L, (explore_step){t, c}, fetch, ctx, prev_new);
             a->after = s;
             a->nchoices = nc;
