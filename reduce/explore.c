@@ -131,6 +131,7 @@ typedef struct ahead_slot {
     bool fetched;            /* its entries are prefetched (else its index only) */
     unsigned ctx;            /* its lookup's context (CTX_LATER, CTX_LOWER) */
     bool guess_new;          /* a store lookup: guessed to find a new state */
+    uint32_t conf;           /* a store lookup: that guess's odds, of 256 */
     explore_step after;      /* a later step: the step of its level before it, from which
                               * the threads up to step.tid were found disabled */
     uint64_t nchoices;       /* vm_enabled(step.tid) in the state it was built from */
@@ -695,16 +696,23 @@ static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *n
     return (uint32_t)(o - start);
 }
 
-/* Undo the step that led to the top level (record of `bytes`): S->cur
- * becomes the parent's state again. */
-static inline void undo_pop(search *S, uint32_t bytes)
+/* Apply the top level's undo record (of `bytes`) to a copy of the top
+ * state at dst: it becomes the parent's state. */
+static inline void undo_apply(const search *S, uint8_t *dst, uint32_t bytes)
 {
     const uint8_t *rec = S->undo + S->undo_len - bytes;
     for (uint32_t k = 0; k < bytes; k += UNDO_REC) {
         uint32_t w;
         memcpy(&w, rec + k, 4);
-        memcpy(S->cur + 8 * (size_t)w, rec + k + 4, 8);
+        memcpy(dst + 8 * (size_t)w, rec + k + 4, 8);
     }
+}
+
+/* Undo the step that led to the top level (record of `bytes`): S->cur
+ * becomes the parent's state again. */
+static inline void undo_pop(search *S, uint32_t bytes)
+{
+    undo_apply(S, S->cur, bytes);
     S->undo_len -= bytes;
 }
 
@@ -794,10 +802,10 @@ static ahead_slot *build_ahead(search *S, const uint8_t *from, size_t depth, exp
     a->fetched = false;
     a->ctx = ctx;
     a->guess_new = false;
+    a->conf = 256;
     if (!a->recent) {
         S->ahead_lookups++;
-        uint32_t conf;
-        a->guess_new = guess_new(S, ctx, prev_new, &conf);
+        a->guess_new = guess_new(S, ctx, prev_new, &a->conf);
         store_prefetch_index(S->st, a->hash);
         if (fetch) {
             store_prefetch(S->st, a->hash, a->guess_new);
@@ -822,12 +830,7 @@ static const uint8_t *state_at(search *S, size_t depth, const uint8_t *ns, size_
     if (L == depth + 1) return ns;
     if (L + 1 != depth) return NULL;
     memcpy(S->parent, S->cur, S->ssize);
-    const uint8_t *rec = S->undo + S->undo_len - S->frames[depth].undo;
-    for (uint32_t k = 0; k < S->frames[depth].undo; k += UNDO_REC) {
-        uint32_t w;
-        memcpy(&w, rec + k, 4);
-        memcpy(S->parent + 8 * (size_t)w, rec + k + 4, 8);
-    }
+    undo_apply(S, S->parent, S->frames[depth].undo);
     return S->parent;
 }
 
@@ -932,32 +935,27 @@ static void extend_ahead(search *S, size_t depth, explore_step st, const uint8_t
 {
     if (S->nahead == AHEAD_MAX || S->ahead_lookups >= AHEAD_LOOKUPS) return; /* long enough */
     uint64_t max_depth = S->o->max_depth;
-    unsigned lookups = 0;
-    uint32_t path_conf = 256; /* how likely the path is, of 256 */
-    /* the tail of the path: the step being looked up, then each slot */
+    /* the step being looked up, guessed; then each slot, guessed when built */
     path_tail tl = {depth, st, ns, out, recent, ctx, S->frames[depth].nchoices};
+    uint32_t conf = 256;
+    bool g = !recent && guess_new(S, ctx, prev_new, &conf);
+    uint32_t path_conf = conf; /* how likely the path is, of 256 */
     for (unsigned k = 0;; k++) {
-        bool seen = true;
-        if (!tl.recent) {
-            uint32_t conf;
-            bool g = guess_new(S, tl.ctx, prev_new, &conf);
-            path_conf = path_conf * conf / 256;
-            prev_new = g;
-            seen = !g;
-        }
-        if (tl.out->kind != VERDICT_OK || (max_depth && tl.depth + 1 >= max_depth)) seen = true;
-        ahead_slot *a = NULL;
+        if (!tl.recent) prev_new = g;
+        bool seen = !g || tl.out->kind != VERDICT_OK || (max_depth && tl.depth + 1 >= max_depth);
+        ahead_slot *a;
         if (k < S->nahead) { /* built already: follow it */
             a = AHEAD(S, k);
         } else {
-            if (S->nahead == AHEAD_MAX || lookups >= AHEAD_LOOKUPS ||
+            if (S->nahead == AHEAD_MAX || S->ahead_lookups >= AHEAD_LOOKUPS ||
                 path_conf < AHEAD_MIN_CONF)
                 return;
-            a = next_ahead(S, depth, st, ns, &tl, seen, lookups == 0, prev_new);
+            a = next_ahead(S, depth, st, ns, &tl, seen, S->ahead_lookups == 0, prev_new);
             if (!a) return;
         }
-        lookups += !a->recent;
         tl = slot_tail(a);
+        g = a->guess_new;
+        path_conf = path_conf * a->conf / 256;
     }
 }
 
@@ -1061,10 +1059,13 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         x->transitions++;
         bool recent = S->hashing && is_recent(S, hash);
-        unsigned ctx = (fresh ? 0 : CTX_LATER) |
-                       (depth && st.tid < S->frames[depth - 1].tid ? CTX_LOWER : 0);
+        unsigned ctx = 0;
+        if (S->ahead_on) {
+            ctx = (fresh ? 0 : CTX_LATER) |
+                  (depth && st.tid < S->frames[depth - 1].tid ? CTX_LOWER : 0);
+            extend_ahead(S, depth, st, ns, out, recent, ctx, prev_new);
+        }
         fresh = false;
-        if (S->ahead_on) extend_ahead(S, depth, st, ns, out, recent, ctx, prev_new);
         int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, &first, &n);
         if (S->ahead_on && !recent) { /* the odds */
             odds_count_one(S, ctx, prev_new, rc == INS_NEW);
