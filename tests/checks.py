@@ -3,6 +3,7 @@ and reports, the closing line "N passed, N failed", and the pattern of a
 sanitizer report. Import it from tests/ (tests/fuzz adds its parent to
 sys.path)."""
 import argparse
+import json
 import os
 import re
 import sys
@@ -30,6 +31,22 @@ def finish():
     """Print the closing line and return the exit status."""
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+# Statistics that vary between runs of one search (time, memory) or with
+# the store's layout; steady_report() drops them.
+VOLATILE_STATS = {"seconds", "states_per_second", "peak_rss_bytes", "search_bytes",
+                  "detector_seconds", "store_bytes", "bytes_per_state", "omission_probability"}
+
+
+def steady_report(js):
+    """A copy of an mcheck --json report without VOLATILE_STATS and the store
+    option: what two searches that differ only in speed must share."""
+    js = json.loads(json.dumps(js))
+    for k in VOLATILE_STATS:
+        js.get("stats", {}).pop(k, None)
+    js.get("options", {}).pop("store", None)
+    return js
 
 
 def seed_parser(doc):

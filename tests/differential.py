@@ -51,7 +51,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import parse_seed_args, seed_parser, show_model  # noqa: E402
+from checks import parse_seed_args, seed_parser, show_model, steady_report  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -213,15 +213,6 @@ def check_seed(opts, seed):
         # same counts, verdicts and traces; and the compact store counts as
         # the exact one (a fingerprint collision among these few states is
         # too unlikely to be the reason)
-        volatile = {"seconds", "states_per_second", "peak_rss_bytes", "search_bytes",
-                    "detector_seconds", "store_bytes", "bytes_per_state", "omission_probability"}
-
-        def steady(js):
-            js = json.loads(json.dumps(js))
-            for k in volatile:
-                js.get("stats", {}).pop(k, None)
-            js.get("options", {}).pop("store", None)
-            return js
         for mode, exact in (("none", fa), ("compose", ra)):
             for first in ("all", "first"):
                 off = res.get(f"compact-{mode}-{first}-off")
@@ -229,9 +220,9 @@ def check_seed(opts, seed):
                     on = res.get(f"compact-{mode}-{first}-{la}")
                     if on is None or off is None:
                         continue
-                    if steady(on) != steady(off):
-                        diff = sorted(k for k in set(steady(on)) | set(steady(off))
-                                      if steady(on).get(k) != steady(off).get(k))
+                    if steady_report(on) != steady_report(off):
+                        diff = sorted(k for k in set(steady_report(on)) | set(steady_report(off))
+                                      if steady_report(on).get(k) != steady_report(off).get(k))
                         problems.append(f"--reduce={mode} ({first} errors): --lookahead={la} "
                                         f"and off differ in {diff}")
                 on = res.get(f"compact-{mode}-{first}-child")
