@@ -98,13 +98,19 @@ typedef struct step_outcome {
     uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
 } step_outcome;
 
+#ifndef RECENT_SLOTS
 #define RECENT_SLOTS (1u << 15) /* 256 KB: about the L2 cache */
+#endif
 
 /* The DFS lookahead (extend_ahead()): at most AHEAD_MAX steps guessed
  * ahead, of which at most AHEAD_LOOKUPS store lookups, while the path is at
- * least AHEAD_MIN_CONF/256 likely. -D overrides them (and AHEAD_STORE_BYTES)
- * for tuning. */
-#define AHEAD_MAX 4 /* a power of 2 */
+ * least AHEAD_MIN_CONF/256 likely. -D overrides them (and AHEAD_STORE_BYTES,
+ * RECENT_SLOTS) for tuning; docs/benchmarks.md has what was tried. */
+#ifndef AHEAD_MAX
+#define AHEAD_MAX 4
+#endif
+_Static_assert(AHEAD_MAX >= 2 && (AHEAD_MAX & (AHEAD_MAX - 1)) == 0,
+               "AHEAD_MAX: a power of 2 (the slots are a ring)");
 #ifndef AHEAD_LOOKUPS
 #define AHEAD_LOOKUPS 2
 #endif
