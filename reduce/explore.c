@@ -174,6 +174,7 @@ typedef struct search {
     unsigned ahead_head, nahead;
     unsigned ahead_lookups;  /* of the slots, those not in the recent cache */
     uint8_t *parent;         /* the state of the level below the top (state_at) */
+    size_t parent_of;        /* the top level whose parent it is now (SIZE_MAX: none) */
     odds_count odds[4][2];   /* odds that a store lookup is new, by context (guess_new) */
     /* BFS queue (kept whole: parent links) */
     uint8_t *qstates;
@@ -835,8 +836,11 @@ static const uint8_t *state_at(search *S, size_t depth, const uint8_t *ns, size_
     if (L == depth) return S->cur;
     if (L == depth + 1) return ns;
     if (L + 1 != depth) return NULL;
-    memcpy(S->parent, S->cur, S->ssize);
-    undo_apply(S, S->parent, S->frames[depth].undo);
+    if (S->parent_of != depth) { /* rebuilt once per top level */
+        memcpy(S->parent, S->cur, S->ssize);
+        undo_apply(S, S->parent, S->frames[depth].undo);
+        S->parent_of = depth;
+    }
     return S->parent;
 }
 
@@ -1004,6 +1008,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
     f->choice = 0;
     f->nchoices = n;
     if (S->may_look_ahead && S->o->lookahead != LOOKAHEAD_AUTO) start_ahead(S);
+    S->parent_of = SIZE_MAX;
     bool fresh = true;     /* the top level has taken no step yet */
     bool prev_new = false; /* the last store lookup found a new state */
 
@@ -1032,6 +1037,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             if (depth == 0) break;
             undo_pop(S, f->undo);
             depth--;
+            S->parent_of = SIZE_MAX;
             fresh = false;
             continue;
         }
@@ -1083,6 +1089,7 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
             depth++;
             fresh = true;
+            S->parent_of = SIZE_MAX;
             frame *nf = &S->frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
             S->next = S->cur;
