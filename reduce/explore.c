@@ -145,6 +145,20 @@ typedef struct ahead_slot {
 
 #define AHEAD(S, k) (&(S)->ahead[((S)->ahead_head + (k)) & (AHEAD_MAX - 1)])
 
+/* The last step of the guessed path (extend_ahead()), kept while the path
+ * has steps, so that the path grows from it without a walk. */
+typedef struct path_tail {
+    size_t depth;          /* the level it is taken from */
+    explore_step step;
+    uint64_t nchoices;     /* vm_enabled(step.tid) there */
+    const uint8_t *from;   /* the state of that level */
+    int32_t into_tid;      /* the thread of the step into that level; -1 for level 0 */
+    const uint8_t *vec;    /* its successor */
+    bool seen;             /* the successor is not descended into: guessed seen, in the
+                            * recent cache, an error or at the depth limit */
+    bool prev_new;         /* the guess of the path's last store lookup */
+} path_tail;
+
 typedef struct search {
     const vm_program *p;
     const explore_options *o;
@@ -173,6 +187,7 @@ typedef struct search {
     ahead_slot ahead[AHEAD_MAX]; /* the guessed path, a ring: AHEAD(S, 0) comes next */
     unsigned ahead_head, nahead;
     unsigned ahead_lookups;  /* of the slots, those not in the recent cache */
+    path_tail tail;          /* the path's last step (valid while nahead > 0) */
     uint8_t *parent;         /* the state of the level below the top (state_at) */
     size_t parent_of;        /* the top level whose parent it is now (SIZE_MAX: none) */
     odds_count odds[4][2];   /* odds that a store lookup is new, by context (guess_new) */
@@ -867,67 +882,72 @@ static bool step_into(const search *S, size_t depth, explore_step st, size_t L,
     return true;
 }
 
-/* The last step of the guessed path (extend_ahead()). */
-typedef struct path_tail {
-    size_t depth; /* the level it is a successor of */
-    explore_step step;
-    const uint8_t *vec;
-    const step_outcome *out;
-    bool recent;
-    unsigned ctx;
-    uint64_t nchoices; /* of step.tid */
-} path_tail;
-
-static inline path_tail slot_tail(const ahead_slot *a)
-{
-    return (path_tail){a->depth, a->step, a->vec, &a->out, a->recent, a->ctx, a->nchoices};
-}
-
-/* Build the step after the path's tail tl: if it is guessed new (!seen),
- * its first step; else the next step of its level, or of the level below
- * when that one has none. NULL if there is none to guess (or the level
- * below is below the top's parent). */
-static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns,
-                              const path_tail *tl, bool seen, bool fetch, bool prev_new)
+/* Build the step after the path's tail tl and make it the tail: if the
+ * tail's successor is guessed new (!tl->seen), its first step; else the
+ * next step of the tail's level, or of the level below when that one has
+ * none. False if there is none to guess (or the level below is below the
+ * top's parent). */
+static bool next_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns,
+                       path_tail *tl, bool fetch)
 {
     const vm_program *p = S->p;
-    if (!seen) {
+    const int32_t nthreads = (int32_t)p->nthreads;
+    ahead_slot *a;
+    if (!tl->seen) {
         uint64_t n;
-        uint32_t t = first_enabled(p, tl->vec, &n);
-        if (t < p->nthreads) {
-            unsigned ctx = (int32_t)t < tl->step.tid ? CTX_LOWER : 0;
-            ahead_slot *a = build_ahead(S, tl->vec, tl->depth + 1, (explore_step){(int32_t)t, 0},
-                                        fetch, ctx, prev_new);
+        int32_t t = (int32_t)first_enabled(p, tl->vec, &n);
+        if (t < nthreads) {
+            unsigned ctx = t < tl->step.tid ? CTX_LOWER : 0;
+            a = build_ahead(S, tl->vec, tl->depth + 1, (explore_step){t, 0}, fetch, ctx,
+                            tl->prev_new);
             a->nchoices = n;
-            return a;
+            tl->into_tid = tl->step.tid;
+            tl->from = tl->vec;
+            tl->depth++;
+            tl->step = a->step;
+            tl->nchoices = n;
+            goto built;
         }
     }
     size_t L = tl->depth;
     explore_step s = tl->step;
     uint64_t nc = tl->nchoices;
+    const uint8_t *from = tl->from;
+    int32_t into = tl->into_tid;
     for (;;) { /* the next step of level L after step s (nc: choices of s.tid) */
-        const uint8_t *from = state_at(S, depth, ns, L);
-        if (!from) return NULL;
         int32_t t = s.tid;
         uint64_t c = s.choice + 1;
         if (c >= nc) {
-            for (t = s.tid + 1; t < (int32_t)p->nthreads; t++)
+            for (t = s.tid + 1; t < nthreads; t++)
                 if ((nc = vm_enabled(p, from, t)) != 0) break;
             c = 0;
         }
-        if (t < (int32_t)p->nthreads) {
-            explore_step into;
-            uint64_t into_n;
-            unsigned ctx = CTX_LATER;
-            if (step_into(S, depth, st, L, &into, &into_n) && t < into.tid) ctx |= CTX_LOWER;
-            ahead_slot *a = build_ahead(S, from, L, (explore_step){t, c}, fetch, ctx, prev_new);
+        if (t < nthreads) {
+            unsigned ctx = CTX_LATER | (t < into ? CTX_LOWER : 0);
+            a = build_ahead(S, from, L, (explore_step){t, c}, fetch, ctx, tl->prev_new);
             a->after = s;
             a->nchoices = nc;
-            return a;
+            tl->depth = L;
+            tl->step = a->step;
+            tl->nchoices = nc;
+            tl->from = from;
+            tl->into_tid = into;
+            goto built;
         }
-        if (L + 1 == depth || L == 0 || !step_into(S, depth, st, L, &s, &nc)) return NULL;
+        /* the level below: its step into L, its state, and the step into it */
+        if (L + 1 == depth || L == 0 || !step_into(S, depth, st, L, &s, &nc)) return false;
         L--;
+        if (!(from = state_at(S, depth, ns, L))) return false;
+        explore_step below;
+        uint64_t below_n;
+        into = step_into(S, depth, st, L, &below, &below_n) ? below.tid : -1;
     }
+built:
+    tl->vec = a->vec;
+    tl->seen = !a->guess_new || a->out.kind != VERDICT_OK ||
+               (S->o->max_depth && tl->depth + 1 >= S->o->max_depth);
+    if (!a->recent) tl->prev_new = a->guess_new;
+    return true;
 }
 
 /* Extend the guessed path of the steps after (depth, st) to ns, the one
@@ -939,33 +959,31 @@ static ahead_slot *next_ahead(search *S, size_t depth, explore_step st, const ui
  * or a state at the depth limit is surely not descended into. After a
  * successor guessed new comes its first step; after one guessed seen, the
  * next step of its level, or of the level below when its level has none.
- * The main loop takes the path while the search follows it. */
+ * The path's last step is kept (S->tail) so that the path grows from it;
+ * the main loop takes the path while the search follows it. */
 static void extend_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns,
                          const step_outcome *out, bool recent, unsigned ctx, bool prev_new)
 {
     if (S->nahead == AHEAD_MAX || S->ahead_lookups >= AHEAD_LOOKUPS) return; /* long enough */
-    uint64_t max_depth = S->o->max_depth;
-    /* the step being looked up, guessed; then each slot, guessed when built */
-    path_tail tl = {depth, st, ns, out, recent, ctx, S->frames[depth].nchoices};
+    /* how likely the path is, of 256: the step being looked up, then each slot */
     uint32_t conf = 256;
     bool g = !recent && guess_new(S, ctx, prev_new, &conf);
-    uint32_t path_conf = conf; /* how likely the path is, of 256 */
-    for (unsigned k = 0;; k++) {
-        if (!tl.recent) prev_new = g;
-        bool seen = !g || tl.out->kind != VERDICT_OK || (max_depth && tl.depth + 1 >= max_depth);
-        ahead_slot *a;
-        if (k < S->nahead) { /* built already: follow it */
-            a = AHEAD(S, k);
-        } else {
-            if (S->nahead == AHEAD_MAX || S->ahead_lookups >= AHEAD_LOOKUPS ||
-                path_conf < AHEAD_MIN_CONF)
-                return;
-            a = next_ahead(S, depth, st, ns, &tl, seen, S->ahead_lookups == 0, prev_new);
-            if (!a) return;
-        }
-        tl = slot_tail(a);
-        g = a->guess_new;
-        path_conf = path_conf * a->conf / 256;
+    for (unsigned k = 0; k < S->nahead; k++) conf = conf * AHEAD(S, k)->conf / 256;
+    path_tail *tl = &S->tail;
+    if (S->nahead == 0) { /* the tail is the step being looked up */
+        tl->depth = depth;
+        tl->step = st;
+        tl->nchoices = S->frames[depth].nchoices;
+        tl->from = S->cur;
+        tl->into_tid = depth ? S->frames[depth - 1].tid : -1;
+        tl->vec = ns;
+        tl->seen = !g || out->kind != VERDICT_OK ||
+                   (S->o->max_depth && depth + 1 >= S->o->max_depth);
+        tl->prev_new = recent ? prev_new : g;
+    }
+    while (S->nahead < AHEAD_MAX && S->ahead_lookups < AHEAD_LOOKUPS && conf >= AHEAD_MIN_CONF) {
+        if (!next_ahead(S, depth, st, ns, tl, S->ahead_lookups == 0)) return;
+        conf = conf * AHEAD(S, S->nahead - 1)->conf / 256;
     }
 }
 
@@ -1035,6 +1053,12 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         }
         if (f->tid >= nthreads) {
             if (depth == 0) break;
+            if (S->nahead) {
+                if (S->tail.from == S->cur) /* its level is gone */
+                    drop_ahead(S);
+                else if (S->tail.from == S->parent) /* its level becomes the top */
+                    S->tail.from = S->cur;
+            }
             undo_pop(S, f->undo);
             depth--;
             S->parent_of = SIZE_MAX;
@@ -1090,6 +1114,15 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             depth++;
             fresh = true;
             S->parent_of = SIZE_MAX;
+            if (S->nahead) { /* the path's tail may stand on the old top or its parent */
+                if (S->tail.from == S->parent) {
+                    drop_ahead(S);
+                } else if (S->tail.from == S->cur) { /* the old top is the new parent */
+                    memcpy(S->parent, S->cur, S->ssize);
+                    S->parent_of = depth;
+                    S->tail.from = S->parent;
+                }
+            }
             frame *nf = &S->frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
             S->next = S->cur;
