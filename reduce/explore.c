@@ -810,8 +810,9 @@ static inline void drop_ahead(search *S)
 /* Append to the guessed path the successor that step st takes from
  * `from`, the state of level depth; hash it and, if it is not in the recent
  * cache, start its lookup: the index, and the entries too if `fetch`. */
-static ahead_slot *build_ahead(search *S, const uint8_t *from, size_t depth, explore_step st,
-                               bool fetch, unsigned ctx, bool prev_new)
+static HOT_INLINE ahead_slot *build_ahead(search *S, const uint8_t *from, size_t depth,
+                                          explore_step st, bool fetch, unsigned ctx,
+                                          bool prev_new)
 {
     explore_stats *x = &S->r->stats;
     ahead_slot *a = AHEAD(S, S->nahead++);
