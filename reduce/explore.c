@@ -559,9 +559,13 @@ static inline bool is_recent(const search *S, uint64_t hash)
  * are fingerprints the store holds, so the cache changes no answer; it
  * saves a lookup for the states a search revisits soon after storing them
  * (most of them in prodcons_monitor, a third in philosophers). `recent`:
- * is_recent(hash), which the caller has asked already. */
+ * is_recent(hash), which the caller has asked already (or a lookahead's
+ * earlier answer: a hash once in the cache is in the store). `known`: *first
+ * and *n hold first_enabled(s) already (the lookahead built the state's
+ * first step), so a new state needs no look at its threads. */
 static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
-                                      bool prepared, bool recent, uint32_t *first, uint64_t *n)
+                                      bool prepared, bool recent, bool known, uint32_t *first,
+                                      uint64_t *n)
 {
     explore_stats *x = &S->r->stats;
     store_result sr;
@@ -587,6 +591,7 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
     if (S->o->dump_states) dump_state(S, s);
+    if (known) return INS_NEW; /* a thread is enabled */
     return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
 }
 
@@ -596,9 +601,9 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
     mark_outcome(S, s, out);
     if (S->hashing) {
         uint64_t h = store_hash(S->st, s);
-        return insert_prepared(S, s, out, h, true, is_recent(S, h), first, n);
+        return insert_prepared(S, s, out, h, true, is_recent(S, h), false, first, n);
     }
-    return insert_prepared(S, s, out, 0, false, false, first, n);
+    return insert_prepared(S, s, out, 0, false, false, false, first, n);
 }
 
 /* ---- depth-first -------------------------------------------------------- */
@@ -1070,9 +1075,11 @@ static void dfs(search *S, uint32_t first, uint64_t n)
         uint8_t *ns;
         step_outcome out_here, *out;
         uint64_t hash = 0;
+        bool recent;
         if (S->nahead && AHEAD(S, 0)->depth == depth && AHEAD(S, 0)->step.tid == st.tid &&
             AHEAD(S, 0)->step.choice == st.choice) {
             ahead_slot *a = AHEAD(S, 0);
+            recent = a->recent;
             ns = a->vec; /* built (and prefetched) before */
             a->vec = S->next;
             S->next = ns;
@@ -1093,17 +1100,25 @@ static void dfs(search *S, uint32_t first, uint64_t n)
             if (!run_step(S, ns, st.tid, st.choice, out)) break;
             mark_outcome(S, ns, out);
             if (S->hashing) hash = store_hash(S->st, ns);
+            recent = S->hashing && is_recent(S, hash);
         }
         x->transitions++;
-        bool recent = S->hashing && is_recent(S, hash);
         unsigned ctx = 0;
+        bool known = false;
         if (S->ahead_on) {
             ctx = (fresh ? 0 : CTX_LATER) |
                   (depth && st.tid < S->frames[depth - 1].tid ? CTX_LOWER : 0);
             extend_ahead(S, depth, st, ns, out, recent, ctx, prev_new);
+            /* the path's next step is the first step of ns: its first enabled thread */
+            const ahead_slot *c = AHEAD(S, 0);
+            if (S->nahead && c->depth == depth + 1 && !(c->ctx & CTX_LATER)) {
+                known = true;
+                first = (uint32_t)c->step.tid;
+                n = c->nchoices;
+            }
         }
         fresh = false;
-        int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, &first, &n);
+        int rc = insert_prepared(S, ns, out, hash, S->hashing, recent, known, &first, &n);
         if (S->ahead_on && !recent) { /* the odds */
             odds_count_one(S, ctx, prev_new, rc == INS_NEW);
             prev_new = rc == INS_NEW;
