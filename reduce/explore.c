@@ -151,7 +151,9 @@ typedef struct path_tail {
     size_t depth;          /* the level it is taken from */
     explore_step step;
     uint64_t nchoices;     /* vm_enabled(step.tid) there */
-    const uint8_t *from;   /* the state of that level */
+    const uint8_t *from;   /* the state of that level: a slot's vector, the successor
+                            * being looked up, S->cur or S->parent (dfs() moves it
+                            * to S->parent or S->cur when it pushes or pops over it) */
     int32_t into_tid;      /* the thread of the step into that level; -1 for level 0 */
     const uint8_t *vec;    /* its successor */
     bool seen;             /* the successor is not descended into: guessed seen, in the
