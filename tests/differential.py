@@ -27,7 +27,9 @@ For each seed, gen_model writes a random disciplined model; then
     the same JSON (counts, verdict, trace) with `--lookahead=child`, `sibling`
     and `on` (the steps likely next built and prefetched before they are
     taken; `on` guesses by the odds, as `auto` does on big stores) as with
-    `--lookahead=off`, in both modes, with and without `--all-errors`;
+    `--lookahead=off`, in both modes, with and without `--all-errors`; so
+    does `--search=bfs`, whose successors are built and prefetched in batches
+    unless `--lookahead=off`;
   * the comparisons above run with `--race=off` (detector metadata would
     make one visible state several stored ones); with the default detector
     (LD') both searches find the same error kinds, and their counts equal
@@ -138,6 +140,12 @@ def check_seed(opts, seed):
                     runs[f"compact-{mode}-{'first' if first else 'all'}-{la}"] = (
                         [f"--reduce={mode}", "--race=off", "--store=compact", f"--lookahead={la}"]
                         + ([] if first else ["--all-errors"]))
+        # BFS in batches (the default) against the plain loop (--lookahead=off)
+        for mode, first in (("none", False), ("none", True), ("compose", False)):
+            for la in ("auto", "off"):
+                runs[f"bfs-{mode}-{'first' if first else 'all'}-{la}"] = (
+                    [f"--reduce={mode}", "--race=off", "--search=bfs", f"--lookahead={la}"]
+                    + ([] if first else ["--all-errors"]))
         res = {}
         for name, args in runs.items():
             code, js, err = mcheck_json(opts.mcheck, args, model)
@@ -232,6 +240,12 @@ def check_seed(opts, seed):
                         problems.append(f"--reduce={mode}: compact store {a['states_stored']} "
                                         f"states, {a['transitions']} transitions; exact "
                                         f"{b['states_stored']}, {b['transitions']}")
+        for key in ("none-all", "none-first", "compose-all"):
+            on, off = res.get(f"bfs-{key}-auto"), res.get(f"bfs-{key}-off")
+            if on is not None and off is not None and steady_report(on) != steady_report(off):
+                diff = sorted(k for k in set(steady_report(on)) | set(steady_report(off))
+                              if steady_report(on).get(k) != steady_report(off).get(k))
+                problems.append(f"--search=bfs ({key}): batches and --lookahead=off differ in {diff}")
         # the reference enumerator
         info = f"full {fa['stats']['states_stored']} states, reduced {ra['stats']['states_stored']}"
         if (opts.ref and os.path.exists(opts.refcheck)

@@ -601,6 +601,34 @@ def test_lookahead_changes_no_answer():
             check(res[la] == off, f"{name}: --lookahead={la} gives the same report as off")
 
 
+def test_bfs_batches_change_no_answer():
+    # BFS builds and prefetches the successors of several states at a time
+    # (unless --lookahead=off) and inserts them in the plain order: the same
+    # report, also when the search stops inside a batch (the first error, a
+    # depth limit) and with more
+    # threads enabled than a batch holds (the plain loop then takes the state).
+    cases = [("philosophers.bc", ["-D", "N=4", "--all-errors"]),
+             ("philosophers.bc", ["-D", "N=4"]),
+             ("philosophers.bc", ["-D", "N=4", "--max-depth", "17"]),
+             ("prodcons_monitor.bc", ["-D", "ITEMS=60", "-D", "CAP=4"]),
+             ("prodcons_monitor.bc", ["-D", "ITEMS=60", "-D", "CAP=4", "--reduce=compose"]),
+             ("philosophers.bc", ["-D", "N=40", "--max-depth", "3", "--reduce=compose"])]
+    for name, defs in cases:
+        path = os.path.join(MODELS, name)
+        res = {}
+        for la in ("auto", "off"):
+            code, out, _ = run("--json", "--quiet", "--reduce=none", "--race=off", "--search=bfs",
+                               f"--lookahead={la}", *defs, path)
+            js = json.loads(out) if out.strip() else None
+            res[la] = (code, js and steady_report(js))
+        off = res["off"]
+        check(off[1] is not None and off[1]["stats"]["states_stored"] > 40,
+              f"{name} {' '.join(defs)}: a BFS of more than 40 states "
+              f"({off[1] and off[1]['stats']['states_stored']})")
+        check(res["auto"] == off, f"{name} {' '.join(defs)}: BFS in batches gives the same "
+              f"report as --lookahead=off")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -608,7 +636,7 @@ def main():
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
               test_race_option, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
-              test_lookahead_changes_no_answer):
+              test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer):
         t()
     return finish()
 
