@@ -193,11 +193,14 @@ typedef struct search {
     uint8_t *parent;         /* the state of the level below the top (state_at) */
     size_t parent_of;        /* the top level whose parent it is now (SIZE_MAX: none) */
     odds_count odds[4][2];   /* odds that a store lookup is new, by context (guess_new) */
-    /* BFS queue (kept whole: parent links) */
-    uint8_t *qstates;
+    /* BFS queue: every state's parent link and step (for traces), the
+     * vectors of the states from qbase on (the level being expanded and the
+     * next one) */
     uint64_t *qparent;
     explore_step *qvia;
     uint64_t qlen, qcap;
+    uint8_t *qstates;  /* state i at (i - qbase) * vsize */
+    uint64_t qbase, vcap;
     size_t error_bytes; /* r->errors and their paths */
     /* limits and progress */
     struct timespec t0;
@@ -226,7 +229,7 @@ static uint64_t peak_rss(void)
 static uint64_t stack_queue_bytes(const search *S)
 {
     return (uint64_t)S->cap * sizeof(frame) + S->undo_cap + S->vec_bytes +
-           S->qcap * (S->vsize + sizeof(uint64_t) + sizeof(explore_step));
+           S->qcap * (sizeof(uint64_t) + sizeof(explore_step)) + S->vcap * S->vsize;
 }
 
 /* Everything the search holds, as --memlimit counts it. */
@@ -1161,19 +1164,31 @@ static void dfs(search *S, uint32_t first, uint64_t n)
 
 /* ---- breadth-first ------------------------------------------------------ */
 
+/* The vector of BFS queue entry i (i >= S->qbase). */
+static inline uint8_t *bfs_vec(const search *S, uint64_t i)
+{
+    return S->qstates + (size_t)(i - S->qbase) * S->vsize;
+}
+
 /* Appends a state to the BFS queue; false with S->stop set if it cannot. */
 static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
                      const explore_step *via, bool enforce)
 {
-    if (S->qlen == S->qcap) {
-        uint64_t nc = grown_capacity(S, S->qcap, S->qlen + 1,
-                                     S->vsize + sizeof(uint64_t) + sizeof(explore_step),
-                                     (size_t)4 << 20, 1024, enforce);
+    if (S->qlen - S->qbase == S->vcap) {
+        uint64_t nc = grown_capacity(S, S->vcap, S->vcap + 1, S->vsize, (size_t)4 << 20, 1024,
+                                     enforce);
         if (!nc) return false;
-        /* the arrays may end up with different sizes; qcap is the smallest */
         uint8_t *ns = realloc(S->qstates, (size_t)nc * S->vsize);
         if (!ns) goto nomem;
         S->qstates = ns;
+        S->vcap = nc;
+    }
+    if (S->qlen == S->qcap) {
+        uint64_t nc = grown_capacity(S, S->qcap, S->qlen + 1,
+                                     sizeof(uint64_t) + sizeof(explore_step),
+                                     (size_t)4 << 20, 1024, enforce);
+        if (!nc) return false;
+        /* the arrays may end up with different sizes; qcap is the smallest */
         uint64_t *np = realloc(S->qparent, (size_t)nc * sizeof *np);
         if (!np) goto nomem;
         S->qparent = np;
@@ -1182,7 +1197,7 @@ static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
         S->qvia = nv;
         S->qcap = nc;
     }
-    memcpy(S->qstates + S->qlen * S->vsize, s, S->vsize);
+    memcpy(S->qstates + (S->qlen - S->qbase) * S->vsize, s, S->vsize);
     S->qparent[S->qlen] = parent;
     S->qvia[S->qlen] = *via;
     S->qlen++;
@@ -1247,7 +1262,7 @@ static uint64_t bfs_fill(search *S, bfs_slot *slots, uint8_t *vecs, uint64_t i,
     uint64_t nt[VM_MAX_THREADS];
     unsigned n = 0;
     for (; i < S->qlen && i < level_end; i++) {
-        const uint8_t *from = S->qstates + i * S->vsize;
+        const uint8_t *from = bfs_vec(S, i);
         uint64_t total = 0;
         for (uint32_t t = 0; t < p->nthreads; t++) total += nt[t] = vm_enabled(p, from, (int)t);
         if (total > BFS_BATCH - n) break;
@@ -1321,12 +1336,15 @@ static void bfs(search *S)
     uint64_t level_end = 1, level = 0;
     for (uint64_t i = 0; i < S->qlen && S->stop == STOP_COMPLETE;) {
         if (i == level_end) {
+            /* the level before is done: its vectors go */
+            memmove(S->qstates, bfs_vec(S, i), (size_t)(S->qlen - i) * S->vsize);
+            S->qbase = i;
             level++;
             level_end = S->qlen;
             if (level > x->max_depth) x->max_depth = level;
         }
         if (S->o->max_depth && level >= S->o->max_depth) {
-            if (any_enabled(p, S->qstates + i * S->vsize)) S->truncated = true;
+            if (any_enabled(p, bfs_vec(S, i))) S->truncated = true;
             i++;
             continue;
         }
@@ -1340,10 +1358,10 @@ static void bfs(search *S)
             }
         }
         for (int32_t t = 0; t < (int32_t)p->nthreads && S->stop == STOP_COMPLETE; t++) {
-            uint64_t n = vm_enabled(p, S->qstates + i * S->vsize, t);
+            uint64_t n = vm_enabled(p, bfs_vec(S, i), t);
             for (uint64_t c = 0; c < n; c++) {
                 explore_step st = {t, c};
-                memcpy(ns, S->qstates + i * S->vsize, S->ssize); /* queue may move */
+                memcpy(ns, bfs_vec(S, i), S->ssize); /* queue may move */
                 step_outcome out;
                 if (!run_step(S, ns, t, c, &out)) break;
                 x->transitions++;

@@ -629,6 +629,23 @@ def test_bfs_batches_change_no_answer():
               f"report as --lookahead=off")
 
 
+def test_bfs_keeps_two_levels_of_vectors():
+    # The BFS keeps every state's parent link and step (24 bytes) for traces,
+    # but the vectors only of the level it expands and the next one: its queue
+    # must take well under a vector per state (it took 31 MB here, 1.6 vectors
+    # a state, while it kept them all; 8.1 MB after).
+    path = os.path.join(MODELS, "philosophers.bc")
+    code, out, _ = run("--json", "--quiet", "--reduce=none", "--race=off", "--all-errors",
+                       "--search=bfs", "-D", "N=4", path)
+    st = json.loads(out)["stats"]
+    check(code == 1 and st["states_stored"] == 208494,
+          f"BFS philosophers N=4: 208494 states ({st['states_stored']}, exit {code})")
+    per_state = st["search_bytes"] / st["states_stored"]
+    check(per_state < st["state_vector_bytes"] / 2,
+          f"BFS queue {per_state:.1f} bytes a state, under half a "
+          f"{st['state_vector_bytes']}-byte vector")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -636,7 +653,8 @@ def main():
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
               test_race_option, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
-              test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer):
+              test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
+              test_bfs_keeps_two_levels_of_vectors):
         t()
     return finish()
 
