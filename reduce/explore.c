@@ -1197,7 +1197,7 @@ static bool bfs_push(search *S, const uint8_t *s, uint64_t parent,
         S->qvia = nv;
         S->qcap = nc;
     }
-    memcpy(S->qstates + (S->qlen - S->qbase) * S->vsize, s, S->vsize);
+    memcpy(bfs_vec(S, S->qlen), s, S->vsize);
     S->qparent[S->qlen] = parent;
     S->qvia[S->qlen] = *via;
     S->qlen++;
