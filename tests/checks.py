@@ -49,6 +49,13 @@ def steady_report(js):
     return js
 
 
+def report_diff(a, b):
+    """The top-level keys in which two reports' steady parts differ, sorted
+    (empty if they agree)."""
+    sa, sb = steady_report(a), steady_report(b)
+    return sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
+
+
 def seed_parser(doc):
     """The command line of the random-model tests (differential.py,
     theorem9.py): MCHECK GEN_MODEL, --count, --seed, --size, --jobs,

@@ -53,7 +53,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import parse_seed_args, seed_parser, show_model, steady_report  # noqa: E402
+from checks import parse_seed_args, report_diff, seed_parser, show_model  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -228,9 +228,8 @@ def check_seed(opts, seed):
                     on = res.get(f"compact-{mode}-{first}-{la}")
                     if on is None or off is None:
                         continue
-                    if steady_report(on) != steady_report(off):
-                        diff = sorted(k for k in set(steady_report(on)) | set(steady_report(off))
-                                      if steady_report(on).get(k) != steady_report(off).get(k))
+                    diff = report_diff(on, off)
+                    if diff:
                         problems.append(f"--reduce={mode} ({first} errors): --lookahead={la} "
                                         f"and off differ in {diff}")
                 on = res.get(f"compact-{mode}-{first}-child")
@@ -242,9 +241,8 @@ def check_seed(opts, seed):
                                         f"{b['states_stored']}, {b['transitions']}")
         for key in ("none-all", "none-first", "compose-all"):
             on, off = res.get(f"bfs-{key}-auto"), res.get(f"bfs-{key}-off")
-            if on is not None and off is not None and steady_report(on) != steady_report(off):
-                diff = sorted(k for k in set(steady_report(on)) | set(steady_report(off))
-                              if steady_report(on).get(k) != steady_report(off).get(k))
+            diff = report_diff(on, off) if on is not None and off is not None else []
+            if diff:
                 problems.append(f"--search=bfs ({key}): batches and --lookahead=off differ in {diff}")
         # the reference enumerator
         info = f"full {fa['stats']['states_stored']} states, reduced {ra['stats']['states_stored']}"

@@ -605,8 +605,8 @@ def test_bfs_batches_change_no_answer():
     # BFS builds and prefetches the successors of several states at a time
     # (unless --lookahead=off) and inserts them in the plain order: the same
     # report, also when the search stops inside a batch (the first error, a
-    # depth limit) and with more
-    # threads enabled than a batch holds (the plain loop then takes the state).
+    # depth limit) and with more threads enabled than a batch holds (the
+    # plain loop then takes the state).
     cases = [("philosophers.bc", ["-D", "N=4", "--all-errors"]),
              ("philosophers.bc", ["-D", "N=4"]),
              ("philosophers.bc", ["-D", "N=4", "--max-depth", "17"]),
