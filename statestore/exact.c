@@ -104,7 +104,7 @@ store_result exact_insert(store *st, const void *vec)
     bool err = false;
     if (exact_find(st, vec, h, &last, &err)) return STORE_PRESENT;
     if (err || !exact_reserve(st)) return STORE_FULL;
-    if (st->mem.limit && store_bytes(st) + EXACT_JUDY_INSERT_BYTES > st->mem.limit)
+    if (store_mem_would_pass(&st->mem, exact_judy_bytes(st) + EXACT_JUDY_INSERT_BYTES))
         return STORE_FULL;
     Word_t rec = st->count;
     if (!(last == ~(Word_t)0 ? judyl_put(&ex->index, h, rec + 1)

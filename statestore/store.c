@@ -1,53 +1,14 @@
 /* store.c: the store.h interface: validates the configuration, dispatches
  * to the kind (compact.c, exact.c, bitstate.c), reports the statistics and
- * the omission probabilities, and owns the memory accounting every
- * allocation of the store goes through. It holds no global state.
+ * the omission probabilities. It holds no global state. The memory
+ * accounting every allocation goes through is memstat.c, which the kinds
+ * call: the kinds never call back into this file.
  * Omission formulas: docs/statestore.md (birthday bound for hash
  * compaction, after Wolper & Leroy 1993 and Stern & Dill 1995). */
 #include "store_int.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-/* glibc's malloc spends 8 bytes of header per block and rounds to 16, with
- * a 32-byte minimum: count that, so store_bytes() is what the process pays. */
-size_t store_alloc_cost(size_t n)
-{
-    if (n == 0) return 0;
-    size_t c = (n + 8 + 15) & ~(size_t)15;
-    return c < 32 ? 32 : c;
-}
-
-static bool mem_would_pass_limit(const store_mem *m, size_t add)
-{
-    return m->limit && m->bytes + add > m->limit;
-}
-
-void *store_mem_alloc(store_mem *m, size_t n, bool zero)
-{
-    size_t cost = store_alloc_cost(n);
-    if (n == 0 || mem_would_pass_limit(m, cost)) return NULL;
-    void *p = zero ? calloc(1, n) : malloc(n);
-    if (p) m->bytes += cost;
-    return p;
-}
-
-void *store_mem_realloc(store_mem *m, void *p, size_t old_n, size_t new_n)
-{
-    size_t old_cost = store_alloc_cost(old_n), new_cost = store_alloc_cost(new_n);
-    if (new_n == 0) return NULL;
-    if (new_cost > old_cost && mem_would_pass_limit(m, new_cost - old_cost)) return NULL;
-    void *q = realloc(p, new_n);
-    if (q) m->bytes = m->bytes - old_cost + new_cost;
-    return q;
-}
-
-void store_mem_free(store_mem *m, void *p, size_t n)
-{
-    if (!p) return;
-    free(p);
-    m->bytes -= store_alloc_cost(n);
-}
 
 store *store_new(const store_config *cfg, size_t vec_bytes)
 {

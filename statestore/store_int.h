@@ -1,12 +1,13 @@
 /* store_int.h: private to statestore/. The store struct shared by the three
- * kinds (compact.c, exact.c, bitstate.c; store.c dispatches), the memory
- * accounting every allocation goes through, and hooks for the unit tests
+ * kinds (compact.c, exact.c, bitstate.c; store.c dispatches; every
+ * allocation is counted through memstat.h), and hooks for the unit tests
  * (a replacement hash to force collisions, a memory limit to force
  * STORE_FULL, an invariant check). Nothing here is for the search: it uses
  * store.h only. */
 #ifndef MCHECK_STORE_INT_H
 #define MCHECK_STORE_INT_H
 
+#include "memstat.h"
 #include "store.h"
 
 #include <Judy.h>
@@ -19,21 +20,6 @@ _Static_assert(sizeof(Word_t) == sizeof(uint64_t),
                "the Judy indexes are keyed by 64-bit hashes: needs a 64-bit Word_t");
 
 typedef uint64_t store_hash_fn(const void *vec, size_t n);
-
-/* Bytes the store has taken from malloc, each block counted as glibc's
- * malloc spends it (store_alloc_cost). Judy's own memory is not in here:
- * exact.c adds JudyLMemUsed() when asked. */
-typedef struct store_mem {
-    size_t bytes;
-    size_t limit; /* 0: none; else allocations that would pass it fail */
-} store_mem;
-
-size_t store_alloc_cost(size_t n);
-void *store_mem_alloc(store_mem *m, size_t n, bool zero);
-/* Resize a block of old_n bytes to new_n (> 0). NULL on failure, the old
- * block then untouched. */
-void *store_mem_realloc(store_mem *m, void *p, size_t old_n, size_t new_n);
-void store_mem_free(store_mem *m, void *p, size_t n);
 
 /* compact: a bucket is a sorted array of n entries (remainder, then for
  * 128 bits the second word), cap entries allocated, plus a pad so an 8-byte
