@@ -130,6 +130,40 @@ void explore_result_free(explore_result *r);
 const char *verdict_name(verdict v);      /* "ok", "deadlock", ... (JSON) */
 const char *stop_reason_name(stop_reason s);
 
+/* ---- --adapt: search until LD' holds (adapt_search.c) ------------------ */
+
+/* A shared variable --adapt made volatile, and the violation that named it. */
+typedef struct explore_adapted {
+    uint32_t var;             /* index into p->vars */
+    char why[256];            /* the lock_discipline error's message */
+} explore_adapted;
+
+/* What explore_adapt() did besides the last search's result. */
+typedef struct explore_adaptation {
+    explore_adapted *vars;    /* made volatile, in order (owned; free with
+                                 explore_adaptation_free) */
+    uint32_t nvars;
+    unsigned runs;            /* searches run (1 + re-runs) */
+    uint64_t states;          /* states stored over all of them */
+    double seconds;           /* their time, all together */
+    int dump_errno;           /* o->dump_states could not be truncated
+                                 between runs: the errno (0: it could) */
+} explore_adaptation;
+
+/* explore_run(), and again after each run that found LD' violations, with
+ * the shared variables they name made volatile (vm_make_volatile) in `p`,
+ * until a run ends otherwise; `r` is the last run's result, `a` says what
+ * was made volatile and what all the runs cost. o->race must be LS_LD.
+ * o->timelimit bounds all runs together; o->dump_states ends holding the
+ * states of the last run only. Returns 0; -1 if a search could not start
+ * (options invalid or out of memory; r as explore_run leaves it); -2 if
+ * memory ran out in between (the last run's verdict may be one adaptation
+ * would have removed). Free `a` with explore_adaptation_free() in every
+ * case, and `r` with explore_result_free(). */
+int explore_adapt(vm_program *p, const explore_options *o, explore_result *r,
+                  explore_adaptation *a);
+void explore_adaptation_free(explore_adaptation *a);
+
 /* ---- traces ------------------------------------------------------------- */
 
 /* One executed instruction of a replayed path. `step` numbers the scheduling

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "tools_int.h"
 
 typedef struct picked {
     uint32_t *idx; /* entry indices */
@@ -102,12 +102,6 @@ static const char *explain(const vm_program *p, const trace *t, picked *pk, uint
     return h;
 }
 
-static const vm_insn *insn_of(const vm_program *p, const trace *t, const trace_entry *e)
-{
-    const vm_body *b = vm_thread_body(p, t->final_state, e->tid);
-    return b && e->pc < b->ncode ? &b->code[e->pc] : NULL;
-}
-
 void report_accesses_text(FILE *out, const vm_program *p, const trace *t)
 {
     picked pk;
@@ -119,11 +113,11 @@ void report_accesses_text(FILE *out, const vm_program *p, const trace *t)
     fprintf(out, "  %s\n", title);
     for (uint32_t k = 0; k < pk.n; k++) {
         const trace_entry *e = &t->entries[pk.idx[k]];
-        const vm_insn *in = insn_of(p, t, e);
+        const vm_insn *in = report_entry_insn(p, t, e);
         vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
         ls_format_set(t->det, t->final_state, e->held, held, sizeof held);
         fprintf(out, "    step %" PRIu32 "  %s  line %d  %-20s holding %s", e->step, name,
-                in ? in->line : 0, in ? in->text : "?", held);
+                in->line, in->text, held);
         if (ld) fprintf(out, "  -> candidates %s", ls_format_set(t->det, t->final_state, e->set, set, sizeof set));
         fputc('\n', out);
     }
@@ -149,13 +143,13 @@ void report_accesses_json(FILE *out, const vm_program *p, const trace *t)
     fprintf(out, ",\"earlier_accesses\":[");
     for (uint32_t k = 0; k < pk.n; k++) {
         const trace_entry *e = &t->entries[pk.idx[k]];
-        const vm_insn *in = insn_of(p, t, e);
+        const vm_insn *in = report_entry_insn(p, t, e);
         vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
         ls_format_set(t->det, t->final_state, e->held, held, sizeof held);
         fprintf(out, "%s{\"step\":%" PRIu32 ",\"thread\":", k ? "," : "", e->step);
         json_string(out, name);
-        fprintf(out, ",\"line\":%d,\"instruction\":", in ? in->line : 0);
-        json_string(out, in ? in->text : "?");
+        fprintf(out, ",\"line\":%d,\"instruction\":", in->line);
+        json_string(out, in->text);
         fprintf(out, ",\"access\":\"%s\",\"locks_held\":", e->write ? "write" : "read");
         json_string(out, held);
         if (ld) {

@@ -1,0 +1,211 @@
+/* report_text.c: the text report of a search: the options line, each
+ * error with its location, the detector's explanation (explain.c), the
+ * replayed trace and, for a deadlock, the blocked threads; then the verdict,
+ * why the search stopped and the statistics block (after SPIN's). Also the
+ * trace lines and instruction lookups that the JSON report and --simulate
+ * share. It prints what it is given: it decides no verdict and replays
+ * nothing (mcheck.c replays every trace before printing it). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "store.h"
+#include "tools_int.h"
+
+const vm_insn *report_insn_at(const vm_program *p, const uint8_t *s, int tid, uint32_t pc)
+{
+    if (!s || tid < 0 || (uint32_t)tid >= p->nthreads) return NULL;
+    const vm_body *b = vm_thread_body(p, s, tid);
+    return b && pc < b->ncode ? &b->code[pc] : NULL;
+}
+
+static const vm_insn unknown_insn = {.line = 0, .text = "?"};
+
+const vm_insn *report_entry_insn(const vm_program *p, const trace *t, const trace_entry *e)
+{
+    const vm_insn *in = report_insn_at(p, t->final_state, e->tid, e->pc);
+    return in ? in : &unknown_insn;
+}
+
+const vm_insn *report_thread_insn(const vm_program *p, const uint8_t *s, int tid)
+{
+    const vm_insn *in = report_insn_at(p, s, tid, vm_tpc(p, s, tid));
+    return in ? in : &unknown_insn;
+}
+
+void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (e->reacquire)
+        snprintf(buf, n, "(re-acquire after notify)");
+    else if (e->first && in->op == VM_OP_choose && in->a.kind == VM_ARG_IMM)
+        snprintf(buf, n, "(chose %" PRId64 ")", (int64_t)in->a.val + (int64_t)e->choice);
+    else if (e->first && in->op == VM_OP_choose)
+        snprintf(buf, n, "(choice %" PRIu64 ")", e->choice);
+    else if (e->first && in->op == VM_OP_notify && e->choice)
+        snprintf(buf, n, "(wakes waiter %" PRIu64 ")", e->choice + 1);
+}
+
+void report_trace_line(FILE *out, const vm_program *p, const trace *t, const trace_entry *e)
+{
+    char name[64], note[64];
+    const vm_insn *in = report_entry_insn(p, t, e);
+    vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
+    report_entry_note(e, in, note, sizeof note);
+    if (e->first)
+        fprintf(out, "%6" PRIu32 "  %-14s %5d  %s%s%s\n", e->step, name, in->line, in->text,
+                note[0] ? "  " : "", note);
+    else
+        fprintf(out, "%6s  %-14s %5d  %s%s%s\n", "", name, in->line, in->text,
+                note[0] ? "  " : "", note);
+}
+
+void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
+{
+    char name[64], why[192];
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        const vm_insn *in = report_thread_insn(p, s, (int)t);
+        vm_thread_name(p, s, (int)t, name, sizeof name);
+        vm_describe_block(p, s, (int)t, why, sizeof why);
+        fprintf(out, "  %-14s line %d (%s): %s%s\n", name, in->line, in->text, why,
+                in->end_label ? " [end label]" : "");
+    }
+}
+
+/* `t` is NULL when the trace could not be replayed for lack of memory. */
+static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
+                             const trace *t, bool bfs_hint)
+{
+    char name[64];
+    fprintf(out, "error: %s\n", er->msg);
+    if (!t) {
+        fprintf(out, "trace (%" PRIu32 " steps): not available: out of memory while replaying it\n",
+                er->len);
+        return;
+    }
+    const vm_insn *in = er->tid >= 0 ? report_insn_at(p, t->final_state, er->tid, er->pc) : NULL;
+    if (in) {
+        vm_thread_name(p, t->final_state, er->tid, name, sizeof name);
+        fprintf(out, "  in %s at %s:%d: %s\n", name, p->filename, in->line, in->text);
+    }
+    report_accesses_text(out, p, t);
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
+    fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
+    for (uint32_t i = 0; i < t->n; i++) report_trace_line(out, p, t, &t->entries[i]);
+    if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
+    if (er->kind == VERDICT_DEADLOCK) {
+        fprintf(out, "blocked threads:\n");
+        report_blocked_threads(out, p, t->final_state);
+    }
+    if (bfs_hint && er->len > 20)
+        fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
+}
+
+static const char *human_bytes(double b, char *buf, size_t n)
+{
+    const char *unit[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+static void print_stats_text(FILE *out, const explore_options *eo, const explore_result *r)
+{
+    const explore_stats *x = &r->stats;
+    char b1[32], b2[32];
+    double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
+    fprintf(out, "statistics:\n");
+    fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
+    fprintf(out, "  states matched       %" PRIu64 "\n", x->states_matched);
+    fprintf(out, "  transitions          %" PRIu64 "%s\n", x->transitions,
+            eo->reduce == REDUCE_COMPOSE ? " (composed steps)" : "");
+    fprintf(out, "  max depth            %" PRIu64 "\n", x->max_depth);
+    fprintf(out, "  instructions         %" PRIu64, x->instructions);
+    if (eo->reduce == REDUCE_COMPOSE)
+        fprintf(out, " (%" PRIu64 " invisible merged, %.2f per composed step)", x->invisible,
+                x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
+    fprintf(out, "\n");
+    fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
+    if (eo->race != LS_OFF) {
+        fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
+                name_of(race_names, eo->race));
+        fprintf(out, "  detector time        %.3f s (%.0f%% of the search; 1 call in 64 timed)\n",
+                x->detector_seconds,
+                x->seconds > 0 ? 100.0 * x->detector_seconds / x->seconds : 0.0);
+    }
+    if (eo->store.kind == STORE_COMPACT)
+        fprintf(out, "  store                compact, %u-bit fingerprints, %s (%.1f bytes/state)\n",
+                eo->store.fingerprint_bits, human_bytes((double)x->store_bytes, b1, sizeof b1), bps);
+    else
+        fprintf(out, "  store                %s, %s (%.1f bytes/state)\n",
+                store_kind_name(eo->store.kind), human_bytes((double)x->store_bytes, b1, sizeof b1),
+                bps);
+    fprintf(out, "  search stack/queue   %s\n", human_bytes((double)x->search_bytes, b2, sizeof b2));
+    fprintf(out, "  peak memory (RSS)    %s\n", human_bytes((double)x->peak_rss, b1, sizeof b1));
+    if (eo->store.kind == STORE_COMPACT)
+        fprintf(out, "  omission probability %.3g (hash compaction)\n", x->omission);
+    else if (eo->store.kind == STORE_BITSTATE)
+        fprintf(out, "  coverage (estimate)  %.4f%% of states (bitstate: partial search)\n",
+                100.0 * (1.0 - x->omission));
+    fprintf(out, "  time                 %.3f s (%.0f states/s)\n", x->seconds,
+            x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+    if (eo->store.kind == STORE_COMPACT && x->omission > 1e-6)
+        fprintf(out, "warning: the probability that hash compaction omitted a state is %.3g;"
+                     " use --fingerprint=128 or --store=exact\n", x->omission);
+}
+
+static void print_error_counts(FILE *out, const explore_result *r)
+{
+    uint64_t total = 0;
+    for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++) total += r->error_count[k];
+    fprintf(out, "errors found: %" PRIu64, total);
+    for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
+        if (r->error_count[k]) fprintf(out, ", %s %" PRIu64, verdict_name((verdict)k), r->error_count[k]);
+    if (total > r->nerrors)
+        fprintf(out, " (traces of the first %" PRIu32 " shown)", r->nerrors);
+    fprintf(out, "\n");
+}
+
+void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation *a)
+{
+    for (uint32_t i = 0; i < a->nvars; i++)
+        fprintf(out, "adapt: '%s' treated as volatile (%s)\n", p->vars[a->vars[i].var].name,
+                a->vars[i].why);
+}
+
+void report_text(FILE *out, const report_run *run, const vm_program *p,
+                 const explore_result *r, const trace *traces)
+{
+    const explore_options *eo = run->eo;
+    const explore_adaptation *a = run->adapt;
+    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, run->model,
+            name_of(reduce_names, eo->reduce), eo->race != LS_OFF ? ", race=" : "",
+            eo->race != LS_OFF ? name_of(race_names, eo->race) : "", a ? ", adapt" : "",
+            store_kind_name(eo->store.kind), name_of(search_names, eo->search));
+    for (uint32_t i = 0; i < r->nerrors; i++) {
+        if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
+        print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS);
+    }
+    if (eo->all_errors) print_error_counts(out, r);
+    if (a) {
+        fprintf(out, "adapted:%s", a->nvars ? "" : " none");
+        for (uint32_t i = 0; i < a->nvars; i++)
+            fprintf(out, "%s '%s'", i ? "," : "", p->vars[a->vars[i].var].name);
+        fprintf(out, "%s\n", a->nvars ? " (treated as volatile)" : "");
+    }
+    fprintf(out, "verdict: %s", verdict_name(r->verdict));
+    if (r->verdict == VERDICT_OK) fprintf(out, " (no error found)");
+    fprintf(out, "\n%s", stop_text(r->stop));
+    if (eo->store.kind == STORE_BITSTATE && r->stop == STOP_COMPLETE)
+        fprintf(out, " (bitstate: partial coverage, states may have been missed)");
+    fprintf(out, "\n");
+    print_stats_text(out, eo, r);
+    if (a)
+        fprintf(out, "  adapt                %u search%s, %" PRIu64 " states stored and %.3f s in all\n",
+                a->runs, a->runs == 1 ? "" : "es", a->states, a->seconds);
+}

@@ -1,0 +1,110 @@
+/* tools_int.h: private to tools/. What the files of the mcheck tool share:
+ * the names of option values (names.c), the text report (report_text.c),
+ * the JSON report (report_json.c), the detector explanations (explain.c)
+ * and the random simulation (simulate.c). mcheck.c, the command line, calls
+ * them; none of them parses options or decides a verdict. */
+#ifndef MCHECK_TOOLS_INT_H
+#define MCHECK_TOOLS_INT_H
+
+#include <stdio.h>
+
+#include "reduce.h"
+#include "vm.h"
+
+/* ---- names (names.c): one table per enumeration the tool names ---------- */
+
+/* A name and its enum value; tables end with {NULL, 0}. Verdict and stop
+ * reason names are reduce/'s (verdict_name, stop_reason_name), store kinds
+ * statestore/'s (store_kind_name): these are the ones only tools/ names. */
+typedef struct name_value {
+    const char *name;
+    int value;
+} name_value;
+
+extern const name_value reduce_names[];    /* --reduce=compose|none */
+extern const name_value race_names[];      /* --race=off|ld|eraser|goldilocks */
+extern const name_value search_names[];    /* --search=dfs|bfs */
+extern const name_value lookahead_names[]; /* --lookahead=auto|on|child|sibling|off */
+/* --store: the kinds in --help's order, named by store_kind_name(). */
+const name_value *store_names(void);
+
+/* The name of `value` in t, or "?". */
+const char *name_of(const name_value *t, int value);
+/* Sets *value to the value named s; false if t has no such name. */
+bool name_parse(const name_value *t, const char *s, int *value);
+/* The names of t for a usage error: "'a', 'b' or 'c'". */
+void name_expected(const name_value *t, char *buf, size_t n);
+/* How the text report says why the search stopped. */
+const char *stop_text(stop_reason s);
+
+/* ---- reports (report_text.c, report_json.c) ----------------------------- */
+
+/* What a report describes besides the search's result. */
+typedef struct report_run {
+    const char *model;                /* the file name as given */
+    const explore_options *eo;        /* the search's options */
+    const explore_adaptation *adapt;  /* --adapt: what it did; NULL without */
+} report_run;
+
+/* The replayed trace of error i, or NULL if it could not be replayed (out
+ * of memory: trace_free() left it without a final state). */
+static inline const trace *report_trace_of(const trace *traces, uint32_t i)
+{
+    return traces && traces[i].final_state ? &traces[i] : NULL;
+}
+
+/* The whole text report: options line, errors with traces, verdict,
+ * statistics. traces[i] is error i's replay (report_trace_of). */
+void report_text(FILE *out, const report_run *run, const vm_program *p,
+                 const explore_result *r, const trace *traces);
+/* One line per variable --adapt made volatile, and why. */
+void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation *a);
+/* The whole JSON report: one object and a newline. */
+void report_json(FILE *out, const report_run *run, const vm_program *p,
+                 const explore_result *r, const trace *traces);
+/* One error as a JSON object (also --trace-json); `t` is NULL when the
+ * trace could not be replayed for lack of memory. */
+void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
+                       const trace *t);
+
+/* A JSON string literal with escapes. */
+void json_string(FILE *out, const char *s);
+
+/* The instruction at `pc` of the body thread `tid` runs in state `s`, or NULL
+ * if there is none (a trace that did not replay may end in a state where the
+ * thread was never spawned). */
+const vm_insn *report_insn_at(const vm_program *p, const uint8_t *s, int tid, uint32_t pc);
+/* The instruction of a trace entry, or a placeholder "?" at line 0. */
+const vm_insn *report_entry_insn(const vm_program *p, const trace *t, const trace_entry *e);
+/* The instruction thread `tid` stands at in `s`, or the placeholder. */
+const vm_insn *report_thread_insn(const vm_program *p, const uint8_t *s, int tid);
+/* Annotation of a trace entry: the value a choose picked, the re-acquire;
+ * "" when there is none. */
+void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n);
+
+/* Print one trace line: step number (first instruction of a step only),
+ * thread, source line, instruction as written, annotations. */
+void report_trace_line(FILE *out, const vm_program *p, const trace *t,
+                       const trace_entry *e);
+
+/* One line per thread that has not ended: where it stands and what it
+ * waits for (vm_describe_block), marked when it is at an end label. */
+void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s);
+
+/* For a lock-discipline, race or unshared-variable error: the earlier
+ * accesses that led to it, from the replayed trace (explain.c). Text: lines
+ * after the error's location; JSON: fields of the error object
+ * ("element", "locks_held", "earlier_accesses"), each starting with a
+ * comma. Nothing when the trace holds no detector report. */
+void report_accesses_text(FILE *out, const vm_program *p, const trace *t);
+void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
+
+/* ---- simulation (simulate.c) ------------------------------------------- */
+
+/* One random interleaving, one instruction per step. Returns the exit
+ * status: 0 all threads ended (or a valid end), 1 deadlock or error, 3 step
+ * limit. */
+int simulate_run(const vm_program *p, unsigned long long seed,
+                 unsigned long long max_steps, FILE *out);
+
+#endif
