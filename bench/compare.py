@@ -102,6 +102,13 @@ def fmt(x, digits=0):
     return f"{x:,.{digits}f}"
 
 
+def ratio(a, b):
+    """a / b as "1.23x", or "-" when either is not a number (a pan run too
+    short for its clock has no rate)."""
+    r = a / b if b else float("nan")
+    return "-" if r != r else f"{r:.2f}x"
+
+
 def throughput(args, workdir):
     cases = [("philosophers", {"N": n}, "models/philosophers.bc", ["--all-errors"],
               "bench/spin/philosophers.pml") for n in (range(3, 6) if args.quick else range(3, 8))]
@@ -134,7 +141,7 @@ def throughput(args, workdir):
         mark = lambda r: "" if r["complete"] else " (partial)"
         print(f"| {label} | {fmt(m['states'])}{mark(m)} | {fmt(m['rate'])} "
               f"| {fmt(por['states'])}{mark(por)} | {fmt(por['rate'])} "
-              f"| {m['rate'] / por['rate']:.2f}x | {fmt(nr['rate'])} | {m['rate'] / nr['rate']:.2f}x "
+              f"| {ratio(m['rate'], por['rate'])} | {fmt(nr['rate'])} | {ratio(m['rate'], nr['rate'])} "
               f"| {m['store_bps']:.1f} | {por['store_bps']:.1f} "
               f"| {por['store_bps'] / m['store_bps']:.1f}x |", flush=True)
 
