@@ -121,14 +121,17 @@ typedef struct line {
     bool bad;        /* an error was reported for the line: skip it */
 } line;
 
-/* A constant expression: [-] integer | [-] const-name. */
+/* A constant expression as written: tokens [i0, i1) of line li (integers,
+ * const names, + - * / % ( ) and unary minus), evaluated once the consts are
+ * known; `val` then holds the value (initializers). `init T` uses name and
+ * len instead. */
 typedef struct cexpr {
-    bool set, neg, is_name;
+    bool set;
+    uint32_t li, i0, i1;
+    int32_t col;
     int32_t val;
     const char *name;
     uint32_t len;
-    uint32_t li;
-    int32_t col;
 } cexpr;
 
 enum symkind { S_CONST, S_VAR, S_LOCK, S_CHAN, S_THREAD, S_PROC, S_NKINDS };
@@ -512,6 +515,7 @@ static bool is_punct(unsigned ch)
 {
     switch (ch) {
     case ',': case '[': case ']': case '{': case '}': case '=': case ':': case '-':
+    case '+': case '*': case '/': case '%': case '(': case ')':
         return true;
     default:
         return false;
@@ -599,6 +603,14 @@ static bool scan_string(asm_ctx *c, uint32_t li, const unsigned char *s, size_t 
     return false;
 }
 
+/* True if a '-' after token t is a binary minus (t ends an operand), so
+ * that `N-1` is three tokens and `, -1` one. */
+static bool ends_operand(const tok *t)
+{
+    return t->kind == T_IDENT || t->kind == T_INT ||
+           (t->kind == T_PUNCT && (t->punct == ')' || t->punct == ']'));
+}
+
 /* Appends the tokens of line li; stops at the first bad character (one
  * error per line). */
 static bool lex_tokens(asm_ctx *c, uint32_t li)
@@ -606,6 +618,7 @@ static bool lex_tokens(asm_ctx *c, uint32_t li)
     const line *ln = &c->lines.v[li];
     const unsigned char *s = (const unsigned char *)ln->p;
     size_t n = ln->len, i = 0;
+    uint32_t tok0 = c->toks.n;
     while (i < n) {
         unsigned ch = s[i];
         size_t j = i + 1;
@@ -618,7 +631,8 @@ static bool lex_tokens(asm_ctx *c, uint32_t li)
         if (is_alpha(ch)) {
             while (j < n && is_alnum(s[j])) j++;
             t.kind = T_IDENT;
-        } else if (is_digit(ch) || (ch == '-' && j < n && is_digit(s[j]))) {
+        } else if (is_digit(ch) || (ch == '-' && j < n && is_digit(s[j]) &&
+                                    !(c->toks.n > tok0 && ends_operand(&c->toks.v[c->toks.n - 1])))) {
             while (j < n && is_alnum(s[j])) j++;
             t.kind = T_INT;
             if (!parse_int(ln->p + i, j - i, &t.val)) {
@@ -888,25 +902,171 @@ static int32_t add_decl(asm_ctx *c, uint8_t kind, uint8_t cls, uint32_t li, cons
     return di;
 }
 
+/* ---- constant expressions ------------------------------------------- */
+
+enum { CX_MAX_DEPTH = 64 }; /* nested parentheses and unary minus */
+
+/* A parse (and, with `eval`, an evaluation) of a constant expression at a
+ * cursor: expr := term {(+|-) term}, term := unary {(*|/|%) unary},
+ * unary := - unary | ( expr ) | integer | const. Arithmetic wraps at 32 bits
+ * like the interpreter's (div and mod truncate, INT_MIN / -1 wraps). In
+ * check mode (pass 1) names are not looked up; every const a name refers to
+ * must be resolved before an evaluation. */
+typedef struct cx {
+    cursor *k;
+    bool eval;
+    int depth;
+} cx;
+
+static bool cx_expr(cx *x, int32_t *v);
+
+static bool is_operator(const tok *t)
+{
+    return t && t->kind == T_PUNCT &&
+           (t->punct == '+' || t->punct == '-' || t->punct == '*' || t->punct == '/' ||
+            t->punct == '%');
+}
+
+static bool tok_is_reg_like(const asm_ctx *c, const tok *t)
+{
+    uint32_t num;
+    int32_t ri;
+    return t->kind == T_IDENT &&
+           (reg_syntax(t->p, t->len, &num) || tok_word(t, "self") || tok_word(t, "tid") ||
+            strmap_get(&c->b.regmap, t->p, t->len, &ri));
+}
+
+/* "'r1' is not a constant ..." for a register, self or tid in an expression. */
+static bool cx_not_constant(cursor *k, const tok *t)
+{
+    error_at(k->c, k->li, t->col,
+             "'%.*s' is not a constant (an expression takes integers and consts only)",
+             NAMEARG(t->p, t->len));
+    return false;
+}
+
+static bool cx_name(cx *x, const tok *t, int32_t *v)
+{
+    asm_ctx *c = x->k->c;
+    *v = 0;
+    if (!x->eval) return true;
+    int32_t di = lookup_global(c, t->p, t->len);
+    if (di < 0) {
+        if (tok_is_reg_like(c, t)) return cx_not_constant(x->k, t);
+        error_at(c, x->k->li, t->col, "unknown constant '%.*s'", NAMEARG(t->p, t->len));
+        return false;
+    }
+    const decl *d = &c->decls.v[di];
+    if (d->kind != S_CONST) {
+        error_kind(c, x->k->li, t->col, t->p, t->len, d, "a constant");
+        return false;
+    }
+    if (d->bad || d->cstate != C_DONE) return false; /* reported at the const */
+    *v = d->value;
+    return true;
+}
+
+static bool cx_unary(cx *x, int32_t *v)
+{
+    cursor *k = x->k;
+    const tok *t = cur_peek(k);
+    bool ok;
+    if (x->depth == CX_MAX_DEPTH) {
+        error_at(k->c, k->li, cur_col(k), "constant expression nested too deeply (limit %d)",
+                 CX_MAX_DEPTH);
+        return false;
+    }
+    x->depth++;
+    if (tok_punct(t, '-')) {
+        k->i++;
+        ok = cx_unary(x, v);
+        if (ok) *v = wrap_neg(*v);
+    } else if (tok_punct(t, '(')) {
+        k->i++;
+        ok = cx_expr(x, v) && cur_expect(k, ')', "')'");
+    } else if (t && t->kind == T_INT) {
+        *v = t->val;
+        k->i++;
+        ok = true;
+    } else if (t && t->kind == T_IDENT && tok_is_reg_like(k->c, t)) {
+        ok = cx_not_constant(k, t);
+    } else if (t && t->kind == T_IDENT && !is_reserved(t)) {
+        ok = cx_name(x, t, v);
+        k->i++;
+    } else {
+        ok = cur_fail(k, "an integer or a constant name");
+    }
+    x->depth--;
+    return ok;
+}
+
+/* a op b with the interpreter's arithmetic; false (reported at `op`) for a
+ * division by zero. */
+static bool cx_apply(cx *x, const tok *op, int32_t *a, int32_t b)
+{
+    uint32_t ua = (uint32_t)*a, ub = (uint32_t)b;
+    if (!x->eval) return true;
+    switch (op->punct) {
+    case '+': *a = from_bits(ua + ub); return true;
+    case '-': *a = from_bits(ua - ub); return true;
+    case '*': *a = from_bits(ua * ub); return true;
+    default: break;
+    }
+    if (b == 0) {
+        error_at(x->k->c, x->k->li, op->col, "%s by zero in a constant expression",
+                 op->punct == '/' ? "division" : "modulo");
+        return false;
+    }
+    if (*a == INT32_MIN && b == -1) *a = op->punct == '/' ? INT32_MIN : 0;
+    else *a = op->punct == '/' ? *a / b : *a % b;
+    return true;
+}
+
+static bool cx_term(cx *x, int32_t *v)
+{
+    if (!cx_unary(x, v)) return false;
+    for (;;) {
+        const tok *op = cur_peek(x->k);
+        if (!is_operator(op) || op->punct == '+' || op->punct == '-') return true;
+        int32_t r;
+        x->k->i++;
+        if (!cx_unary(x, &r) || !cx_apply(x, op, v, r)) return false;
+    }
+}
+
+static bool cx_expr(cx *x, int32_t *v)
+{
+    if (!cx_term(x, v)) return false;
+    for (;;) {
+        const tok *op = cur_peek(x->k);
+        if (!tok_punct(op, '+') && !tok_punct(op, '-')) return true;
+        int32_t r;
+        x->k->i++;
+        if (!cx_term(x, &r) || !cx_apply(x, op, v, r)) return false;
+    }
+}
+
+/* Pass 1: the syntax of a constant expression at the cursor; records its
+ * tokens in e. */
 static bool parse_cexpr(cursor *k, cexpr *e)
 {
-    e->li = k->li;
-    e->col = cur_col(k);
-    bool neg = cur_accept(k, '-');
-    const tok *t = cur_peek(k);
-    if (t && t->kind == T_INT) {
-        e->val = t->val;
-    } else if (t && t->kind == T_IDENT && !is_reserved(t)) {
-        e->is_name = true;
-        e->name = t->p;
-        e->len = t->len;
-    } else {
-        return cur_fail(k, "an integer or a constant name");
-    }
-    k->i++;
-    e->neg = neg;
+    int32_t v;
+    cx x = {k, false, 0};
+    *e = (cexpr){.li = k->li, .i0 = k->i, .col = cur_col(k)};
+    if (!cx_expr(&x, &v)) return false;
+    e->i1 = k->i;
     e->set = true;
     return true;
+}
+
+/* The value of an expression recorded by parse_cexpr(); false if it cannot
+ * be had (reported). */
+static bool eval_cexpr(asm_ctx *c, const cexpr *e, int32_t *out)
+{
+    cursor k = line_cursor(c, e->li, e->i0);
+    cx x = {&k, true, 0};
+    k.n = e->i1;
+    return cx_expr(&x, out);
 }
 
 /* `= v` or `= {v1, v2, ...}` (the '=' already read). */
@@ -957,8 +1117,8 @@ static bool parse_decl_rest(cursor *k, uint32_t di)
             k->i++;
             const tok *t = cur_peek(k);
             if (!t || t->kind != T_IDENT) return cur_fail(k, "a thread name after 'init'");
-            d->init_t = (cexpr){.set = true, .is_name = true, .name = t->p, .len = t->len,
-                                .li = k->li, .col = t->col};
+            d->init_t = (cexpr){.set = true, .name = t->p, .len = t->len, .li = k->li,
+                                .col = t->col};
             k->i++;
         }
         return true;
@@ -984,27 +1144,41 @@ static void close_body(asm_ctx *c, uint32_t li)
     c->cur_body = -1;
 }
 
+/* A declaration line: `KEYWORD item, item, ...` (one item for thread and
+ * proc, whose body follows the line). */
 static void parse_declaration(asm_ctx *c, uint32_t li, uint8_t kind, uint8_t cls)
 {
     cursor k = line_cursor(c, li, c->lines.v[li].stmt + 1);
-    const tok *t = cur_peek(&k);
-    if (!t || t->kind != T_IDENT) {
-        cur_fail(&k, "a name");
-        c->lines.v[li].bad = true;
-        c->swallow = is_body_kind(kind);
-        return;
+    int32_t di = -1;
+    for (;;) {
+        const tok *t = cur_peek(&k);
+        if (!t || t->kind != T_IDENT) {
+            cur_fail(&k, "a name");
+            c->lines.v[li].bad = true;
+            if (di < 0) c->swallow = is_body_kind(kind);
+            return;
+        }
+        k.i++;
+        di = add_decl(c, kind, cls, li, t);
+        if (di < 0) return;
+        if (is_body_kind(kind)) {
+            c->cur_body = di;
+            c->decls.v[di].first_line = li + 1;
+        }
+        if (!parse_decl_rest(&k, (uint32_t)di)) break;
+        if (!tok_punct(cur_peek(&k), ',')) {
+            if (cur_expect_end(&k)) return;
+            break;
+        }
+        if (is_body_kind(kind)) {
+            error_at(c, li, cur_col(&k), "a %s declaration names one body (its code follows it)",
+                     kind == S_THREAD ? "thread" : "proc");
+            break;
+        }
+        k.i++;
     }
-    k.i++;
-    int32_t di = add_decl(c, kind, cls, li, t);
-    if (di < 0) return;
-    if (is_body_kind(kind)) {
-        c->cur_body = di;
-        c->decls.v[di].first_line = li + 1;
-    }
-    if (!parse_decl_rest(&k, (uint32_t)di) || !cur_expect_end(&k)) {
-        c->decls.v[di].bad = true;
-        c->lines.v[li].bad = true;
-    }
+    c->decls.v[di].bad = true;
+    c->lines.v[li].bad = true;
 }
 
 /* Classifies line li: a declaration (parsed now), or a body line. */
@@ -1061,22 +1235,6 @@ static void read_toplevel(asm_ctx *c)
 
 /* ---- stage 2: constants, sizes, counts -------------------------------- */
 
-/* The const that e names, or -1 (reported). */
-static int32_t lookup_const(asm_ctx *c, const cexpr *e)
-{
-    int32_t di = lookup_global(c, e->name, e->len);
-    if (di < 0) {
-        error_at(c, e->li, e->col, "unknown constant '%.*s'", NAMEARG(e->name, e->len));
-        return -1;
-    }
-    const decl *d = &c->decls.v[di];
-    if (d->kind != S_CONST) {
-        error_kind(c, e->li, e->col, e->name, e->len, d, "a constant");
-        return -1;
-    }
-    return di;
-}
-
 static void apply_defines(asm_ctx *c, const vm_define *defs, size_t ndefs)
 {
     for (size_t i = 0; i < ndefs; i++) {
@@ -1092,65 +1250,64 @@ static void apply_defines(asm_ctx *c, const vm_define *defs, size_t ndefs)
     }
 }
 
-/* Resolves const di. `const A = B` chains may be long, so they are followed
- * with an explicit path instead of recursion. */
-static void resolve_const(asm_ctx *c, uint32_t di)
+/* A const named in d's expression that is not resolved yet, or -1. */
+static int32_t pending_dep(asm_ctx *c, const decl *d)
 {
-    int32_t v = 0;
-    bool ok = false;
-    uint32_t k = di;
-    c->path.n = 0;
-    for (;;) {
-        decl *d = &c->decls.v[k];
-        if (d->cstate == C_DONE) {
-            v = d->value;
-            ok = !d->bad;
-            break;
-        }
-        if (d->cstate == C_ACTIVE) {
-            error_at(c, d->li, d->col, "const '%.*s' is defined in terms of itself",
-                     NAMEARG(d->name, d->len));
-            break;
-        }
-        if (d->overridden || (!d->bad && !d->arg.is_name)) {
-            v = d->overridden ? d->value : d->arg.neg ? wrap_neg(d->arg.val) : d->arg.val;
-            ok = true;
-            d->cstate = C_DONE;
-            d->value = v;
-            break;
-        }
-        int32_t next = d->bad ? -1 : lookup_const(c, &d->arg);
-        if (next < 0) {
-            d->bad = true;
-            d->cstate = C_DONE;
-            break;
-        }
-        d->cstate = C_ACTIVE;
-        uint32_t *slot = VEC_PUSH(c, c->path);
-        if (!slot) return;
-        *slot = k;
-        k = (uint32_t)next;
+    const tok *t = line_toks(c, &c->lines.v[d->arg.li]);
+    for (uint32_t i = d->arg.i0; i < d->arg.i1; i++) {
+        if (t[i].kind != T_IDENT) continue;
+        int32_t dep = lookup_global(c, t[i].p, t[i].len);
+        if (dep >= 0 && c->decls.v[dep].kind == S_CONST && c->decls.v[dep].cstate != C_DONE)
+            return dep;
     }
-    for (uint32_t j = c->path.n; j-- > 0;) {
-        decl *d = &c->decls.v[c->path.v[j]];
-        v = d->arg.neg ? wrap_neg(v) : v;
-        d->value = v;
-        d->bad = !ok;
-        d->cstate = C_DONE;
-    }
+    return -1;
 }
 
-/* The value of e; false if it cannot be had (already reported). */
-static bool eval_cexpr(asm_ctx *c, const cexpr *e, int32_t *out)
+/* Resolves const di and the consts it depends on, depth first. Chains
+ * (`const A = B + 1`, `const B = C`, ...) may be long, so the path is an
+ * explicit stack, not recursion; a const met again on the path is a cycle,
+ * reported once at the const where it starts. */
+static void resolve_const(asm_ctx *c, uint32_t di)
 {
-    int32_t v = e->val;
-    if (e->is_name) {
-        int32_t di = lookup_const(c, e);
-        if (di < 0 || c->decls.v[di].bad) return false;
-        v = c->decls.v[di].value;
+    if (c->decls.v[di].cstate == C_DONE) return;
+    c->path.n = 0;
+    uint32_t *slot = VEC_PUSH(c, c->path);
+    if (!slot) return;
+    *slot = di;
+    c->decls.v[di].cstate = C_ACTIVE;
+    while (c->path.n && !c->oom) {
+        uint32_t k = c->path.v[c->path.n - 1];
+        decl *d = &c->decls.v[k];
+        int32_t dep = d->overridden || d->bad ? -1 : pending_dep(c, d);
+        if (dep >= 0 && c->decls.v[dep].cstate == C_ACTIVE) {
+            const decl *start = &c->decls.v[dep];
+            error_at(c, start->li, start->col, "const '%.*s' is defined in terms of itself",
+                     NAMEARG(start->name, start->len));
+            uint32_t j = c->path.n;
+            while (j > 0 && c->path.v[j - 1] != (uint32_t)dep) j--;
+            for (uint32_t i = j; i < c->path.n; i++) {
+                const decl *via = &c->decls.v[c->path.v[i]];
+                note_at(c, via->li, via->col, "through '%.*s'", NAMEARG(via->name, via->len));
+            }
+            for (j = c->path.n; j-- > 0;) {
+                decl *m = &c->decls.v[c->path.v[j]];
+                m->bad = true;
+                m->cstate = C_DONE;
+                if (c->path.v[j] == (uint32_t)dep) break;
+            }
+            c->path.n = j;
+            continue;
+        }
+        if (dep >= 0) {
+            c->decls.v[dep].cstate = C_ACTIVE;
+            if (!(slot = VEC_PUSH(c, c->path))) return;
+            *slot = (uint32_t)dep;
+            continue;
+        }
+        if (!d->overridden && !d->bad && !eval_cexpr(c, &d->arg, &d->value)) d->bad = true;
+        d->cstate = C_DONE;
+        c->path.n--;
     }
-    *out = e->neg ? wrap_neg(v) : v;
-    return true;
 }
 
 /* A size, count, capacity or max in [1, hi]; 1 when absent or wrong. */
@@ -1429,19 +1586,23 @@ static bool parse_rd(cursor *k, uint8_t *rd)
     return cur_fail(k, "a register");
 }
 
-/* a, b: register, integer, [-]const, self, tid */
+/* a, b: register, self, tid, or a constant expression (an integer, a const,
+ * `N-1`, `-(2*N)`, ...) */
 static bool parse_value(cursor *k, vm_operand *o)
 {
     const tok *t = cur_peek(k);
+    const tok *next = k->i + 1 < k->n ? &k->t[k->i + 1] : NULL;
     int32_t slot;
-    if (t && (t->kind == T_INT || tok_punct(t, '-'))) { /* 5, -5, -NAME */
-        cexpr e = {0};
+    if (!t || (t->kind != T_IDENT && t->kind != T_INT && !tok_punct(t, '-') &&
+               !tok_punct(t, '(')))
+        return cur_fail(k, "a value");
+    if (t->kind != T_IDENT || is_operator(next)) {
+        cx x = {k, true, 0};
         int32_t v;
-        if (!parse_cexpr(k, &e) || !eval_cexpr(k->c, &e, &v)) return false;
+        if (!cx_expr(&x, &v)) return false;
         *o = (vm_operand){VM_ARG_IMM, v};
         return true;
     }
-    if (!t || t->kind != T_IDENT) return cur_fail(k, "a value");
     int r = take_reg(k, t, &slot);
     if (r) {
         if (r > 0) *o = (vm_operand){VM_ARG_REG, slot};
