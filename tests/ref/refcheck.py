@@ -133,6 +133,159 @@ class Program:
     pass
 
 
+# ------------------------------------------------------- constant expressions
+
+CX_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)|(" + IDENT + r")|(.))")
+
+
+def cx_tokens(text):
+    """Integers (a '-' glued to digits is part of the literal unless it
+    follows an operand: `N-1` is N, -, 1), names, single-character operators."""
+    toks, i = [], 0
+    text = text.strip()
+    while i < len(text):
+        m = CX_TOKEN.match(text, i)
+        if not m:
+            break
+        i = m.end()
+        num, name, op = m.groups()
+        if num is not None:
+            toks.append(("int", num))
+        elif name is not None:
+            toks.append(("name", name))
+        elif op is not None and not op.isspace():
+            prev_operand = toks and (toks[-1][0] in ("int", "name") or toks[-1] == ("op", ")"))
+            nm = re.match(r"0[xX][0-9a-fA-F]+|[0-9]+", text[i:])
+            if op == "-" and nm and not prev_operand:
+                toks.append(("int", "-" + nm.group(0)))
+                i += nm.end()
+            else:
+                toks.append(("op", op))
+    return toks
+
+
+def c_div(a, b, op):
+    if b == 0:
+        raise AsmError(("division" if op == "/" else "modulo") + " by zero in a constant expression")
+    q = abs(a) // abs(b)
+    if (a < 0) != (b < 0):
+        q = -q
+    return wrap(q) if op == "/" else wrap(a - q * b)
+
+
+def cx_eval(text, lookup):
+    """Value of a constant expression (+ - * / % ( ), unary minus; 32-bit
+    wrapping, C division); lookup(name) gives a const's value."""
+    toks = cx_tokens(text)
+    pos = [0]
+
+    def peek():
+        return toks[pos[0]] if pos[0] < len(toks) else None
+
+    def unary():
+        t = peek()
+        if t is None:
+            raise AsmError(f"bad constant expression: {text}")
+        pos[0] += 1
+        if t == ("op", "-"):
+            return wrap(-unary())
+        if t == ("op", "("):
+            v = expr()
+            if peek() != ("op", ")"):
+                raise AsmError(f"missing ')' in {text}")
+            pos[0] += 1
+            return v
+        if t[0] == "int":
+            v = parse_int(t[1])
+            if v is None:
+                raise AsmError(f"bad integer {t[1]}")
+            return v
+        if t[0] == "name":
+            return lookup(t[1])
+        raise AsmError(f"bad constant expression: {text}")
+
+    def term():
+        v = unary()
+        while peek() in (("op", "*"), ("op", "/"), ("op", "%")):
+            op = peek()[1]
+            pos[0] += 1
+            r = unary()
+            v = wrap(v * r) if op == "*" else c_div(v, r, op)
+        return v
+
+    def expr():
+        v = term()
+        while peek() in (("op", "+"), ("op", "-")):
+            op = peek()[1]
+            pos[0] += 1
+            r = term()
+            v = wrap(v + r) if op == "+" else wrap(v - r)
+        return v
+
+    v = expr()
+    if pos[0] != len(toks):
+        raise AsmError(f"bad constant expression: {text}")
+    return v
+
+
+def split_top(s):
+    """Split a declaration's items on commas outside (), [] and {}."""
+    parts, cur, depth = [], [], 0
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    parts.append("".join(cur).strip())
+    return parts
+
+
+def declare(first, rest, lineno, consts, consts_order, vars_, locks, chans, bodies):
+    """One item of a declaration line; returns the body dict for thread/proc."""
+    if first == "const":
+        m = re.fullmatch(r"(" + IDENT + r")\s*=\s*(.+)", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad const")
+        consts[m.group(1)] = m.group(2)
+        consts_order.append(m.group(1))
+    elif first in ("shared", "volatile", "unshared"):
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?\s*(?:=\s*(\{[^}]*\}|.+?))?\s*(?:\binit\s+(" + IDENT + r"))?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad variable declaration")
+        vars_[m.group(1)] = dict(cls=first, size=m.group(2), init=m.group(3),
+                                 init_body=m.group(4), line=lineno, is_array=m.group(2) is not None)
+    elif first == "lock":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad lock declaration")
+        locks[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
+    elif first == "chan":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad chan declaration")
+        chans[m.group(1)] = dict(cap=m.group(2))
+    elif first == "thread":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad thread declaration")
+        cur = dict(name=m.group(1), proc=False, count=m.group(2), is_array=m.group(2) is not None, lines=[])
+        bodies.append(cur)
+        return cur
+    elif first == "proc":
+        m = re.fullmatch(r"(" + IDENT + r")\s+max\s+(.+)", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad proc declaration")
+        cur = dict(name=m.group(1), proc=True, count=m.group(2), is_array=False, lines=[])
+        bodies.append(cur)
+        return cur
+    return None
+
+
 def assemble(text, defines):
     """Two passes: collect declarations, then decode bodies."""
     consts, consts_order = {}, []
@@ -148,64 +301,41 @@ def assemble(text, defines):
         if first in DECL_KW and not line.startswith(first + ":"):
             cur = None
             rest = line[len(first):].strip()
-            if first == "const":
-                m = re.fullmatch(r"(" + IDENT + r")\s*=\s*(\S+)", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad const")
-                consts[m.group(1)] = m.group(2)
-                consts_order.append(m.group(1))
-            elif first in ("shared", "volatile", "unshared"):
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?\s*(?:=\s*(\{[^}]*\}|\S+))?\s*(?:init\s+(" + IDENT + r"))?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad variable declaration")
-                vars_[m.group(1)] = dict(cls=first, size=m.group(2), init=m.group(3),
-                                         init_body=m.group(4), line=lineno, is_array=m.group(2) is not None)
-            elif first == "lock":
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad lock declaration")
-                locks[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
-            elif first == "chan":
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad chan declaration")
-                chans[m.group(1)] = dict(cap=m.group(2))
-            elif first == "thread":
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad thread declaration")
-                cur = dict(name=m.group(1), proc=False, count=m.group(2), is_array=m.group(2) is not None, lines=[])
-                bodies.append(cur)
-            elif first == "proc":
-                m = re.fullmatch(r"(" + IDENT + r")\s+max\s+(\S+)", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad proc declaration")
-                cur = dict(name=m.group(1), proc=True, count=m.group(2), is_array=False, lines=[])
-                bodies.append(cur)
+            items = split_top(rest) if first not in ("thread", "proc") else [rest]
+            for item in items:
+                cur = declare(first, item, lineno, consts, consts_order, vars_, locks, chans, bodies)
             continue
         if cur is None:
             raise AsmError(f"{lineno}: instruction outside a thread body")
         cur["lines"].append((lineno, line))
 
-    # constants
-    cval = {}
-    for name in consts_order:
-        v = parse_int(consts[name])
-        if v is None:
-            raise AsmError(f"const {name}: not an integer")
-        cval[name] = v
-    for name, v in defines.items():
-        if name not in cval:
+    # constants: names are visible in the whole file; -D replaces a value
+    for name in defines:
+        if name not in consts:
             raise AsmError(f"-D for undeclared const '{name}'")
-        cval[name] = v
+    cval = {}
+    active = set()
+
+    def const_value(name):
+        if name not in consts:
+            raise AsmError(f"not a constant: {name}")
+        if name in cval:
+            return cval[name]
+        if name in defines:
+            cval[name] = defines[name]
+            return cval[name]
+        if name in active:
+            raise AsmError(f"const '{name}' is defined in terms of itself")
+        active.add(name)
+        cval[name] = cx_eval(consts[name], const_value)
+        active.discard(name)
+        return cval[name]
+
+    for name in consts_order:
+        const_value(name)
 
     def cint(tok):
-        v = parse_int(tok)
-        if v is not None:
-            return v
-        if tok in cval:
-            return cval[tok]
-        raise AsmError(f"not a constant: {tok}")
+        return cx_eval(tok, const_value)
 
     P = Program()
     P.consts = cval
