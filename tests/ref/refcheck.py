@@ -592,10 +592,10 @@ def initial_state(P, ld):
             th.append((RUNNING, bi, 0, k, tuple([0] * P.bodies[bi]["nreg"]), 0))
         else:
             th.append((UNUSED, -1, 0, 0, (), 0))
-    ldm = None
-    if ld:
-        # per element: None (virgin) or (phase, first_tid, lockset frozenset, written)
-        ldm = tuple([("virgin",)] * P.nglobals + [("unsh", -1)] * 0)
+    # per element: ("virgin",), ("init",), ("checked", lockset, written) for
+    # shared elements (only with --ld), ("unsh", owner) for every element of
+    # an unshared variable once a thread touched it (always checked)
+    ldm = tuple([("virgin",)] * P.nglobals)
     return (g, lk, ch, sp, tuple(th), ldm)
 
 
@@ -633,9 +633,7 @@ def held_locks(m, t):
 
 
 def on_access(m, t, e, d, write):
-    """LD' (Eraser-style) and unshared checks; only with --ld."""
-    if m.ld is None:
-        return
+    """The unshared check (always) and LD' (Eraser-style, only with --ld)."""
     body = m.th[t][1]
     meta = m.ld[e]
     if d["cls"] == "unshared":
@@ -651,7 +649,7 @@ def on_access(m, t, e, d, write):
         elif owner != t:
             raise Fault("runtime_error", f"unshared variable touched by two threads: {m.P.elem_name[e]}")
         return
-    if d["cls"] != "shared":
+    if d["cls"] != "shared" or not m.P.check_ld:
         return
     held = held_locks(m, t)
     if meta[0] == "virgin":
@@ -725,15 +723,13 @@ def canonical_ld(m):
     virgin; an element nobody may write again that was not written since it
     became checked cannot violate LD' any more and goes back to virgin
     ("init" for a variable with `init T`)."""
-    if m.ld is None:
-        return
     fut = future_sets(m.P)
     live = []
     for th in m.th:
         if th[0] in (RUNNING, WAITING, NOTIFIED):
             live.append((fut[th[1]][th[2]], th[3]))  # (sets, self)
     for name, d in m.P.vars.items():
-        if d["cls"] == "volatile":
+        if d["cls"] == "volatile" or (d["cls"] == "shared" and not m.P.check_ld):
             continue
         for i in range(d["size"]):
             acc = any(name in f[0] or (name in f[2] and me == i) for f, me in live)
@@ -993,6 +989,7 @@ def end_verdict(P, s):
 
 
 def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False):
+    P.check_ld = ld
     init = initial_state(P, ld)
     seen = {init: None}
     q = deque([init])
