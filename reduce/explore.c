@@ -1565,7 +1565,8 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
                              .pc = vm_tpc(p, s, tid),
                              .choice = first ? path[i].choice : 0,
                              .first = first,
-                             .reacquire = vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED,
+                             .reacquire = vm_tstatus_of(p, s, tid) != VM_T_RUNNING,
+                             .spurious = vm_tstatus_of(p, s, tid) == VM_T_WAITING,
                              .elem = -1};
             if (!trace_push(t, &cap, &e)) goto out;
             vm_fault f;

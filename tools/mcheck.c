@@ -45,6 +45,8 @@ static void usage(FILE *out)
           "\n"
           "model:\n"
           "  -D NAME=VALUE          override a const of the model\n"
+          "  --spurious-wakeups     a thread in a wait set may also wake without a\n"
+          "                         notify (as Java allows); off by default\n"
           "\n"
           "search:\n"
           "  --reduce=compose|none  compose each visible step with its invisible tail\n"
@@ -105,6 +107,7 @@ typedef struct cli {
     size_t ndefs;
     bool dump, simulate, json, quiet, progress;
     bool adapt, race_set;      /* --adapt; --race was given */
+    bool spurious;             /* --spurious-wakeups (set on the program) */
     uint32_t *adapted;         /* --adapt: variables made volatile, in order */
     uint32_t nadapted;
     unsigned adapt_runs;       /* searches run (1 + re-runs) */
@@ -152,7 +155,7 @@ enum {
     OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_RACE, OPT_SEARCH,
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
-    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD,
+    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -171,6 +174,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"all-errors", no_argument, 0, OPT_ALL},
         {"adapt", no_argument, 0, OPT_ADAPT},
         {"lookahead", required_argument, 0, OPT_LOOKAHEAD},
+        {"spurious-wakeups", no_argument, 0, OPT_SPURIOUS},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -209,6 +213,7 @@ static int parse_args(int argc, char **argv, cli *c)
             break;
         }
         case OPT_SIMULATE: c->simulate = true; break;
+        case OPT_SPURIOUS: c->spurious = true; break;
         case OPT_SEED:
             if (!parse_u64(optarg, &c->seed)) return bad_usage("--seed: bad number '%s'", optarg);
             break;
@@ -395,7 +400,9 @@ static const vm_insn *entry_insn(const vm_program *p, const trace *t, const trac
 static void entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n)
 {
     buf[0] = '\0';
-    if (e->reacquire)
+    if (e->reacquire && e->spurious)
+        snprintf(buf, n, "(spurious wakeup: re-acquire without a notify)");
+    else if (e->reacquire)
         snprintf(buf, n, "(re-acquire after notify)");
     else if (e->first && in->op == VM_OP_choose && in->a.kind == VM_ARG_IMM)
         snprintf(buf, n, "(chose %" PRId64 ")", (int64_t)in->a.val + (int64_t)e->choice);
@@ -638,11 +645,12 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             verdict_name(r->verdict),
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
-                 "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64 "}",
+                 "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
+                 ",\"spurious_wakeups\":%s}",
             c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", race_name(c->eo.race),
             store_kind_name(c->eo.store.kind),
             c->eo.store.fingerprint_bits, c->eo.search == SEARCH_BFS ? "bfs" : "dfs",
-            c->eo.max_depth);
+            c->eo.max_depth, c->spurious ? "true" : "false");
     if (c->adapt) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
         for (uint32_t i = 0; i < c->nadapted; i++) {
@@ -832,10 +840,10 @@ static int run_search(cli *c, vm_program *p)
     if (c->json) {
         print_json(stdout, c, p, &r, traces);
     } else {
-        printf("mcheck %s: %s (reduce=%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, c->model,
+        printf("mcheck %s: %s (reduce=%s%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, c->model,
                c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none",
                c->eo.race != LS_OFF ? ", race=" : "", c->eo.race != LS_OFF ? race_name(c->eo.race) : "",
-               c->adapt ? ", adapt" : "", store_kind_name(c->eo.store.kind), c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
+               c->adapt ? ", adapt" : "", c->spurious ? ", spurious-wakeups" : "", store_kind_name(c->eo.store.kind), c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
         for (uint32_t i = 0; i < r.nerrors; i++) {
             if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
             print_error_text(stdout, p, &r.errors[i], trace_of(traces, i), c->eo.search == SEARCH_DFS);
@@ -904,6 +912,7 @@ int main(int argc, char **argv)
     free(src);
     free(c.defs);
     if (!p) return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
+    p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
     if (c.dump)
         vm_dump(p, stdout);
     else if (c.simulate)

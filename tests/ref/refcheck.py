@@ -754,11 +754,11 @@ def canonical_ld(m):
 def enabled_choices(m, t):
     """Number of successors of thread t (0 = cannot move)."""
     st = m.th[t][0]
-    if st in (UNUSED, ENDED, WAITING):
+    if st in (UNUSED, ENDED) or (st == WAITING and not m.P.spurious):
         return 0
     body = m.P.bodies[m.th[t][1]]
     ins = body["code"][m.th[t][2]]
-    if st == NOTIFIED:
+    if st in (NOTIFIED, WAITING):  # waiting: a spurious wakeup
         try:
             l = lock_of(m, t, ins["lock"])
         except Fault:
@@ -801,8 +801,9 @@ def step(m, t, choice):
     ins = body["code"][th[2]]
     op = ins["op"]
     regs = th[4]
-    if th[0] == NOTIFIED:
+    if th[0] in (NOTIFIED, WAITING):  # re-acquire; waiting: a spurious wakeup
         l = lock_of(m, t, ins["lock"])
+        m.lk[l][2] = m.lk[l][2] - {t}
         m.lk[l][0] = t
         m.lk[l][1] = th[5]
         th[5] = 0
@@ -925,6 +926,8 @@ def step(m, t, choice):
         th[2] = 0
         th[4] = [0] * len(regs)
         th[5] = 0
+        if body["proc"]:
+            th[3] = 0  # a spawned instance's self is cleared too
         return
     else:
         raise AssertionError(op)
@@ -988,8 +991,10 @@ def end_verdict(P, s):
     return "ok"
 
 
-def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False):
+def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False,
+            spurious=False):
     P.check_ld = ld
+    P.spurious = spurious
     init = initial_state(P, ld)
     seen = {init: None}
     q = deque([init])
@@ -1024,8 +1029,13 @@ def describe_trace(P, seen, s):
         th = m.th[t]
         ins = P.bodies[th[1]]["code"][th[2]]
         b = P.bodies[th[1]]
-        name = b["name"] + (f"[{th[3]}]" if (b["is_array"] or b["proc"]) else "")
-        what = "re-acquire after notify" if th[0] == NOTIFIED else ins["text"]
+        if b["proc"]:  # the k-th instance of proc P is P[k]
+            k = sum(1 for u in range(P.nstatic, t) if m.th[u][1] == th[1])
+            name = f"{b['name']}[{k}]"
+        else:
+            name = b["name"] + (f"[{th[3]}]" if b["is_array"] else "")
+        what = {NOTIFIED: "re-acquire after notify",
+                WAITING: "spurious wakeup, re-acquire"}.get(th[0], ins["text"])
         path.append(f"  {name}: {what}" + (f" (choice {c})" if c else "") + (f"  (line {ins['line']})" if ins["line"] else ""))
         s = prev
     return "\n".join(reversed(path))
@@ -1037,6 +1047,8 @@ def main(argv=None):
     ap.add_argument("-D", action="append", default=[], metavar="N=V")
     ap.add_argument("--mode", choices=["both", "none", "reduced"], default="both")
     ap.add_argument("--ld", action="store_true", help="check LD' (adds metadata to states)")
+    ap.add_argument("--spurious-wakeups", action="store_true",
+                    help="a waiting thread may re-acquire without a notify")
     ap.add_argument("--max-invisible", type=int, default=100000)
     ap.add_argument("--max-states", type=int, default=None)
     ap.add_argument("--trace", action="store_true", help="print a shortest trace per error kind")
@@ -1060,7 +1072,8 @@ def main(argv=None):
              "reduced": [("reduced", True)]}[args.mode]
     status = 0
     for label, red in modes:
-        n, tr, errors, seen = explore(P, red, args.ld, args.max_invisible, args.max_states)
+        n, tr, errors, seen = explore(P, red, args.ld, args.max_invisible, args.max_states,
+                                      spurious=args.spurious_wakeups)
         kinds = sorted(errors) or ["ok"]
         print(f"mode={label} states={n} transitions={tr} verdict={','.join(kinds)}")
         if errors:
