@@ -8,20 +8,22 @@ of states stored, the number of transitions (every executed successor,
 including those leading to already-seen states) and the verdict.
 
 It exists to cross-check mcheck: it shares no code with it and is written for
-clarity, not speed (a few hundred thousand states a minute). It covers the
-subset of LANGUAGE.md the bundled models use: every instruction, all
-declaration forms, `init T`, end labels. It does NOT implement the lock
-discipline detectors unless asked (`--ld`, a plain Eraser-style LD' check whose
-metadata then becomes part of the state, which changes the counts).
+clarity, not speed (a few hundred thousand states a minute). It covers
+LANGUAGE.md: every instruction, all declaration forms with comma lists,
+constant expressions, `init T`, end labels, the `unshared` check (always), and
+`--spurious-wakeups`. It does NOT implement the lock discipline detectors
+unless asked (`--ld`, a plain LD' check whose metadata then becomes part of the
+state, which changes the counts).
 
 State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
 spawn counters per proc, threads (status, body, pc, self, registers, saved
-depth). An ended thread has status ENDED, pc 0, registers and saved depth 0;
-it keeps its body and self. An error state counts as a stored state and has
+depth), detector metadata (unshared owners; LD' with --ld). An ended thread
+has status ENDED, pc 0, registers and saved depth 0 (and self 0 for a spawned
+instance); it keeps its body. An error state counts as a stored state and has
 no successors.
 
-Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--max-states=N]
-                   [--quiet] model.bc
+Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--spurious-wakeups]
+                   [--max-states=N] [--quiet] model.bc
 Exit: 0 ok, 1 an error was found, 2 bad input.
 """
 import argparse
