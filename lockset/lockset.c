@@ -836,12 +836,19 @@ static bool access_unshared(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
         return false;
     }
     if (s[o] == tid + 1) return false;
+    /* the owner's element is not stored (it would split states no check
+     * reads): the trace's explanation shows the owner's first access */
     char en[96], a[64], b[64];
     vm_elem_name(d->p, elem, en, sizeof en);
     thread_name(d, s, s[o] - 1, a, sizeof a);
     thread_name(d, s, tid, b, sizeof b);
+    if (var->is_array)
+        return report(d, LS_UNSHARED, elem, tid, write,
+                      "unshared variable '%s' touched by %s, but '%s' belongs to %s (the "
+                      "first thread to touch any of its elements)", en, b, var->name, a);
     return report(d, LS_UNSHARED, elem, tid, write,
-                  "unshared variable '%s' touched by %s and %s", en, a, b);
+                  "unshared variable '%s' touched by %s, but it belongs to %s (the first "
+                  "thread to touch it)", en, b, a);
 }
 
 static bool access_ld(ls_detector *d, uint8_t *s, int tid, uint32_t elem,

@@ -222,7 +222,8 @@ static void unshared_two_threads(void)
     char msg[256];
     for (int k = LS_OFF; k <= LS_GOLDILOCKS; k++) { /* every mode, LS_OFF included */
         CHECK_EQ_INT(verdict(src, "0:0 1:0", (ls_kind)k, msg, sizeof msg), LS_UNSHARED);
-        CHECK_CONTAINS(msg, "unshared variable 'u[1]' touched by a and b");
+        CHECK_CONTAINS(msg, "unshared variable 'u[1]' touched by b, but 'u' belongs to a (the "
+                            "first thread to touch any of its elements)");
         CHECK_EQ_INT(verdict(src, "0:0", (ls_kind)k, NULL, 0), LS_OFF);
     }
 }
