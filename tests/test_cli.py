@@ -719,6 +719,48 @@ def test_language_contract():
     check(seen_spurious, "--simulate takes spurious wakeups too")
 
 
+def test_constant_expressions_match_refcheck():
+    # random constant expressions: mcheck's values (--dump) against the
+    # independent evaluator of tests/ref/refcheck.py (same tokens, C division,
+    # 32-bit wrap), a `-` glued to digits included
+    import random  # noqa: E402 (only this test needs it)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ref"))
+    import refcheck
+    rng = random.Random(14)
+    env = {"A": 7, "B": -3, "N": 16}
+
+    def lit():
+        return rng.choice([str(rng.randint(-5, 5)), "2147483647", "-2147483648", "0x80000000",
+                           "0xffffffff", "65536", "A", "B", "N", str(rng.randint(-99999, 99999))])
+
+    def expr(d=0):
+        r = rng.random()
+        if d > 4 or r < 0.3:
+            return lit()
+        if r < 0.45:
+            return "-" + rng.choice(["", " "]) + expr(d + 1)
+        if r < 0.6:
+            return "(" + expr(d + 1) + ")"
+        sp = rng.choice(["", " "])
+        return expr(d + 1) + sp + rng.choice("+-*/%") + sp + expr(d + 1)
+
+    want, lines = {}, ["const A = 7, B = -3", "const N = 0x10"]
+    while len(want) < 200:
+        e = expr()
+        try:
+            v = refcheck.cx_eval(e, lambda n: env[n])
+        except refcheck.AsmError:
+            continue  # division by zero: an assembly error, tested elsewhere
+        want[f"E{len(want)}"] = v
+        lines.append(f"const E{len(want) - 1} = {e}")
+    path = model("exprs_random.bc", "\n".join(lines) + "\nthread main\n")
+    code, out, err = run("--dump", path)
+    got = {k: int(v) for k, v in re.findall(r"^const (E\d+) = (-?\d+)$", out, re.M)}
+    diff = [k for k in want if got.get(k) != want[k]]
+    check(code == 0 and not diff, f"200 random constant expressions agree with refcheck "
+          f"(exit {code}, differ: {[(k, got.get(k), want[k]) for k in diff[:3]]})")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -727,7 +769,8 @@ def main():
               test_race_option, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
-              test_bfs_keeps_two_levels_of_vectors, test_language_contract):
+              test_bfs_keeps_two_levels_of_vectors, test_language_contract,
+              test_constant_expressions_match_refcheck):
         t()
     return finish()
 
