@@ -723,7 +723,7 @@ def test_constant_expressions_match_refcheck():
     # random constant expressions: mcheck's values (--dump) against the
     # independent evaluator of tests/ref/refcheck.py (same tokens, C division,
     # 32-bit wrap), a `-` glued to digits included
-    import random  # noqa: E402 (only this test needs it)
+    import random
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ref"))
     import refcheck
     rng = random.Random(14)
