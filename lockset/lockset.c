@@ -432,7 +432,7 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
     }
     for (uint32_t v = 0; v < p->nvars; v++) {
         d->var_off[v] = NONE;
-        if (kind != LS_OFF && p->vars[v].cls == VM_UNSHARED) d->var_off[v] = off++;
+        if (p->vars[v].cls == VM_UNSHARED) d->var_off[v] = off++; /* every kind */
     }
     d->meta_bytes = off;
     d->chan_base = p->nlocks + p->nthreads + d->nvol;
@@ -458,12 +458,12 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
     d->tfut = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tfut);
     if (!d->live || !d->meta_vars || !d->meta_mask || !d->tstate || !d->tfut) goto fail;
     for (uint32_t v = 0; v < p->nvars; v++)
-        if (kind != LS_OFF && p->vars[v].cls != VM_VOLATILE) {
+        if (p->vars[v].cls == VM_UNSHARED || (kind != LS_OFF && p->vars[v].cls == VM_SHARED)) {
             d->meta_index[v] = d->nmeta_vars;
             d->meta_vars[d->nmeta_vars++] = v;
             bit_set(d->meta_mask, v);
         }
-    if (kind != LS_OFF && !compute_future(d)) goto fail;
+    if ((kind != LS_OFF || d->nmeta_vars) && !compute_future(d)) goto fail;
     if (intern(d, d->tmp) != 0) goto fail; /* the empty set is id 0 */
     return d;
 fail:
@@ -501,6 +501,14 @@ void ls_free(ls_detector *d)
 }
 
 uint32_t ls_meta_bytes(const ls_detector *d) { return d ? d->meta_bytes : 0; }
+
+bool ls_needed(ls_kind kind, const vm_program *p)
+{
+    if (kind != LS_OFF) return true;
+    for (uint32_t v = 0; v < p->nvars; v++)
+        if (p->vars[v].cls == VM_UNSHARED) return true;
+    return false;
+}
 
 void ls_init_meta(const ls_detector *d, uint8_t *s)
 {
@@ -560,7 +568,7 @@ static void canonicalize(ls_detector *d, uint8_t *s)
 {
     const vm_program *p = d->p;
     uint32_t vw = d->vwords, stride = FUT_BLOCKS * vw;
-    if (d->kind == LS_OFF || d->nmeta_vars == 0) return;
+    if (d->nmeta_vars == 0) return; /* LS_OFF: only unshared owners */
     bool gold = d->kind == LS_GOLDILOCKS;
     uint64_t *u = d->live; /* the union of the live threads' blocks */
     memset(u, 0, (size_t)stride * sizeof *u);
@@ -828,12 +836,19 @@ static bool access_unshared(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
         return false;
     }
     if (s[o] == tid + 1) return false;
+    /* the owner's element is not stored (it would split states no check
+     * reads): the trace's explanation shows the owner's first access */
     char en[96], a[64], b[64];
     vm_elem_name(d->p, elem, en, sizeof en);
     thread_name(d, s, s[o] - 1, a, sizeof a);
     thread_name(d, s, tid, b, sizeof b);
+    if (var->is_array)
+        return report(d, LS_UNSHARED, elem, tid, write,
+                      "unshared variable '%s' touched by %s, but '%s' belongs to %s (the "
+                      "first thread to touch any of its elements)", en, b, var->name, a);
     return report(d, LS_UNSHARED, elem, tid, write,
-                  "unshared variable '%s' touched by %s and %s", en, a, b);
+                  "unshared variable '%s' touched by %s, but it belongs to %s (the first "
+                  "thread to touch it)", en, b, a);
 }
 
 static bool access_ld(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
@@ -1065,7 +1080,7 @@ TIMED_HOOK(on_recv, (void *ctx, uint8_t *s, int tid, uint32_t chan), (ctx, s, ti
 void ls_hooks(ls_detector *d, vm_hooks *h)
 {
     h->ctx = d;
-    h->access = d->kind == LS_OFF ? NULL : on_access;
+    h->access = d->kind == LS_OFF && d->nmeta_vars == 0 ? NULL : on_access;
     bool g = d->kind == LS_GOLDILOCKS;
     h->acquire = g ? on_acquire : NULL;
     h->release = g ? on_release : NULL;

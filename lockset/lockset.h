@@ -29,9 +29,12 @@
  *                  W is the Goldilockset of the last write (0 = no write
  *                  yet), R[t] that of thread t's last read since that write
  *                  (0 = none).
- *   every kind but LS_OFF, per unshared VARIABLE: [owner:u8] (0 = untouched,
- *                  else tid + 1): the first thread to touch any element owns
- *                  the whole variable (as tests/ref/refcheck.py --ld does).
+ *   every kind, LS_OFF included, per unshared VARIABLE: [owner:u8] (0 =
+ *                  untouched, else tid + 1): the first thread to touch any
+ *                  element owns the whole variable (as tests/ref/refcheck.py
+ *                  does). An LS_OFF detector keeps nothing else.
+ *                  ls_canonicalize() forgets an owner once no live thread
+ *                  may touch the variable again.
  *   volatile elements carry no metadata.
  *
  * LD' versus Eraser. LD' (Stoller) has no exclusive phase: without `init T`
@@ -66,7 +69,10 @@
  * an earlier conflicting access are unordered by happens-before.
  *
  * Unshared variables: a thread other than the owner touching any element is
- * reported (kind LS_UNSHARED), in every mode but LS_OFF.
+ * reported (kind LS_UNSHARED), in every mode, LS_OFF included (LANGUAGE.md:
+ * the check is part of the language, not of a detector). The search needs
+ * an LS_OFF detector only when the program has unshared variables
+ * (ls_needed).
  *
  * Not stored, deliberately (it would split states no later check reads): who
  * emptied a candidate set, the history of an element. Messages therefore name
@@ -94,14 +100,19 @@ enum {
 
 typedef struct ls_detector ls_detector;
 
+/* True if a search with detector kind `kind` needs a detector for p: any
+ * kind but LS_OFF, and LS_OFF when p has an unshared variable (whose owner
+ * is checked in every mode). */
+bool ls_needed(ls_kind kind, const vm_program *p);
+
 /* A detector for program p (which must outlive it) whose metadata starts at
  * byte meta_off of the state vector. Returns NULL when memory runs out.
  * The caller owns it: ls_free(). */
 ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off);
 void ls_free(ls_detector *d); /* NULL is a no-op */
 
-/* Bytes of metadata the detector needs in the state vector (0 for LS_OFF
- * and for NULL). */
+/* Bytes of metadata the detector needs in the state vector (LS_OFF: one
+ * per unshared variable; 0 for NULL). */
 uint32_t ls_meta_bytes(const ls_detector *d);
 
 /* Write the initial metadata (all zero: virgin, untouched) into s at the
@@ -118,7 +129,8 @@ void ls_canonicalize(ls_detector *d, uint8_t *s);
 
 /* Fill h: ctx and the access/acquire/release/spawn/join/send/recv hooks (exec
  * is left alone). A hook returns true on a violation; ls_last_report() then
- * says what. For LS_OFF every hook pointer is NULL. */
+ * says what. For LS_OFF only `access` is set, and only when the program has
+ * unshared variables. */
 void ls_hooks(ls_detector *d, vm_hooks *h);
 
 typedef struct ls_report {

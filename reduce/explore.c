@@ -1393,7 +1393,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.r = r;
     clock_gettime(CLOCK_MONOTONIC, &S.t0);
     S.next_progress = 2.0;
-    if (o->race != LS_OFF) {
+    if (ls_needed(o->race, p)) { /* LS_OFF too, to check unshared variables */
         S.det = ls_new(o->race, p, p->layout.size);
         if (!S.det) {
             r->stop = STOP_NOMEM;
@@ -1530,7 +1530,7 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
     vm_hooks h = {0};
     ls_detector *det = NULL;
     replay_ctx rctx = {.t = t};
-    if (race != LS_OFF) {
+    if (ls_needed(race, p)) {
         if (!(det = ls_new(race, p, p->layout.size))) return -1;
         ls_hooks(det, &rctx.det_hooks);
         h = rctx.det_hooks;
@@ -1565,7 +1565,8 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
                              .pc = vm_tpc(p, s, tid),
                              .choice = first ? path[i].choice : 0,
                              .first = first,
-                             .reacquire = vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED,
+                             .reacquire = vm_tstatus_of(p, s, tid) != VM_T_RUNNING,
+                             .spurious = vm_tstatus_of(p, s, tid) == VM_T_WAITING,
                              .elem = -1};
             if (!trace_push(t, &cap, &e)) goto out;
             vm_fault f;

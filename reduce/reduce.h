@@ -175,6 +175,8 @@ typedef struct trace_entry {
     uint64_t choice;          /* of the first instruction of the step */
     bool first;               /* first instruction of its step */
     bool reacquire;           /* the re-acquire of a notified `wait` */
+    bool spurious;            /* ... of a `wait` never notified (with
+                                 vm_program.spurious_wakeups) */
     /* with a detector: the global element the instruction accessed (-1:
      * none), and what the detector saw (set ids of trace.det) */
     int32_t elem;

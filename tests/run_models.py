@@ -7,6 +7,9 @@ verdict (and optionally exact state/transition counts) in header comments:
     ; expect-race-goldilocks: ok  the verdict with another detector (off, ld, eraser,
                                   goldilocks), the rest of the options unchanged
     ; expect-states-race-off: 280 (and expect-transitions-race-DET) its counts
+    ; expect-spurious-wakeups: ok the verdict with --spurious-wakeups (both --reduce
+                                  modes), and expect-states-spurious-wakeups,
+                                  expect-transitions-spurious-wakeups (-reduce-none)
     ; expect-states: 9            states stored with the default (composed) search
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
@@ -127,6 +130,21 @@ def test_model(mcheck, path):
             if djs and key in h:
                 check(djs["stats"][field] == int(h[key]),
                       f"{name} --race={det}: {field} {djs['stats'][field]}, expected {h[key]}")
+
+    # the verdict (and counts) with --spurious-wakeups, if the header names it
+    want = h.get("expect-spurious-wakeups")
+    for v in ([], ["--reduce=none"]) if want is not None else ():
+        sopts = opts + ["--spurious-wakeups"] + v
+        scode, sjs, serr = run_json(mcheck, sopts + [path])
+        got = sjs and sjs["verdict"]
+        check(got == want and scode == EXIT.get(want),
+              f"{name} {' '.join(sopts)}: verdict {got} exit {scode}, expected {want}")
+        suffix = "-reduce-none" if v else ""
+        for key, field in (("expect-states-spurious-wakeups" + suffix, "states_stored"),
+                           ("expect-transitions-spurious-wakeups" + suffix, "transitions")):
+            if sjs and key in h:
+                check(sjs["stats"][field] == int(h[key]),
+                      f"{name} {' '.join(sopts)}: {field} {sjs['stats'][field]}, expected {h[key]}")
 
     if expect == "ok":
         with tempfile.TemporaryDirectory() as d:

@@ -530,6 +530,171 @@ static void test_define_override(void)
     done(&r);
 }
 
+/* Every declaration takes a comma list (LANGUAGE.md), with array sizes,
+ * initializers and `init T` per item. */
+static void test_comma_lists(void)
+{
+    vm_program *p = ASSEMBLE("const A = 1, B = A + 1\n"
+                             "lock a, b[2], c\n"
+                             "shared x, y[3] = {1, 2, 3}, z = 4 init main, w[2] = 5\n"
+                             "volatile f, g[2]\n"
+                             "unshared u, v[3]\n"
+                             "chan c1[2], c2\n"
+                             "thread main\n"
+                             "  nop\n");
+    if (!p) return;
+    CHECK_EQ_INT(p->nconsts, 2);
+    CHECK_EQ_INT(p->consts[1].value, 2);
+    CHECK_EQ_INT(p->nlockdecls, 3);
+    CHECK_EQ_INT(p->nlocks, 4);
+    CHECK(p->lockdecls[1].is_array && p->lockdecls[1].first == 1);
+    CHECK(strcmp(p->lockdecls[2].name, "c") == 0 && p->lockdecls[2].first == 3);
+    CHECK_EQ_INT(p->nvars, 8);
+    CHECK(p->vars[0].cls == VM_SHARED && p->vars[0].size == 1);
+    CHECK(p->vars[1].size == 3 && p->vars[1].init[2] == 3);
+    CHECK(p->vars[2].init[0] == 4 && p->vars[2].init_body == 0);
+    CHECK(p->vars[3].size == 2 && p->vars[3].init[1] == 5 && p->vars[3].init_body == -1);
+    CHECK(p->vars[4].cls == VM_VOLATILE && p->vars[5].cls == VM_VOLATILE && p->vars[5].size == 2);
+    CHECK(p->vars[6].cls == VM_UNSHARED && p->vars[7].cls == VM_UNSHARED && p->vars[7].size == 3);
+    CHECK_EQ_INT(p->nchans, 2);
+    CHECK_EQ_INT(p->chans[0].cap, 2);
+    CHECK_EQ_INT(p->chans[1].cap, 1);
+    vm_program_free(p);
+
+    EXPECT_ERROR("lock a, \nthread main\n", "t.bc:1:8: error: expected a name, got end of line");
+    EXPECT_ERROR("lock a b\nthread main\n", "t.bc:1:8: error: expected end of line, got 'b'");
+    EXPECT_ERROR("lock a, a\nthread main\n", "t.bc:1:9: error: duplicate name 'a'");
+    EXPECT_ERROR("thread a, b\n  nop\n",
+                 "t.bc:1:9: error: a thread declaration names one body (its code follows it)");
+    EXPECT_ERROR("proc p max 1, q\nthread main\n",
+                 "t.bc:1:13: error: a proc declaration names one body");
+    EXPECT_ERROR("shared x init main, y init\nthread main\n",
+                 "t.bc:1:27: error: expected a thread name after 'init', got end of line");
+    /* an error in one item spares the others */
+    result r = run("lock a, b[0], c\nthread main\n  acquire a\n  acquire c\n");
+    CHECK_EQ_INT(r.nerr, 1);
+    CHECK_CONTAINS(r.diag, "t.bc:1:11: error: array size must be positive, got 0");
+    done(&r);
+}
+
+/* Constant expressions wherever a constant integer is taken, with the
+ * interpreter's 32-bit arithmetic, consts declared later, -D overrides. */
+static void test_constant_expressions(void)
+{
+    vm_program *p = ASSEMBLE("const M = 2*N+1\n"
+                             "const N = 3\n"
+                             "const Q = -(M - 1) / 4 % 2, R = 0x10 * -N\n"
+                             "const W = 0x7fffffff + 1, X = -2147483648 / -1, Y = -2147483648 % -1\n"
+                             "const T = 7 / -2, U = -7 % 2, P = (((N)))\n"
+                             "shared a[N+1] = {N, M - 1, -N}, b[2] = 2*N\n"
+                             "lock l[N-1]\n"
+                             "chan c[N*2]\n"
+                             "thread t[N - 2]\n"
+                             "  add r0, r0, N-1\n"
+                             "  mov r1, -(M)\n"
+                             "  choose r2, 0, N - 1\n"
+                             "  acquire l[(N-2)]\n"
+                             "  release l[N-2]\n"
+                             "  load r3, a[N]\n"
+                             "  mov r4, 10-1\n"
+                             "  mov r5, 10 -1\n"
+                             "  mov r6, -1\n"
+                             "  spawn r7, w, N*2\n"
+                             "proc w max M-5\n");
+    if (!p) return;
+    int32_t want[] = {7, 3, -1, -48, INT32_MIN, INT32_MIN, 0, -3, -1, 3};
+    for (uint32_t i = 0; i < 10; i++) CHECK_EQ_INT(p->consts[i].value, want[i]);
+    CHECK_EQ_INT(p->vars[0].size, 4);
+    CHECK(p->vars[0].init[0] == 3 && p->vars[0].init[1] == 6 && p->vars[0].init[2] == -3 &&
+          p->vars[0].init[3] == 0);
+    CHECK(p->vars[1].init[0] == 6 && p->vars[1].init[1] == 6);
+    CHECK_EQ_INT(p->lockdecls[0].size, 2);
+    CHECK_EQ_INT(p->chans[0].cap, 6);
+    CHECK_EQ_INT(p->bodies[0].count, 1);
+    CHECK_EQ_INT(p->bodies[1].count, 2);
+    CHECK(operand_is(insn(p, 0, 0)->b, VM_ARG_IMM, 2));
+    CHECK(operand_is(insn(p, 0, 1)->a, VM_ARG_IMM, -7));
+    CHECK(operand_is(insn(p, 0, 2)->b, VM_ARG_IMM, 2));
+    CHECK(operand_is(insn(p, 0, 3)->idx, VM_ARG_IMM, 1));
+    CHECK(operand_is(insn(p, 0, 4)->idx, VM_ARG_IMM, 1));
+    CHECK(operand_is(insn(p, 0, 5)->idx, VM_ARG_IMM, 3));
+    CHECK(operand_is(insn(p, 0, 6)->a, VM_ARG_IMM, 9));
+    CHECK(operand_is(insn(p, 0, 7)->a, VM_ARG_IMM, 9));
+    CHECK(operand_is(insn(p, 0, 8)->a, VM_ARG_IMM, -1));
+    CHECK(operand_is(insn(p, 0, 9)->a, VM_ARG_IMM, 6));
+    vm_program_free(p);
+
+    /* -D changes every const computed from the overridden one */
+    static const char src[] = "const M = 2*N+1\nconst N = 3\nshared a[M]\nthread main\n";
+    vm_define defs[] = {{"N", 5}};
+    result r = run_len(src, strlen(src), defs, 1);
+    CHECK(r.p != NULL);
+    if (r.p) {
+        CHECK_EQ_INT(r.p->consts[0].value, 11);
+        CHECK_EQ_INT(r.p->vars[0].size, 11);
+    }
+    done(&r);
+    /* an overridden const's own expression is not evaluated */
+    static const char src2[] = "const N = 1/0\nthread main\n";
+    r = run_len(src2, strlen(src2), defs, 1);
+    CHECK(r.p != NULL);
+    done(&r);
+
+    EXPECT_ERROR("const A = 1/0\nthread main\n",
+                 "t.bc:1:12: error: division by zero in a constant expression");
+    EXPECT_ERROR("const A = 0\nconst B = 5 % A\nthread main\n",
+                 "t.bc:2:13: error: modulo by zero in a constant expression");
+    EXPECT_ERROR("thread main\n  mov r0, 1/(2-2)\n",
+                 "t.bc:2:12: error: division by zero in a constant expression");
+    EXPECT_ERROR("const N = 1\nshared a[N-1]\nthread main\n",
+                 "t.bc:2:10: error: array size must be positive, got 0");
+    EXPECT_ERROR("const N = 1\nlock l[-N]\nthread main\n",
+                 "t.bc:2:8: error: array size must be positive, got -1");
+    EXPECT_ERROR("const A = B + 1\nconst B = C * 2\nconst C = A\nthread main\n",
+                 "t.bc:1:7: error: const 'A' is defined in terms of itself\n"
+                 "const A = B + 1\n"
+                 "      ^\n"
+                 "t.bc:2:7: note: through 'B'\n"
+                 "const B = C * 2\n"
+                 "      ^\n"
+                 "t.bc:3:7: note: through 'C'\n");
+    EXPECT_ERROR("const A = A + 1\nthread main\n",
+                 "t.bc:1:7: error: const 'A' is defined in terms of itself");
+    EXPECT_ERROR("const A = (1\nthread main\n", "t.bc:1:13: error: expected ')', got end of line");
+    EXPECT_ERROR("const A = 1 +\nthread main\n",
+                 "t.bc:1:14: error: expected an integer or a constant name, got end of line");
+    EXPECT_ERROR("const A = 1 2\nthread main\n", "t.bc:1:13: error: expected end of line, got '2'");
+    EXPECT_ERROR("thread main\n  mov r0, r1 + 1\n",
+                 "t.bc:2:11: error: 'r1' is not a constant (an expression takes integers and "
+                 "consts only)");
+    EXPECT_ERROR("thread main\n  mov r0, self*2\n", "t.bc:2:11: error: 'self' is not a constant");
+    EXPECT_ERROR("thread main\n  reg q\n  mov r0, 1+q\n", "t.bc:3:13: error: 'q' is not a constant");
+    EXPECT_ERROR("shared x\nthread main\n  mov r0, x+1\n",
+                 "t.bc:3:11: error: 'x' is a shared variable, expected a constant");
+    EXPECT_ERROR("thread main\n  mov r0, N+1\n", "t.bc:2:11: error: unknown constant 'N'");
+    /* nesting is bounded: no deep recursion on hostile input */
+    char deep[400] = "const A = ";
+    for (int i = 0; i < 100; i++) strcat(deep, "(");
+    strcat(deep, "1");
+    for (int i = 0; i < 100; i++) strcat(deep, ")");
+    strcat(deep, "\nthread main\n");
+    EXPECT_ERROR(deep, "error: constant expression nested too deeply (limit 64)");
+    char neg[400] = "const A = ";
+    for (int i = 0; i < 100; i++) strcat(neg, "- ");
+    strcat(neg, "1\nthread main\n");
+    EXPECT_ERROR(neg, "error: constant expression nested too deeply (limit 64)");
+    /* a long chain of consts needs no deep recursion either */
+    size_t cap = 100000 * 32;
+    char *chain = malloc(cap), *w = chain;
+    for (int i = 0; i < 100000; i++) w += sprintf(w, "const C%d = C%d + 1\n", i, i + 1);
+    sprintf(w, "const C100000 = 0\nthread main\n");
+    r = run(chain);
+    CHECK(r.p != NULL);
+    if (r.p) CHECK_EQ_INT(r.p->consts[0].value, 100000);
+    done(&r);
+    free(chain);
+}
+
 static void test_spawn_slots(void)
 {
     vm_program *p = ASSEMBLE("thread main\n"
@@ -743,7 +908,8 @@ static void test_errors_instructions(void)
     EXPECT_ERROR("thread main\n  jmp 5\n", "t.bc:2:7: error: expected a label, got '5'");
     EXPECT_ERROR("thread main\n  5 r0\n", "t.bc:2:3: error: expected an instruction, got '5'");
     EXPECT_ERROR("thread main\n  mov r0, -r1\n",
-                 "t.bc:2:12: error: expected an integer or a constant name, got 'r1'");
+                 "t.bc:2:12: error: 'r1' is not a constant (an expression takes integers and "
+                 "consts only)");
 }
 
 /* Limits: 256 register slots per body, 65535 instructions with the end. */
@@ -888,7 +1054,7 @@ static void test_errors_lexical(void)
     EXPECT_ERROR("const N = 0x1g\nthread main\n", "t.bc:1:11: error: invalid integer '0x1g'");
     EXPECT_ERROR("thread main\n  assert r0, \"abc\n", "t.bc:2:14: error: unterminated string");
     EXPECT_ERROR("thread main\n  assert r0, \"a\\n\"\n", "t.bc:2:16: error: invalid escape in string");
-    EXPECT_ERROR("thread main\n  mov r0, 1 + 2\n", "t.bc:2:13: error: unexpected character '+'");
+    EXPECT_ERROR("thread main\n  mov r0, 1 & 2\n", "t.bc:2:13: error: unexpected character '&'");
 }
 
 static void test_binary_garbage(void)
@@ -993,6 +1159,8 @@ int main(void)
     TEST_RUN(test_layout);
     TEST_RUN(test_initial_state);
     TEST_RUN(test_define_override);
+    TEST_RUN(test_comma_lists);
+    TEST_RUN(test_constant_expressions);
     TEST_RUN(test_spawn_slots);
     TEST_RUN(test_philosophers);
     TEST_RUN(test_dump);

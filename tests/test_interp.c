@@ -222,6 +222,52 @@ static void wait_releases_fully_and_restores_depth(void)
     unload(&f);
 }
 
+/* --spurious-wakeups (vm_program.spurious_wakeups): a WAITING thread is
+ * enabled exactly when a NOTIFIED one would be (the lock is free), and its
+ * step is the same re-acquire, leaving the wait set. Off, it needs a notify. */
+static void spurious_wakeups(void)
+{
+    fixture f = load(monitor_model);
+    if (!f.p) return;
+    vm_fault flt;
+    uint32_t lo = f.p->layout.locks_off;
+    CHECK_EQ_INT(steps(&f, 0, 3, &flt), VM_OK); /* w[0]: acquire x2, wait */
+    CHECK_EQ_INT(vm_tstatus_of(f.p, f.s, 0), VM_T_WAITING);
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 0);
+    f.p->spurious_wakeups = true;
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 1); /* m is free */
+    CHECK(vm_at_visible(f.p, f.s, 0));
+    CHECK_EQ_INT(steps(&f, 2, 1, &flt), VM_OK); /* n acquires m */
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 0);
+    char why[192];
+    vm_describe_block(f.p, f.s, 0, why, sizeof why);
+    CHECK_CONTAINS(why, "waits in the wait set of 'm', held by n");
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 2), 1); /* notify: one waiter */
+    memcpy(f.s, f.p->init_state, f.p->layout.size);
+    CHECK_EQ_INT(steps(&f, 0, 3, &flt), VM_OK);
+    CHECK_EQ_INT(f.s[lo + 3] & 1, 1); /* in the wait set */
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 0, NULL, &flt), VM_OK); /* the spurious wakeup */
+    CHECK_EQ_INT(vm_tstatus_of(f.p, f.s, 0), VM_T_RUNNING);
+    CHECK_EQ_INT(f.s[lo + 3] & 1, 0); /* left the wait set */
+    CHECK_EQ_INT(vm_lock_owner(f.p, f.s, 0), 0);
+    CHECK_EQ_INT(vm_rd16(f.s, lo + 1), 2); /* saved depth restored */
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 0), 3);
+    CHECK_EQ_INT(vm_rd16(f.s, f.p->threads[0].offset + f.p->threads[0].depth_off), 0);
+    /* the same state as after a notify and re-acquire */
+    uint8_t *woken = malloc(f.p->layout.size);
+    memcpy(woken, f.s, f.p->layout.size);
+    f.p->spurious_wakeups = false;
+    memcpy(f.s, f.p->init_state, f.p->layout.size);
+    CHECK_EQ_INT(steps(&f, 0, 3, &flt), VM_OK);
+    CHECK_EQ_INT(steps(&f, 2, 4, &flt), VM_OK); /* n: acquire, notify, notifyall, release */
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 0, NULL, &flt), VM_OK);
+    uint32_t n_slot = f.p->threads[2].offset; /* n's slot differs: mask it */
+    memcpy(f.s + n_slot, woken + n_slot, f.p->threads[2].bytes);
+    CHECK(!memcmp(f.s, woken, f.p->layout.size));
+    free(woken);
+    unload(&f);
+}
+
 static void notify_without_waiters_is_a_noop(void)
 {
     fixture f = load("lock m\nthread t\n  acquire m\n  notify m\n  release m\n");
@@ -415,6 +461,7 @@ int main(void)
     TEST_RUN(runtime_errors);
     TEST_RUN(recursive_locks);
     TEST_RUN(wait_releases_fully_and_restores_depth);
+    TEST_RUN(spurious_wakeups);
     TEST_RUN(notify_without_waiters_is_a_noop);
     TEST_RUN(channels_are_fifo_and_canonical);
     TEST_RUN(spawn_join_and_end);

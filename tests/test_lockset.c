@@ -220,10 +220,51 @@ static void unshared_two_threads(void)
                       "thread a\n  store u[0], 1\n  load r0, u[0]\n"
                       "thread b\n  load r0, u[1]\n";
     char msg[256];
-    for (int k = LS_LD; k <= LS_GOLDILOCKS; k++) {
+    for (int k = LS_OFF; k <= LS_GOLDILOCKS; k++) { /* every mode, LS_OFF included */
         CHECK_EQ_INT(verdict(src, "0:0 1:0", (ls_kind)k, msg, sizeof msg), LS_UNSHARED);
-        CHECK_CONTAINS(msg, "unshared variable 'u[1]' touched by a and b");
+        CHECK_CONTAINS(msg, "unshared variable 'u[1]' touched by b, but 'u' belongs to a (the "
+                            "first thread to touch any of its elements)");
         CHECK_EQ_INT(verdict(src, "0:0", (ls_kind)k, NULL, 0), LS_OFF);
+    }
+}
+
+/* An unshared owner is forgotten once no live thread may touch the variable
+ * again (ls_canonicalize), in every mode, so that --race=off stores as many
+ * states as --race=ld where LD' holds. */
+static void unshared_owner_forgotten(void)
+{
+    const char *src = "unshared u\nlock m\n"
+                      "thread a\n  store u, 1\n  acquire m\n  release m\n"
+                      "thread b\n  acquire m\n  load r0, u\n  release m\n";
+    for (int k = LS_OFF; k <= LS_GOLDILOCKS; k++) {
+        lfx f;
+        if (!setup(&f, src, (ls_kind)k)) return;
+        uint32_t o = f.p->layout.size; /* the only metadata: u's owner */
+        CHECK_EQ_INT(run(&f, "0:0"), VM_OK);
+        CHECK_EQ_INT(f.s[o], 1);
+        ls_canonicalize(f.d, f.s); /* b may still load u */
+        CHECK_EQ_INT(f.s[o], 1);
+        teardown(&f);
+        if (!setup(&f, src, (ls_kind)k)) return;
+        CHECK_EQ_INT(run(&f, "1:0 1:0"), VM_OK); /* b loads u: b owns it */
+        CHECK_EQ_INT(f.s[o], 2);
+        CHECK_EQ_INT(run(&f, "1:0 1:0"), VM_OK); /* b released m and ended */
+        ls_canonicalize(f.d, f.s); /* a may still store */
+        CHECK_EQ_INT(f.s[o], 2);
+        CHECK_EQ_INT(run(&f, "0:0"), VM_STOPPED);
+        CHECK_EQ_INT(ls_last_report(f.d)->kind, LS_UNSHARED);
+        teardown(&f);
+        if (!setup(&f, src, (ls_kind)k)) return;
+        CHECK_EQ_INT(run(&f, "0:0 1:0 1:0"), VM_STOPPED); /* a owns it, then b */
+        teardown(&f);
+        if (!setup(&f, "unshared u\nthread a\n  store u, 1\n  nop\nthread b\n  nop\n",
+                   (ls_kind)k))
+            return;
+        CHECK_EQ_INT(run(&f, "0:0"), VM_OK);
+        CHECK_EQ_INT(f.s[f.p->layout.size], 1);
+        ls_canonicalize(f.d, f.s); /* nobody may touch u again: forgotten */
+        CHECK_EQ_INT(f.s[f.p->layout.size], 0);
+        teardown(&f);
     }
 }
 
@@ -362,12 +403,25 @@ static void metadata_layout(void)
     vm_program *p = assemble(src);
     if (!p) return;
     ls_detector *d;
+    /* LS_OFF keeps the unshared owners only (LANGUAGE.md: checked in every
+     * mode), one byte per unshared variable */
+    CHECK(ls_needed(LS_OFF, p) && ls_needed(LS_LD, p));
     d = ls_new(LS_OFF, p, 0);
-    CHECK_EQ_INT(ls_meta_bytes(d), 0);
+    CHECK_EQ_INT(ls_meta_bytes(d), 2);
     vm_hooks h = {0};
     ls_hooks(d, &h);
-    CHECK(h.ctx == d && !h.access && !h.acquire);
+    CHECK(h.ctx == d && h.access && !h.acquire && !h.release && !h.spawn);
     ls_free(d);
+    vm_program *q = assemble("shared x\nvolatile v\nlock m\nthread t\n  nop\n");
+    if (q) {
+        CHECK(!ls_needed(LS_OFF, q) && ls_needed(LS_ERASER, q));
+        d = ls_new(LS_OFF, q, 0);
+        CHECK_EQ_INT(ls_meta_bytes(d), 0);
+        ls_hooks(d, &h);
+        CHECK(!h.access && !h.acquire);
+        ls_free(d);
+        vm_program_free(q);
+    }
     d = ls_new(LS_LD, p, 0);
     CHECK_EQ_INT(ls_meta_bytes(d), 3 * 5 + 2);
     ls_hooks(d, &h);
@@ -459,6 +513,7 @@ int main(void)
     TEST_RUN(channel_handoff);
     TEST_RUN(init_phase);
     TEST_RUN(unshared_two_threads);
+    TEST_RUN(unshared_owner_forgotten);
     TEST_RUN(goldilocks_worked_example);
     TEST_RUN(goldilocks_join_and_volatile);
     TEST_RUN(interning_is_hash_consed);

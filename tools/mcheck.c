@@ -47,6 +47,8 @@ static void usage(FILE *out)
           "\n"
           "model:\n"
           "  -D NAME=VALUE          override a const of the model\n"
+          "  --spurious-wakeups     a thread in a wait set may also wake without a\n"
+          "                         notify (as Java allows); off by default\n"
           "\n"
           "search:\n"
           "  --reduce=compose|none  compose each visible step with its invisible tail\n"
@@ -96,6 +98,7 @@ typedef struct cli {
     size_t ndefs;
     bool dump, simulate, json, quiet, progress;
     bool adapt, race_set;      /* --adapt; --race was given */
+    bool spurious;             /* --spurious-wakeups (set on the program) */
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
 } cli;
@@ -149,7 +152,7 @@ enum {
     OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_RACE, OPT_SEARCH,
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
-    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD,
+    OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -168,6 +171,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"all-errors", no_argument, 0, OPT_ALL},
         {"adapt", no_argument, 0, OPT_ADAPT},
         {"lookahead", required_argument, 0, OPT_LOOKAHEAD},
+        {"spurious-wakeups", no_argument, 0, OPT_SPURIOUS},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -206,6 +210,7 @@ static int parse_args(int argc, char **argv, cli *c)
             break;
         }
         case OPT_SIMULATE: c->simulate = true; break;
+        case OPT_SPURIOUS: c->spurious = true; break;
         case OPT_SEED:
             if (!parse_u64(optarg, &c->seed)) return bad_usage("--seed: bad number '%s'", optarg);
             break;
@@ -439,6 +444,7 @@ int main(int argc, char **argv)
     free(src);
     free(c.defs);
     if (!p) return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
+    p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
     if (c.dump)
         vm_dump(p, stdout);
     else if (c.simulate)

@@ -109,11 +109,12 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             verdict_name(r->verdict),
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
-                 "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64 "}",
+                 "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
+                 ",\"spurious_wakeups\":%s}",
             name_of(reduce_names, eo->reduce), name_of(race_names, eo->race),
             store_kind_name(eo->store.kind),
             eo->store.fingerprint_bits, name_of(search_names, eo->search),
-            eo->max_depth);
+            eo->max_depth, p->spurious_wakeups ? "true" : "false");
     if (a) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
         for (uint32_t i = 0; i < a->nvars; i++) {

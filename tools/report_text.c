@@ -35,7 +35,9 @@ const vm_insn *report_thread_insn(const vm_program *p, const uint8_t *s, int tid
 void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n)
 {
     buf[0] = '\0';
-    if (e->reacquire)
+    if (e->reacquire && e->spurious)
+        snprintf(buf, n, "(spurious wakeup: re-acquire without a notify)");
+    else if (e->reacquire)
         snprintf(buf, n, "(re-acquire after notify)");
     else if (e->first && in->op == VM_OP_choose && in->a.kind == VM_ARG_IMM)
         snprintf(buf, n, "(chose %" PRId64 ")", (int64_t)in->a.val + (int64_t)e->choice);
@@ -183,10 +185,10 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
 {
     const explore_options *eo = run->eo;
     const explore_adaptation *a = run->adapt;
-    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, run->model,
+    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, run->model,
             name_of(reduce_names, eo->reduce), eo->race != LS_OFF ? ", race=" : "",
             eo->race != LS_OFF ? name_of(race_names, eo->race) : "", a ? ", adapt" : "",
-            store_kind_name(eo->store.kind), name_of(search_names, eo->search));
+            p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), name_of(search_names, eo->search));
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS);

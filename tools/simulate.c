@@ -63,7 +63,8 @@ int simulate_run(const vm_program *p, unsigned long long seed,
                          .pc = vm_tpc(p, s, tid),
                          .choice = choice,
                          .first = true,
-                         .reacquire = vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED,
+                         .reacquire = vm_tstatus_of(p, s, tid) != VM_T_RUNNING,
+                         .spurious = vm_tstatus_of(p, s, tid) == VM_T_WAITING,
                          .elem = -1};
         trace tr = {.final_state = s};
         report_trace_line(out, p, &tr, &e);

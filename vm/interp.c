@@ -2,7 +2,8 @@
  *
  * Semantics are LANGUAGE.md's: 32-bit wrapping arithmetic, Java monitors
  * (recursive locks, wait releases fully and re-acquires with the saved depth
- * as a separate step, notify wakes one chosen waiter), FIFO channels kept
+ * as a separate step, notify wakes one chosen waiter; with
+ * p->spurious_wakeups a waiter may also re-acquire unwoken), FIFO channels kept
  * canonical (contents always start at slot 0), spawn slots allocated in spawn
  * order. The assembler has checked every operand; here only values computed
  * at run time (indexes, thread ids, lock ownership) are checked, and a model
@@ -145,7 +146,9 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
 {
     uint32_t ts = tslot(p, tid);
     enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
-    if (st != VM_T_RUNNING && st != VM_T_NOTIFIED) return 0;
+    if (st != VM_T_RUNNING && st != VM_T_NOTIFIED &&
+        !(st == VM_T_WAITING && p->spurious_wakeups))
+        return 0;
     const vm_body *b = body_of(p, s, tid);
     const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
     /* most instructions are always enabled: no more to look at */
@@ -154,7 +157,7 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
     int32_t iv;
     int64_t l;
 
-    if (st == VM_T_NOTIFIED) {
+    if (st != VM_T_RUNNING) { /* notified, or waiting with spurious wakeups */
         l = lock_elem(p, s, &th, in, &iv);
         assert(l >= 0 && "a waiting thread names a valid lock");
         return vm_lock_owner(p, s, (uint32_t)l) < 0;
@@ -326,12 +329,15 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     uint32_t l;
     vm_status rc;
 
-    assert((st == VM_T_RUNNING || st == VM_T_NOTIFIED) && "stepping a live thread");
+    assert((st == VM_T_RUNNING || st == VM_T_NOTIFIED ||
+            (st == VM_T_WAITING && p->spurious_wakeups)) && "stepping a live thread");
     if (h && h->exec) h->exec(h->ctx, s, tid, pc);
 
-    if (st == VM_T_NOTIFIED) { /* the re-acquire after wait */
+    if (st != VM_T_RUNNING) { /* the re-acquire after wait */
         if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         uint32_t lo = lock_off(p, l);
+        if (st == VM_T_WAITING) /* a spurious wakeup: leave the wait set */
+            s[lo + 3 + ((uint32_t)tid >> 3)] &= (uint8_t)~(1u << (tid & 7));
         assert(s[lo] == 0 && "re-acquire only when the lock is free");
         s[lo] = (uint8_t)(tid + 1);
         uint32_t dep = ts + p->threads[tid].depth_off;
@@ -629,7 +635,9 @@ void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
         lock_name_of(p, in, iv, ln, sizeof ln);
         int owner = vm_lock_owner(p, s, (uint32_t)l);
         if (owner >= 0) vm_thread_name(p, s, owner, on, sizeof on);
-        if (st == VM_T_WAITING)
+        if (st == VM_T_WAITING && p->spurious_wakeups && owner >= 0)
+            snprintf(buf, n, "waits in the wait set of '%s', held by %s", ln, on);
+        else if (st == VM_T_WAITING)
             snprintf(buf, n, "waits in the wait set of '%s' for a notify", ln);
         else if (owner >= 0 && owner != tid)
             snprintf(buf, n, "%s '%s', held by %s",

@@ -240,6 +240,13 @@ typedef struct vm_program {
     vm_layout layout;
     uint8_t *init_state;    /* layout.size bytes */
     void *arena;            /* owns every string and array above */
+    /* Run options that change the semantics (set by the caller after
+     * vm_assemble, false by default; the search, trace replay and
+     * simulation all read them from here): */
+    bool spurious_wakeups;  /* a thread in a wait set may leave it without a
+                               notify (Java allows it): a WAITING thread is
+                               then enabled as a NOTIFIED one is, and its step
+                               is the same re-acquire */
 } vm_program;
 
 /* -D NAME=VALUE overrides. */
@@ -302,7 +309,8 @@ typedef struct vm_fault {
 } vm_fault;
 
 /* Number of successors thread `tid` has in state `s`: 0 when it cannot move
- * (not started, ended, waiting, or its instruction is blocked); otherwise the
+ * (not started, ended, waiting (unless p->spurious_wakeups and the lock is
+ * free), or its instruction is blocked); otherwise the
  * number of choices (choose values, notify targets; 1 for everything else,
  * including an instruction that will fault). */
 uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);

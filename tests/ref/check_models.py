@@ -7,6 +7,8 @@ Each model states in its header comments:
     ; expect-states: N          ; expect-transitions: N               (reduced search)
     ; expect-states-reduce-none: N ; expect-transitions-reduce-none: N (full search)
     ; expect-reduce-none: VERDICT                 (optional, if the full search differs)
+    ; expect-spurious-wakeups: VERDICT            (optional: with --spurious-wakeups, both
+    ;   modes; its counts as expect-states-spurious-wakeups[-reduce-none] ...)
 The LD' check (refcheck --ld) runs on every model, as mcheck's default
 detector does, and the counts include its metadata (canonicalized as mcheck
 does: what no later check can read is reset). Prints one line per model and `N passed, N failed`; exit 1 on any
@@ -67,6 +69,17 @@ def check(path):
                          ("expect-transitions-reduce-none", "none", 1)):
         if key in h and int(h[key]) != got[mode][i]:
             problems.append(f"{key}: {h[key]}, refcheck says {got[mode][i]}")
+    want_sp = h.get("expect-spurious-wakeups")
+    if want_sp is not None:  # the same model with --spurious-wakeups
+        for mode, red in (("reduced", True), ("none", False)):
+            n, t, errs, _ = R.explore(P, red, ld=ld, spurious=True)
+            if verdict(errs) != want_sp:
+                problems.append(f"--spurious-wakeups {mode} verdict {verdict(errs)}, expected {want_sp}")
+            suffix = "" if red else "-reduce-none"
+            for key, i in (("expect-states-spurious-wakeups" + suffix, 0),
+                           ("expect-transitions-spurious-wakeups" + suffix, 1)):
+                if key in h and int(h[key]) != (n, t)[i]:
+                    problems.append(f"{key}: {h[key]}, refcheck says {(n, t)[i]}")
     return problems, got
 
 

@@ -8,20 +8,22 @@ of states stored, the number of transitions (every executed successor,
 including those leading to already-seen states) and the verdict.
 
 It exists to cross-check mcheck: it shares no code with it and is written for
-clarity, not speed (a few hundred thousand states a minute). It covers the
-subset of LANGUAGE.md the bundled models use: every instruction, all
-declaration forms, `init T`, end labels. It does NOT implement the lock
-discipline detectors unless asked (`--ld`, a plain Eraser-style LD' check whose
-metadata then becomes part of the state, which changes the counts).
+clarity, not speed (a few hundred thousand states a minute). It covers
+LANGUAGE.md: every instruction, all declaration forms with comma lists,
+constant expressions, `init T`, end labels, the `unshared` check (always), and
+`--spurious-wakeups`. It does NOT implement the lock discipline detectors
+unless asked (`--ld`, a plain LD' check whose metadata then becomes part of the
+state, which changes the counts).
 
 State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
 spawn counters per proc, threads (status, body, pc, self, registers, saved
-depth). An ended thread has status ENDED, pc 0, registers and saved depth 0;
-it keeps its body and self. An error state counts as a stored state and has
+depth), detector metadata (unshared owners; LD' with --ld). An ended thread
+has status ENDED, pc 0, registers and saved depth 0 (and self 0 for a spawned
+instance); it keeps its body. An error state counts as a stored state and has
 no successors.
 
-Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--max-states=N]
-                   [--quiet] model.bc
+Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--spurious-wakeups]
+                   [--max-states=N] [--quiet] model.bc
 Exit: 0 ok, 1 an error was found, 2 bad input.
 """
 import argparse
@@ -133,6 +135,159 @@ class Program:
     pass
 
 
+# ------------------------------------------------------- constant expressions
+
+CX_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)|(" + IDENT + r")|(.))")
+
+
+def cx_tokens(text):
+    """Integers (a '-' glued to digits is part of the literal unless it
+    follows an operand: `N-1` is N, -, 1), names, single-character operators."""
+    toks, i = [], 0
+    text = text.strip()
+    while i < len(text):
+        m = CX_TOKEN.match(text, i)
+        if not m:
+            break
+        i = m.end()
+        num, name, op = m.groups()
+        if num is not None:
+            toks.append(("int", num))
+        elif name is not None:
+            toks.append(("name", name))
+        elif op is not None and not op.isspace():
+            prev_operand = toks and (toks[-1][0] in ("int", "name") or toks[-1] == ("op", ")"))
+            nm = re.match(r"0[xX][0-9a-fA-F]+|[0-9]+", text[i:])
+            if op == "-" and nm and not prev_operand:
+                toks.append(("int", "-" + nm.group(0)))
+                i += nm.end()
+            else:
+                toks.append(("op", op))
+    return toks
+
+
+def c_div(a, b, op):
+    if b == 0:
+        raise AsmError(("division" if op == "/" else "modulo") + " by zero in a constant expression")
+    q = abs(a) // abs(b)
+    if (a < 0) != (b < 0):
+        q = -q
+    return wrap(q) if op == "/" else wrap(a - q * b)
+
+
+def cx_eval(text, lookup):
+    """Value of a constant expression (+ - * / % ( ), unary minus; 32-bit
+    wrapping, C division); lookup(name) gives a const's value."""
+    toks = cx_tokens(text)
+    pos = [0]
+
+    def peek():
+        return toks[pos[0]] if pos[0] < len(toks) else None
+
+    def unary():
+        t = peek()
+        if t is None:
+            raise AsmError(f"bad constant expression: {text}")
+        pos[0] += 1
+        if t == ("op", "-"):
+            return wrap(-unary())
+        if t == ("op", "("):
+            v = expr()
+            if peek() != ("op", ")"):
+                raise AsmError(f"missing ')' in {text}")
+            pos[0] += 1
+            return v
+        if t[0] == "int":
+            v = parse_int(t[1])
+            if v is None:
+                raise AsmError(f"bad integer {t[1]}")
+            return v
+        if t[0] == "name":
+            return lookup(t[1])
+        raise AsmError(f"bad constant expression: {text}")
+
+    def term():
+        v = unary()
+        while peek() in (("op", "*"), ("op", "/"), ("op", "%")):
+            op = peek()[1]
+            pos[0] += 1
+            r = unary()
+            v = wrap(v * r) if op == "*" else c_div(v, r, op)
+        return v
+
+    def expr():
+        v = term()
+        while peek() in (("op", "+"), ("op", "-")):
+            op = peek()[1]
+            pos[0] += 1
+            r = term()
+            v = wrap(v + r) if op == "+" else wrap(v - r)
+        return v
+
+    v = expr()
+    if pos[0] != len(toks):
+        raise AsmError(f"bad constant expression: {text}")
+    return v
+
+
+def split_top(s):
+    """Split a declaration's items on commas outside (), [] and {}."""
+    parts, cur, depth = [], [], 0
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    parts.append("".join(cur).strip())
+    return parts
+
+
+def declare(first, rest, lineno, consts, consts_order, vars_, locks, chans, bodies):
+    """One item of a declaration line; returns the body dict for thread/proc."""
+    if first == "const":
+        m = re.fullmatch(r"(" + IDENT + r")\s*=\s*(.+)", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad const")
+        consts[m.group(1)] = m.group(2)
+        consts_order.append(m.group(1))
+    elif first in ("shared", "volatile", "unshared"):
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?\s*(?:=\s*(\{[^}]*\}|.+?))?\s*(?:\binit\s+(" + IDENT + r"))?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad variable declaration")
+        vars_[m.group(1)] = dict(cls=first, size=m.group(2), init=m.group(3),
+                                 init_body=m.group(4), line=lineno, is_array=m.group(2) is not None)
+    elif first == "lock":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad lock declaration")
+        locks[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
+    elif first == "chan":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad chan declaration")
+        chans[m.group(1)] = dict(cap=m.group(2))
+    elif first == "thread":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad thread declaration")
+        cur = dict(name=m.group(1), proc=False, count=m.group(2), is_array=m.group(2) is not None, lines=[])
+        bodies.append(cur)
+        return cur
+    elif first == "proc":
+        m = re.fullmatch(r"(" + IDENT + r")\s+max\s+(.+)", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad proc declaration")
+        cur = dict(name=m.group(1), proc=True, count=m.group(2), is_array=False, lines=[])
+        bodies.append(cur)
+        return cur
+    return None
+
+
 def assemble(text, defines):
     """Two passes: collect declarations, then decode bodies."""
     consts, consts_order = {}, []
@@ -148,64 +303,41 @@ def assemble(text, defines):
         if first in DECL_KW and not line.startswith(first + ":"):
             cur = None
             rest = line[len(first):].strip()
-            if first == "const":
-                m = re.fullmatch(r"(" + IDENT + r")\s*=\s*(\S+)", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad const")
-                consts[m.group(1)] = m.group(2)
-                consts_order.append(m.group(1))
-            elif first in ("shared", "volatile", "unshared"):
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?\s*(?:=\s*(\{[^}]*\}|\S+))?\s*(?:init\s+(" + IDENT + r"))?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad variable declaration")
-                vars_[m.group(1)] = dict(cls=first, size=m.group(2), init=m.group(3),
-                                         init_body=m.group(4), line=lineno, is_array=m.group(2) is not None)
-            elif first == "lock":
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad lock declaration")
-                locks[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
-            elif first == "chan":
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad chan declaration")
-                chans[m.group(1)] = dict(cap=m.group(2))
-            elif first == "thread":
-                m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad thread declaration")
-                cur = dict(name=m.group(1), proc=False, count=m.group(2), is_array=m.group(2) is not None, lines=[])
-                bodies.append(cur)
-            elif first == "proc":
-                m = re.fullmatch(r"(" + IDENT + r")\s+max\s+(\S+)", rest)
-                if not m:
-                    raise AsmError(f"{lineno}: bad proc declaration")
-                cur = dict(name=m.group(1), proc=True, count=m.group(2), is_array=False, lines=[])
-                bodies.append(cur)
+            items = split_top(rest) if first not in ("thread", "proc") else [rest]
+            for item in items:
+                cur = declare(first, item, lineno, consts, consts_order, vars_, locks, chans, bodies)
             continue
         if cur is None:
             raise AsmError(f"{lineno}: instruction outside a thread body")
         cur["lines"].append((lineno, line))
 
-    # constants
-    cval = {}
-    for name in consts_order:
-        v = parse_int(consts[name])
-        if v is None:
-            raise AsmError(f"const {name}: not an integer")
-        cval[name] = v
-    for name, v in defines.items():
-        if name not in cval:
+    # constants: names are visible in the whole file; -D replaces a value
+    for name in defines:
+        if name not in consts:
             raise AsmError(f"-D for undeclared const '{name}'")
-        cval[name] = v
+    cval = {}
+    active = set()
+
+    def const_value(name):
+        if name not in consts:
+            raise AsmError(f"not a constant: {name}")
+        if name in cval:
+            return cval[name]
+        if name in defines:
+            cval[name] = defines[name]
+            return cval[name]
+        if name in active:
+            raise AsmError(f"const '{name}' is defined in terms of itself")
+        active.add(name)
+        cval[name] = cx_eval(consts[name], const_value)
+        active.discard(name)
+        return cval[name]
+
+    for name in consts_order:
+        const_value(name)
 
     def cint(tok):
-        v = parse_int(tok)
-        if v is not None:
-            return v
-        if tok in cval:
-            return cval[tok]
-        raise AsmError(f"not a constant: {tok}")
+        return cx_eval(tok, const_value)
 
     P = Program()
     P.consts = cval
@@ -462,10 +594,10 @@ def initial_state(P, ld):
             th.append((RUNNING, bi, 0, k, tuple([0] * P.bodies[bi]["nreg"]), 0))
         else:
             th.append((UNUSED, -1, 0, 0, (), 0))
-    ldm = None
-    if ld:
-        # per element: None (virgin) or (phase, first_tid, lockset frozenset, written)
-        ldm = tuple([("virgin",)] * P.nglobals + [("unsh", -1)] * 0)
+    # per element: ("virgin",), ("init",), ("checked", lockset, written) for
+    # shared elements (only with --ld), ("unsh", owner) for every element of
+    # an unshared variable once a thread touched it (always checked)
+    ldm = tuple([("virgin",)] * P.nglobals)
     return (g, lk, ch, sp, tuple(th), ldm)
 
 
@@ -503,9 +635,7 @@ def held_locks(m, t):
 
 
 def on_access(m, t, e, d, write):
-    """LD' (Eraser-style) and unshared checks; only with --ld."""
-    if m.ld is None:
-        return
+    """The unshared check (always) and LD' (Eraser-style, only with --ld)."""
     body = m.th[t][1]
     meta = m.ld[e]
     if d["cls"] == "unshared":
@@ -521,7 +651,7 @@ def on_access(m, t, e, d, write):
         elif owner != t:
             raise Fault("runtime_error", f"unshared variable touched by two threads: {m.P.elem_name[e]}")
         return
-    if d["cls"] != "shared":
+    if d["cls"] != "shared" or not m.P.check_ld:
         return
     held = held_locks(m, t)
     if meta[0] == "virgin":
@@ -595,15 +725,13 @@ def canonical_ld(m):
     virgin; an element nobody may write again that was not written since it
     became checked cannot violate LD' any more and goes back to virgin
     ("init" for a variable with `init T`)."""
-    if m.ld is None:
-        return
     fut = future_sets(m.P)
     live = []
     for th in m.th:
         if th[0] in (RUNNING, WAITING, NOTIFIED):
             live.append((fut[th[1]][th[2]], th[3]))  # (sets, self)
     for name, d in m.P.vars.items():
-        if d["cls"] == "volatile":
+        if d["cls"] == "volatile" or (d["cls"] == "shared" and not m.P.check_ld):
             continue
         for i in range(d["size"]):
             acc = any(name in f[0] or (name in f[2] and me == i) for f, me in live)
@@ -628,11 +756,11 @@ def canonical_ld(m):
 def enabled_choices(m, t):
     """Number of successors of thread t (0 = cannot move)."""
     st = m.th[t][0]
-    if st in (UNUSED, ENDED, WAITING):
+    if st in (UNUSED, ENDED) or (st == WAITING and not m.P.spurious):
         return 0
     body = m.P.bodies[m.th[t][1]]
     ins = body["code"][m.th[t][2]]
-    if st == NOTIFIED:
+    if st in (NOTIFIED, WAITING):  # waiting: a spurious wakeup
         try:
             l = lock_of(m, t, ins["lock"])
         except Fault:
@@ -675,8 +803,9 @@ def step(m, t, choice):
     ins = body["code"][th[2]]
     op = ins["op"]
     regs = th[4]
-    if th[0] == NOTIFIED:
+    if th[0] in (NOTIFIED, WAITING):  # re-acquire; waiting: a spurious wakeup
         l = lock_of(m, t, ins["lock"])
+        m.lk[l][2] = m.lk[l][2] - {t}
         m.lk[l][0] = t
         m.lk[l][1] = th[5]
         th[5] = 0
@@ -799,6 +928,8 @@ def step(m, t, choice):
         th[2] = 0
         th[4] = [0] * len(regs)
         th[5] = 0
+        if body["proc"]:
+            th[3] = 0  # a spawned instance's self is cleared too
         return
     else:
         raise AssertionError(op)
@@ -862,7 +993,10 @@ def end_verdict(P, s):
     return "ok"
 
 
-def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False):
+def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False,
+            spurious=False):
+    P.check_ld = ld
+    P.spurious = spurious
     init = initial_state(P, ld)
     seen = {init: None}
     q = deque([init])
@@ -897,8 +1031,13 @@ def describe_trace(P, seen, s):
         th = m.th[t]
         ins = P.bodies[th[1]]["code"][th[2]]
         b = P.bodies[th[1]]
-        name = b["name"] + (f"[{th[3]}]" if (b["is_array"] or b["proc"]) else "")
-        what = "re-acquire after notify" if th[0] == NOTIFIED else ins["text"]
+        if b["proc"]:  # the k-th instance of proc P is P[k]
+            k = sum(1 for u in range(P.nstatic, t) if m.th[u][1] == th[1])
+            name = f"{b['name']}[{k}]"
+        else:
+            name = b["name"] + (f"[{th[3]}]" if b["is_array"] else "")
+        what = {NOTIFIED: "re-acquire after notify",
+                WAITING: "spurious wakeup, re-acquire"}.get(th[0], ins["text"])
         path.append(f"  {name}: {what}" + (f" (choice {c})" if c else "") + (f"  (line {ins['line']})" if ins["line"] else ""))
         s = prev
     return "\n".join(reversed(path))
@@ -910,6 +1049,8 @@ def main(argv=None):
     ap.add_argument("-D", action="append", default=[], metavar="N=V")
     ap.add_argument("--mode", choices=["both", "none", "reduced"], default="both")
     ap.add_argument("--ld", action="store_true", help="check LD' (adds metadata to states)")
+    ap.add_argument("--spurious-wakeups", action="store_true",
+                    help="a waiting thread may re-acquire without a notify")
     ap.add_argument("--max-invisible", type=int, default=100000)
     ap.add_argument("--max-states", type=int, default=None)
     ap.add_argument("--trace", action="store_true", help="print a shortest trace per error kind")
@@ -933,7 +1074,8 @@ def main(argv=None):
              "reduced": [("reduced", True)]}[args.mode]
     status = 0
     for label, red in modes:
-        n, tr, errors, seen = explore(P, red, args.ld, args.max_invisible, args.max_states)
+        n, tr, errors, seen = explore(P, red, args.ld, args.max_invisible, args.max_states,
+                                      spurious=args.spurious_wakeups)
         kinds = sorted(errors) or ["ok"]
         print(f"mode={label} states={n} transitions={tr} verdict={','.join(kinds)}")
         if errors:
