@@ -56,6 +56,20 @@ const char *verdict_name(verdict v)
     return "?";
 }
 
+verdict error_verdict(error_cause c, vm_fault_kind fault)
+{
+    switch (c) {
+    case CAUSE_NONE: return VERDICT_OK;
+    case CAUSE_DEADLOCK: return VERDICT_DEADLOCK;
+    case CAUSE_FAULT: return fault == VM_FAULT_ASSERTION ? VERDICT_ASSERTION : VERDICT_RUNTIME_ERROR;
+    case CAUSE_BOUNDED_INVIS: return VERDICT_RUNTIME_ERROR;
+    case CAUSE_LOCK_DISCIPLINE: return VERDICT_LOCK_DISCIPLINE;
+    case CAUSE_RACE: return VERDICT_RACE;
+    case CAUSE_UNSHARED: return VERDICT_RUNTIME_ERROR;
+    }
+    return VERDICT_RUNTIME_ERROR;
+}
+
 const char *stop_reason_name(stop_reason s)
 {
     switch (s) {
@@ -91,7 +105,9 @@ typedef struct frame {
 #define UNDO_REC 12
 
 typedef struct step_outcome {
-    verdict kind;      /* VERDICT_OK, or the error */
+    verdict kind;      /* VERDICT_OK, or the error: error_verdict(cause, fault) */
+    error_cause cause;
+    vm_fault_kind fault;
     char msg[256];
     int tid;
     uint32_t pc;
@@ -358,15 +374,22 @@ static bool detector_outcome(const ls_detector *det, const vm_program *p, const 
     switch (rep->kind) {
     case LS_NOMEM: return false;
     case LS_LD:
-    case LS_ERASER: out->kind = VERDICT_LOCK_DISCIPLINE; break;
-    case LS_GOLDILOCKS: out->kind = VERDICT_RACE; break;
-    default: out->kind = VERDICT_RUNTIME_ERROR; break; /* unshared touched by two threads */
+    case LS_ERASER: out->cause = CAUSE_LOCK_DISCIPLINE; break;
+    case LS_GOLDILOCKS: out->cause = CAUSE_RACE; break;
+    default: out->cause = CAUSE_UNSHARED; break; /* unshared touched by two threads */
     }
+    out->kind = error_verdict(out->cause, 0);
     out->tid = rep->tid;
     out->pc = vm_tpc(p, s, rep->tid);
     out->elem = rep->elem;
     snprintf(out->msg, sizeof out->msg, "%s", rep->msg);
     return true;
+}
+
+/* The message of a BoundedInvis error (CAUSE_BOUNDED_INVIS). */
+static void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible)
+{
+    snprintf(buf, n, "no visible operation within %" PRIu64 " steps", max_invisible);
 }
 
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
@@ -386,6 +409,7 @@ static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
     vm_fault f;
     explore_stats *x = &S->r->stats;
     out->kind = VERDICT_OK;
+    out->cause = CAUSE_NONE;
     out->elem = UINT32_MAX;
 
     vm_status rc = vm_step(p, s, tid, choice, &S->hooks, &f);
@@ -394,11 +418,11 @@ static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
         uint64_t n = 0;
         while (!vm_at_visible(p, s, tid)) {
             if (++n > S->o->max_invisible) {
-                out->kind = VERDICT_RUNTIME_ERROR;
+                out->cause = CAUSE_BOUNDED_INVIS;
+                out->kind = error_verdict(out->cause, 0);
                 out->tid = tid;
                 out->pc = vm_tpc(p, s, tid);
-                snprintf(out->msg, sizeof out->msg,
-                         "no visible operation within %" PRIu64 " steps", S->o->max_invisible);
+                bounded_invis_msg(out->msg, sizeof out->msg, S->o->max_invisible);
                 return true;
             }
             rc = vm_step(p, s, tid, 0, &S->hooks, &f);
@@ -418,8 +442,9 @@ static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
         }
     }
     if (rc == VM_FAULT) {
-        out->kind = strncmp(f.msg, "assertion violated", 18) == 0 ? VERDICT_ASSERTION
-                                                                   : VERDICT_RUNTIME_ERROR;
+        out->cause = CAUSE_FAULT;
+        out->fault = f.kind;
+        out->kind = error_verdict(CAUSE_FAULT, f.kind);
         out->tid = f.tid;
         out->pc = f.pc;
         snprintf(out->msg, sizeof out->msg, "%s", f.msg);
@@ -500,6 +525,8 @@ static bool record_error(search *S, const step_outcome *e, const explore_step *p
         explore_error *er = &ne[r->nerrors];
         memset(er, 0, sizeof *er);
         er->kind = e->kind;
+        er->cause = e->cause;
+        er->fault = e->fault;
         snprintf(er->msg, sizeof er->msg, "%s", e->msg);
         er->tid = e->tid;
         er->pc = e->pc;
@@ -530,6 +557,7 @@ static bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
     *first = first_enabled(p, s, n);
     if (*first < p->nthreads || vm_valid_end(p, s)) return false;
     e->kind = VERDICT_DEADLOCK;
+    e->cause = CAUSE_DEADLOCK;
     e->tid = -1;
     e->pc = 0;
     e->elem = UINT32_MAX;
@@ -1584,8 +1612,7 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
             }
             if (reduce == REDUCE_NONE || vm_at_visible(p, s, tid)) break;
             if (++n > max_invisible) {
-                snprintf(t->why, sizeof t->why,
-                         "no visible operation within %" PRIu64 " steps", max_invisible);
+                bounded_invis_msg(t->why, sizeof t->why, max_invisible);
                 rc = 0;
                 goto out;
             }

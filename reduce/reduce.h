@@ -84,8 +84,28 @@ typedef struct explore_step {
     uint64_t choice;
 } explore_step;
 
+/* What an error is, finer than its verdict (error_verdict() maps one to
+ * the other). Code decides by the cause (and the fault kind), never by the
+ * message text. */
+typedef enum error_cause {
+    CAUSE_NONE = 0,         /* no error */
+    CAUSE_DEADLOCK,         /* no thread can move, and not a valid end */
+    CAUSE_FAULT,            /* the interpreter faulted: `fault` says how */
+    CAUSE_BOUNDED_INVIS,    /* Stoller's BoundedInvis: no visible operation
+                               within --max-invisible steps */
+    CAUSE_LOCK_DISCIPLINE,  /* LD' or Eraser reported an access */
+    CAUSE_RACE,             /* Goldilocks reported an access */
+    CAUSE_UNSHARED,         /* an unshared variable touched by a second thread */
+} error_cause;
+
+/* The verdict of an error: CAUSE_FAULT is an assertion or a runtime error
+ * by its fault kind, BoundedInvis and unshared are runtime errors. */
+verdict error_verdict(error_cause c, vm_fault_kind fault);
+
 typedef struct explore_error {
     verdict kind;
+    error_cause cause;
+    vm_fault_kind fault;    /* with CAUSE_FAULT */
     char msg[256];          /* "assertion violated: ...", "deadlock", ... */
     int tid;                /* faulting thread (-1 for a deadlock) */
     uint32_t pc;

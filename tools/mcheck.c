@@ -736,9 +736,7 @@ static int adapt_variables(cli *c, vm_program *p, const explore_result *r)
  * that is not volatile yet never reaches a visible point. */
 static bool bounded_invis(const explore_result *r)
 {
-    return r->nerrors && r->errors[0].kind == VERDICT_RUNTIME_ERROR &&
-           r->errors[0].elem == UINT32_MAX &&
-           strncmp(r->errors[0].msg, "no visible operation within", 27) == 0;
+    return r->nerrors && r->errors[0].cause == CAUSE_BOUNDED_INVIS;
 }
 
 /* One search; counts it in the --adapt totals. With --timelimit and --adapt,
