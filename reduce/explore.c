@@ -2,8 +2,8 @@
  * (no recursion), or breadth-first with parent links for shortest traces.
  *
  * Successors are Stoller's composed transitions (section 5.1: a visible step
- * followed by the thread's invisible steps, bounded by BoundedInvis) or,
- * with REDUCE_NONE, single instructions. Every stored vector is the vm state
+ * followed by the thread's invisible steps, bounded by BoundedInvis; step.c)
+ * or, with REDUCE_NONE, single instructions. Every stored vector is the vm state
  * followed by one marker byte: 0, or for an error state the faulting thread's
  * id + 1, so an error state (which the interpreter leaves equal to its
  * predecessor) is stored as a state of its own and has no successors
@@ -12,7 +12,7 @@
  * was taken for "seen before" and never reported under --all-errors).
  * Deadlocks are
  * checked when a state is first stored. Paths are rebuilt from the stack or
- * the parent links; trace_replay() re-executes them for printing.
+ * the parent links; trace_replay() (replay.c) re-executes them for printing.
  * --memlimit counts everything the search allocates (store, stack or queue,
  * the errors it keeps): checked after every transition, and before the
  * stack or queue grows, so that a big state vector cannot take it past the
@@ -27,7 +27,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "reduce.h"
+#include "step_int.h"
 
 void explore_options_default(explore_options *o)
 {
@@ -54,20 +54,6 @@ const char *verdict_name(verdict v)
     case VERDICT_INCOMPLETE: return "incomplete";
     }
     return "?";
-}
-
-verdict error_verdict(error_cause c, vm_fault_kind fault)
-{
-    switch (c) {
-    case CAUSE_NONE: return VERDICT_OK;
-    case CAUSE_DEADLOCK: return VERDICT_DEADLOCK;
-    case CAUSE_FAULT: return fault == VM_FAULT_ASSERTION ? VERDICT_ASSERTION : VERDICT_RUNTIME_ERROR;
-    case CAUSE_BOUNDED_INVIS: return VERDICT_RUNTIME_ERROR;
-    case CAUSE_LOCK_DISCIPLINE: return VERDICT_LOCK_DISCIPLINE;
-    case CAUSE_RACE: return VERDICT_RACE;
-    case CAUSE_UNSHARED: return VERDICT_RUNTIME_ERROR;
-    }
-    return VERDICT_RUNTIME_ERROR;
 }
 
 const char *stop_reason_name(stop_reason s)
@@ -103,16 +89,6 @@ typedef struct frame {
 } frame;
 
 #define UNDO_REC 12
-
-typedef struct step_outcome {
-    verdict kind;      /* VERDICT_OK, or the error: error_verdict(cause, fault) */
-    error_cause cause;
-    vm_fault_kind fault;
-    char msg[256];
-    int tid;
-    uint32_t pc;
-    uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
-} step_outcome;
 
 #ifndef RECENT_SLOTS
 #define RECENT_SLOTS (1u << 15) /* 256 KB: about the L2 cache */
@@ -186,6 +162,7 @@ typedef struct search {
     size_t vsize;      /* stored vector: the state + error marker */
     ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
+    step_env env;      /* what step_run() runs with */
     /* DFS stack (frame above) */
     frame *frames;
     size_t cap;        /* frames allocated */
@@ -363,38 +340,6 @@ static inline bool limits_ok(search *S)
 /* ---- successors ---------------------------------------------------------- */
 
 
-/* The outcome of a step the detector stopped (one of its hooks returned
- * true): the violation as an error of the faulting thread, at the access
- * (the interpreter stops before it). False if the detector ran out of
- * memory: then there is no verdict, and the search must stop. */
-static bool detector_outcome(const ls_detector *det, const vm_program *p, const uint8_t *s,
-                             step_outcome *out)
-{
-    const ls_report *rep = ls_last_report(det);
-    switch (rep->kind) {
-    case LS_NOMEM: return false;
-    case LS_LD:
-    case LS_ERASER: out->cause = CAUSE_LOCK_DISCIPLINE; break;
-    case LS_GOLDILOCKS: out->cause = CAUSE_RACE; break;
-    default: out->cause = CAUSE_UNSHARED; break; /* unshared touched by two threads */
-    }
-    out->kind = error_verdict(out->cause, 0);
-    out->tid = rep->tid;
-    out->pc = vm_tpc(p, s, rep->tid);
-    out->elem = rep->elem;
-    snprintf(out->msg, sizeof out->msg, "%s", rep->msg);
-    return true;
-}
-
-/* The message of a BoundedInvis error (CAUSE_BOUNDED_INVIS). */
-static void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible)
-{
-    snprintf(buf, n, "no visible operation within %" PRIu64 " steps", max_invisible);
-}
-
-/* Apply step (tid, choice) to `s` in place: one instruction, then with
- * REDUCE_COMPOSE the thread's invisible tail. False if the search must stop
- * (S->stop says why). */
 /* The two steps of every transition, inlined into the search loops. */
 #if defined(__GNUC__)
 #define HOT_INLINE inline __attribute__((always_inline))
@@ -402,57 +347,14 @@ static void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible)
 #define HOT_INLINE inline
 #endif
 
+/* Run step (tid, choice) on s in place: the composed step (step.c) with the
+ * search's environment. False if the search must stop (S->stop says why). */
 static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
-                     step_outcome *out)
+                                step_outcome *out)
 {
-    const vm_program *p = S->p;
-    vm_fault f;
-    explore_stats *x = &S->r->stats;
-    out->kind = VERDICT_OK;
-    out->cause = CAUSE_NONE;
-    out->elem = UINT32_MAX;
-
-    vm_status rc = vm_step(p, s, tid, choice, &S->hooks, &f);
-    x->instructions++;
-    if (rc == VM_OK && S->o->reduce == REDUCE_COMPOSE) {
-        uint64_t n = 0;
-        while (!vm_at_visible(p, s, tid)) {
-            if (++n > S->o->max_invisible) {
-                out->cause = CAUSE_BOUNDED_INVIS;
-                out->kind = error_verdict(out->cause, 0);
-                out->tid = tid;
-                out->pc = vm_tpc(p, s, tid);
-                bounded_invis_msg(out->msg, sizeof out->msg, S->o->max_invisible);
-                return true;
-            }
-            rc = vm_step(p, s, tid, 0, &S->hooks, &f);
-            if (rc == VM_FAULT ||
-                (rc == VM_STOPPED && ls_last_report(S->det)->kind != LS_NOMEM)) {
-                /* An error in the invisible tail: the composed step ends
-                 * before the erring instruction (which left the state as it
-                 * was), and that instruction becomes a scheduling point. The
-                 * error is reached from the new state, after the other
-                 * threads had their chance to move first: an assertion that
-                 * fails here must not hide what they can reach. */
-                return true;
-            }
-            x->instructions++;
-            x->invisible++;
-            if (rc != VM_OK) break;
-        }
-    }
-    if (rc == VM_FAULT) {
-        out->cause = CAUSE_FAULT;
-        out->fault = f.kind;
-        out->kind = error_verdict(CAUSE_FAULT, f.kind);
-        out->tid = f.tid;
-        out->pc = f.pc;
-        snprintf(out->msg, sizeof out->msg, "%s", f.msg);
-    } else if (rc == VM_STOPPED && !detector_outcome(S->det, p, s, out)) {
-        S->stop = STOP_NOMEM;
-        return false;
-    }
-    return true;
+    if (step_run(&S->env, s, tid, choice, out, &S->r->stats)) return true;
+    S->stop = STOP_NOMEM;
+    return false;
 }
 
 /* The first thread enabled in s, and its number of choices in *n; nthreads
@@ -1430,6 +1332,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         }
         ls_hooks(S.det, &S.hooks);
     }
+    S.env = (step_env){.p = p, .hooks = &S.hooks, .det = S.det, .reduce = o->reduce,
+                       .max_invisible = o->max_invisible};
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
     S.vsize = S.ssize + 1;
     S.wsize = (S.vsize + 7) & ~(size_t)7;
@@ -1496,142 +1400,4 @@ void explore_result_free(explore_result *r)
     free(r->errors);
     r->errors = NULL;
     r->nerrors = 0;
-}
-
-/* ---- trace replay -------------------------------------------------------- */
-
-static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
-{
-    if (t->n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 64;
-        trace_entry *ne = realloc(t->entries, nc * sizeof *ne);
-        if (!ne) return false;
-        t->entries = ne;
-        *cap = nc;
-    }
-    t->entries[t->n++] = *e;
-    return true;
-}
-
-/* The replay's access hook: the detector's, and a note of what it saw in
- * the trace entry being executed (the last one). */
-typedef struct replay_ctx {
-    vm_hooks det_hooks;
-    ls_detector *det;
-    trace *t;
-} replay_ctx;
-
-static bool replay_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
-{
-    replay_ctx *rc = ctx;
-    trace_entry *e = &rc->t->entries[rc->t->n - 1];
-    e->elem = (int32_t)elem;
-    e->write = write;
-    e->held = ls_held(rc->det, s, tid);
-    bool stop = rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
-    e->set = stop ? UINT32_MAX : ls_elem_set(rc->det, s, elem);
-    e->checked = !stop && ls_elem_checked(rc->det, s, elem);
-    return stop;
-}
-
-/* The other hooks pass through to the detector. */
-#define REPLAY_HOOK(name, T)                                                   \
-    static bool replay_##name(void *ctx, uint8_t *s, int a, T b)                \
-    {                                                                          \
-        replay_ctx *rc = ctx;                                                  \
-        return rc->det_hooks.name(rc->det_hooks.ctx, s, a, b);                 \
-    }
-REPLAY_HOOK(acquire, uint32_t)
-REPLAY_HOOK(release, uint32_t)
-REPLAY_HOOK(spawn, int)
-REPLAY_HOOK(join, int)
-REPLAY_HOOK(send, uint32_t)
-REPLAY_HOOK(recv, uint32_t)
-#undef REPLAY_HOOK
-
-int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
-                 ls_kind race, const explore_step *path, uint32_t len, trace *t)
-{
-    memset(t, 0, sizeof *t);
-    uint32_t cap = 0;
-    int rc = -1;
-    vm_hooks h = {0};
-    ls_detector *det = NULL;
-    replay_ctx rctx = {.t = t};
-    if (race != LS_OFF) {
-        if (!(det = ls_new(race, p, p->layout.size))) return -1;
-        ls_hooks(det, &rctx.det_hooks);
-        h = rctx.det_hooks;
-        rctx.det = det;
-        h.ctx = &rctx;
-        h.access = replay_access;
-        if (h.acquire) h.acquire = replay_acquire;
-        if (h.release) h.release = replay_release;
-        if (h.spawn) h.spawn = replay_spawn;
-        if (h.join) h.join = replay_join;
-        if (h.send) h.send = replay_send;
-        if (h.recv) h.recv = replay_recv;
-    }
-    uint8_t *s = malloc(p->layout.size + ls_meta_bytes(det));
-    if (!s) goto out;
-    memcpy(s, p->init_state, p->layout.size);
-    if (det) ls_init_meta(det, s);
-    t->final_state = s;
-    for (uint32_t i = 0; i < len; i++) {
-        int tid = path[i].tid;
-        if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
-            t->diverged = true;
-            snprintf(t->why, sizeof t->why,
-                     "step %" PRIu32 " is not executable on replay", i + 1);
-            rc = 0;
-            goto out;
-        }
-        uint64_t n = 0;
-        for (bool first = true;; first = false) {
-            trace_entry e = {.step = i + 1,
-                             .tid = tid,
-                             .pc = vm_tpc(p, s, tid),
-                             .choice = first ? path[i].choice : 0,
-                             .first = first,
-                             .reacquire = vm_tstatus_of(p, s, tid) == VM_T_NOTIFIED,
-                             .elem = -1};
-            if (!trace_push(t, &cap, &e)) goto out;
-            vm_fault f;
-            vm_status st = vm_step(p, s, tid, first ? path[i].choice : 0, &h, &f);
-            if (st != VM_OK) {
-                if (st == VM_STOPPED && ls_last_report(det)->kind == LS_NOMEM) goto out;
-                if (!first) { /* as in the search: the step ends before it */
-                    t->n--;
-                    break;
-                }
-                snprintf(t->why, sizeof t->why, "%s",
-                         st == VM_FAULT ? f.msg : ls_last_report(det)->msg);
-                if (i + 1 != len) t->diverged = true;
-                rc = 0;
-                goto out;
-            }
-            if (reduce == REDUCE_NONE || vm_at_visible(p, s, tid)) break;
-            if (++n > max_invisible) {
-                bounded_invis_msg(t->why, sizeof t->why, max_invisible);
-                rc = 0;
-                goto out;
-            }
-        }
-    }
-    rc = 0;
-out:
-    if (rc == 0)
-        t->det = det;
-    else
-        ls_free(det);
-    return rc;
-}
-
-void trace_free(trace *t)
-{
-    if (!t) return;
-    ls_free(t->det);
-    free(t->entries);
-    free(t->final_state);
-    memset(t, 0, sizeof *t);
 }
