@@ -147,8 +147,21 @@ typedef struct explore_result {
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r);
 void explore_result_free(explore_result *r);
 
+/* The name of each value, from one table per enumeration (search.c): the
+ * command line parses them and the reports print them. A value out of
+ * range is "?". */
 const char *verdict_name(verdict v);      /* "ok", "deadlock", ... (JSON) */
-const char *stop_reason_name(stop_reason s);
+const char *stop_reason_name(stop_reason s); /* "complete", "memory_limit", ... */
+const char *reduce_mode_name(reduce_mode m);  /* "compose", "none" */
+const char *search_order_name(search_order s); /* "dfs", "bfs" */
+const char *race_mode_name(ls_kind k);     /* "off", "ld", "eraser", "goldilocks" */
+const char *lookahead_mode_name(lookahead_mode m); /* "auto", "on", ... "off" */
+
+/* Parse a name of the same tables: true and *out set if `s` names a value. */
+bool reduce_mode_parse(const char *s, reduce_mode *out);
+bool search_order_parse(const char *s, search_order *out);
+bool race_mode_parse(const char *s, ls_kind *out);
+bool lookahead_mode_parse(const char *s, lookahead_mode *out);
 
 /* ---- traces ------------------------------------------------------------- */
 
