@@ -87,17 +87,6 @@ static void usage(FILE *out)
 
 /* ---- option parsing ------------------------------------------------------ */
 
-static const char *race_name(ls_kind k)
-{
-    switch (k) {
-    case LS_OFF: return "off";
-    case LS_LD: return "ld";
-    case LS_ERASER: return "eraser";
-    case LS_GOLDILOCKS: return "goldilocks";
-    }
-    return "?";
-}
-
 typedef struct cli {
     explore_options eo;
     const char *model;
@@ -217,30 +206,21 @@ static int parse_args(int argc, char **argv, cli *c)
             break;
         case OPT_DUMP: c->dump = true; break;
         case OPT_REDUCE:
-            if (!strcmp(optarg, "compose")) c->eo.reduce = REDUCE_COMPOSE;
-            else if (!strcmp(optarg, "none")) c->eo.reduce = REDUCE_NONE;
-            else return bad_usage("--reduce: expected 'compose' or 'none', got '%s'", optarg);
+            if (!reduce_mode_parse(optarg, &c->eo.reduce))
+                return bad_usage("--reduce: expected 'compose' or 'none', got '%s'", optarg);
             break;
         case OPT_RACE:
             c->race_set = true;
-            if (!strcmp(optarg, "off")) c->eo.race = LS_OFF;
-            else if (!strcmp(optarg, "ld")) c->eo.race = LS_LD;
-            else if (!strcmp(optarg, "eraser")) c->eo.race = LS_ERASER;
-            else if (!strcmp(optarg, "goldilocks")) c->eo.race = LS_GOLDILOCKS;
-            else return bad_usage("--race: expected 'off', 'ld', 'eraser' or 'goldilocks', got '%s'", optarg);
+            if (!race_mode_parse(optarg, &c->eo.race))
+                return bad_usage("--race: expected 'off', 'ld', 'eraser' or 'goldilocks', got '%s'", optarg);
             break;
         case OPT_SEARCH:
-            if (!strcmp(optarg, "dfs")) c->eo.search = SEARCH_DFS;
-            else if (!strcmp(optarg, "bfs")) c->eo.search = SEARCH_BFS;
-            else return bad_usage("--search: expected 'dfs' or 'bfs', got '%s'", optarg);
+            if (!search_order_parse(optarg, &c->eo.search))
+                return bad_usage("--search: expected 'dfs' or 'bfs', got '%s'", optarg);
             break;
         case OPT_LOOKAHEAD:
-            if (!strcmp(optarg, "auto")) c->eo.lookahead = LOOKAHEAD_AUTO;
-            else if (!strcmp(optarg, "on")) c->eo.lookahead = LOOKAHEAD_ON;
-            else if (!strcmp(optarg, "child")) c->eo.lookahead = LOOKAHEAD_CHILD;
-            else if (!strcmp(optarg, "sibling")) c->eo.lookahead = LOOKAHEAD_SIBLING;
-            else if (!strcmp(optarg, "off")) c->eo.lookahead = LOOKAHEAD_OFF;
-            else return bad_usage("--lookahead: expected 'auto', 'on', 'child', 'sibling' or "
+            if (!lookahead_mode_parse(optarg, &c->eo.lookahead))
+                return bad_usage("--lookahead: expected 'auto', 'on', 'child', 'sibling' or "
                                   "'off', got '%s'", optarg);
             break;
         case OPT_STORE:
@@ -304,7 +284,7 @@ static int parse_args(int argc, char **argv, cli *c)
          * is about LD'), and with the detector off nothing would be found. */
         if (c->race_set && c->eo.race != LS_LD)
             return bad_usage("--adapt needs the LD' detector (--race=ld), not --race=%s",
-                             race_name(c->eo.race));
+                             race_mode_name(c->eo.race));
         if (c->dump || c->simulate)
             return bad_usage("--adapt applies to the search, not to %s",
                              c->dump ? "--dump" : "--simulate");
@@ -494,7 +474,7 @@ static void print_stats_text(FILE *out, const cli *c, const explore_result *r)
     fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
     if (c->eo.race != LS_OFF) {
         fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
-                race_name(c->eo.race));
+                race_mode_name(c->eo.race));
         fprintf(out, "  detector time        %.3f s (%.0f%% of the search; 1 call in 64 timed)\n",
                 x->detector_seconds,
                 x->seconds > 0 ? 100.0 * x->detector_seconds / x->seconds : 0.0);
@@ -639,9 +619,9 @@ static void print_json(FILE *out, const cli *c, const vm_program *p, const explo
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64 "}",
-            c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none", race_name(c->eo.race),
+            reduce_mode_name(c->eo.reduce), race_mode_name(c->eo.race),
             store_kind_name(c->eo.store.kind),
-            c->eo.store.fingerprint_bits, c->eo.search == SEARCH_BFS ? "bfs" : "dfs",
+            c->eo.store.fingerprint_bits, search_order_name(c->eo.search),
             c->eo.max_depth);
     if (c->adapt) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
@@ -831,9 +811,9 @@ static int run_search(cli *c, vm_program *p)
         print_json(stdout, c, p, &r, traces);
     } else {
         printf("mcheck %s: %s (reduce=%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, c->model,
-               c->eo.reduce == REDUCE_COMPOSE ? "compose" : "none",
-               c->eo.race != LS_OFF ? ", race=" : "", c->eo.race != LS_OFF ? race_name(c->eo.race) : "",
-               c->adapt ? ", adapt" : "", store_kind_name(c->eo.store.kind), c->eo.search == SEARCH_BFS ? "bfs" : "dfs");
+               reduce_mode_name(c->eo.reduce),
+               c->eo.race != LS_OFF ? ", race=" : "", c->eo.race != LS_OFF ? race_mode_name(c->eo.race) : "",
+               c->adapt ? ", adapt" : "", store_kind_name(c->eo.store.kind), search_order_name(c->eo.search));
         for (uint32_t i = 0; i < r.nerrors; i++) {
             if (r.nerrors > 1) printf("\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r.nerrors);
             print_error_text(stdout, p, &r.errors[i], trace_of(traces, i), c->eo.search == SEARCH_DFS);
