@@ -261,9 +261,9 @@ static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
 }
 
 /* Fault unless thread tid owns lock l (release, wait, notify). */
-static vm_status require_owner(const vm_program *p, const uint8_t *s, int tid,
-                               uint32_t pc, uint32_t l, const char *what,
-                               vm_fault *f)
+static inline vm_status require_owner(const vm_program *p, const uint8_t *s, int tid,
+                                      uint32_t pc, uint32_t l, const char *what,
+                                      vm_fault *f)
 {
     int owner = vm_lock_owner(p, s, l);
     if (owner == tid) return VM_OK;
