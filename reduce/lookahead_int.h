@@ -10,10 +10,88 @@
 
 #include "search_int.h"
 
-void ahead_drop(search *S);   /* drop the guessed path (take back its counts) */
-void ahead_extend(search *S, size_t depth, explore_step st, const uint8_t *ns,
-                  const step_outcome *out, bool recent, unsigned ctx, bool prev_new);
-void ahead_count(search *S, unsigned ctx, bool prev_new, bool is_new);
+void ahead_drop(search *S); /* drop the guessed path (take back its counts) */
+
+/* Build the step after the path's tail tl and make it the tail (false if
+ * there is none to guess). */
+bool next_ahead(search *S, size_t depth, explore_step st, const uint8_t *ns, path_tail *tl,
+                bool fetch);
+
+/* The odds that a store lookup (a successor not in the recent cache) is of
+ * a new state, by context: whether its step is a later one of its level
+ * (CTX_LATER; else the first, after the parent was new), whether its thread
+ * is below the thread of the step into its level (CTX_LOWER: then the two
+ * steps in the other order were searched already, and if they commute the
+ * state was seen), and whether the store lookup before it was new. Counted
+ * as the search goes, over a decaying window. Philosophers N=5: a first
+ * step is new 98% of the time, and 8% with CTX_LOWER; a later one after a
+ * seen lookup 20%; prodcons: a first step 96%, a later one after a new
+ * lookup 99%. --lookahead=child and =sibling always guess new and seen. */
+#define ODDS_WINDOW 4096
+static inline bool guess_new(const search *S, unsigned ctx, bool prev_new, uint32_t *conf)
+{
+    const odds_count *o = &S->ahead.odds[ctx][prev_new];
+    if (S->o->lookahead == LOOKAHEAD_CHILD || S->o->lookahead == LOOKAHEAD_SIBLING) {
+        *conf = 256;
+        return S->o->lookahead == LOOKAHEAD_CHILD;
+    }
+    *conf = o->conf;
+    return o->guess;
+}
+
+/* Count a store lookup of context (ctx, prev_new) in the odds (guess_new()). */
+static inline void ahead_count(search *S, unsigned ctx, bool prev_new, bool is_new)
+{
+    odds_count *o = &S->ahead.odds[ctx][prev_new];
+    o->tries++;
+    o->news += is_new;
+    if (o->tries >= ODDS_WINDOW) {
+        o->tries /= 2;
+        o->news /= 2;
+    }
+    if ((o->tries & 63) == 0) { /* the guess and its share, now and then */
+        o->guess = o->news * 2 >= o->tries;
+        o->conf = (o->guess ? o->news : o->tries - o->news) * 256 / o->tries;
+    }
+}
+
+/* Extend the guessed path of the steps after (depth, st) to ns, the one
+ * being looked up (`recent`: found in the recent cache; `ctx`: its
+ * context, see guess_new(); `prev_new`: the store lookup before it found a
+ * new state), while it holds fewer than AHEAD_LOOKUPS store lookups and is
+ * likely enough. Each store lookup on the path is guessed new or seen by
+ * the odds of its context (guess_new()); one in the recent cache, an error
+ * or a state at the depth limit is surely not descended into. After a
+ * successor guessed new comes its first step; after one guessed seen, the
+ * next step of its level, or of the level below when its level has none.
+ * The path's last step is kept (S->ahead.tail) so that the path grows from
+ * it; dfs() takes the path while the search follows it. */
+static inline void ahead_extend(search *S, size_t depth, explore_step st, const uint8_t *ns,
+                                const step_outcome *out, bool recent, unsigned ctx,
+                                bool prev_new)
+{
+    lookahead *A = &S->ahead;
+    /* how likely the path is, of 256: the step being looked up, then each slot */
+    uint32_t conf = 256;
+    bool g = !recent && guess_new(S, ctx, prev_new, &conf);
+    for (unsigned k = 0; k < A->n; k++) conf = conf * AHEAD(S, k)->conf / 256;
+    path_tail *tl = &A->tail;
+    if (A->n == 0) { /* the tail is the step being looked up */
+        tl->depth = depth;
+        tl->step = st;
+        tl->nchoices = S->dfs.frames[depth].nchoices;
+        tl->from = S->cur;
+        tl->into_tid = depth ? S->dfs.frames[depth - 1].tid : -1;
+        tl->vec = ns;
+        tl->seen = !g || out->kind != VERDICT_OK ||
+                   (S->o->max_depth && depth + 1 >= S->o->max_depth);
+        tl->prev_new = recent ? prev_new : g;
+    }
+    while (A->n < AHEAD_MAX && A->lookups < AHEAD_LOOKUPS && conf >= AHEAD_MIN_CONF) {
+        if (!next_ahead(S, depth, st, ns, tl, A->lookups == 0)) return;
+        conf = conf * AHEAD(S, A->n - 1)->conf / 256;
+    }
+}
 
 /* At the start of dfs(): --lookahead=on/child/sibling start at once. */
 static inline void ahead_begin(search *S)
@@ -97,7 +175,8 @@ static HOT_INLINE bool ahead_after_step(search *S, size_t depth, explore_step st
     unsigned ctx = (fresh ? 0 : CTX_LATER) |
                    (depth && st.tid < S->dfs.frames[depth - 1].tid ? CTX_LOWER : 0);
     S->ahead.ctx = ctx;
-    ahead_extend(S, depth, st, ns, out, recent, ctx, S->ahead.prev_new);
+    if (S->ahead.n < AHEAD_MAX && S->ahead.lookups < AHEAD_LOOKUPS) /* else long enough */
+        ahead_extend(S, depth, st, ns, out, recent, ctx, S->ahead.prev_new);
     const ahead_slot *c = AHEAD(S, 0);
     if (S->ahead.n && c->depth == depth + 1 && !(c->ctx & CTX_LATER)) {
         *first = (uint32_t)c->step.tid;

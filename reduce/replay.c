@@ -129,7 +129,7 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
         }
         rctx.step = i + 1;
         step_outcome o;
-        if (!step_run(&env, s, tid, path[i].choice, &o, &counts)) goto out; /* no memory */
+        if (!step_run_observed(&env, s, tid, path[i].choice, &o, &counts)) goto out; /* no memory */
         if (o.kind != VERDICT_OK) { /* the path ends here */
             snprintf(t->why, sizeof t->why, "%s", o.msg);
             if (i + 1 != len && o.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;

@@ -223,20 +223,6 @@ uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
 
 /* ---- states and errors ------------------------------------------------------ */
 
-uint32_t first_enabled(const vm_program *p, const uint8_t *s, uint64_t *n)
-{
-    for (uint32_t t = 0; t < p->nthreads; t++)
-        if ((*n = vm_enabled(p, s, (int)t)) != 0) return t;
-    *n = 0;
-    return p->nthreads;
-}
-
-bool any_enabled(const vm_program *p, const uint8_t *s)
-{
-    uint64_t n;
-    return first_enabled(p, s, &n) < p->nthreads;
-}
-
 /* Is every thread at a control point the reduced search can store: a
  * visible pc, or an instruction that errs in this state (the composed step
  * ends before it)? For --dump-states of the full search only (it steps a
@@ -308,19 +294,12 @@ bool record_error(search *S, const step_outcome *e, const explore_step *path, ui
     return true;
 }
 
-/* Classify a newly stored, non-error state: a deadlock is an error. The
- * first enabled thread and its choices go to *first, *n (first_enabled()),
- * where the DFS starts expanding the state. */
-bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e, uint32_t *first,
-                 uint64_t *n)
+void deadlock_outcome(step_outcome *e)
 {
-    *first = first_enabled(p, s, n);
-    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
     e->kind = VERDICT_DEADLOCK;
     e->cause = CAUSE_DEADLOCK;
     e->tid = -1;
     e->pc = 0;
     e->elem = UINT32_MAX;
     snprintf(e->msg, sizeof e->msg, "deadlock: no thread can move");
-    return true;
 }

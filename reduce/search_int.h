@@ -15,13 +15,6 @@
 #include "reduce.h"
 #include "step_int.h"
 
-/* The steps of every transition, inlined into the search loops. */
-#if defined(__GNUC__)
-#define HOT_INLINE inline __attribute__((always_inline))
-#else
-#define HOT_INLINE inline
-#endif
-
 /* ---- limits, clock, statistics (search.c) -------------------------------- */
 
 typedef struct search_limits {
@@ -194,11 +187,38 @@ bool limits_check(search *S);
 uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
                         size_t first_bytes, uint64_t first_max, bool enforce);
 bool record_error(search *S, const step_outcome *e, const explore_step *path, uint32_t len);
-uint32_t first_enabled(const vm_program *p, const uint8_t *s, uint64_t *n);
-bool any_enabled(const vm_program *p, const uint8_t *s);
-bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e, uint32_t *first,
-                 uint64_t *n);
 void dump_state(search *S, const uint8_t *s);
+
+/* The first thread enabled in s, and its number of choices in *n; nthreads
+ * (and *n = 0) if none. */
+static inline uint32_t first_enabled(const vm_program *p, const uint8_t *s, uint64_t *n)
+{
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if ((*n = vm_enabled(p, s, (int)t)) != 0) return t;
+    *n = 0;
+    return p->nthreads;
+}
+
+static inline bool any_enabled(const vm_program *p, const uint8_t *s)
+{
+    uint64_t n;
+    return first_enabled(p, s, &n) < p->nthreads;
+}
+
+/* Make e the outcome of a deadlock (search.c). */
+void deadlock_outcome(step_outcome *e);
+
+/* Classify a newly stored, non-error state: a deadlock is an error. The
+ * first enabled thread and its choices go to *first, *n (first_enabled()),
+ * where the DFS starts expanding the state. */
+static inline bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
+                               uint32_t *first, uint64_t *n)
+{
+    *first = first_enabled(p, s, n);
+    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
+    deadlock_outcome(e);
+    return true;
+}
 
 /* Work done so far, for pacing the clock: an instruction is 1, a transition
  * also copies and hashes a vector (1 per 64 bytes), so a model with

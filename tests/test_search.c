@@ -196,7 +196,14 @@ static void test_bfs_queue(void)
 
 /* ---- the composed step ------------------------------------------------------ */
 
-static int cuts;
+static int cuts, befores;
+static bool count_before(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first)
+{
+    (void)ctx, (void)s, (void)tid, (void)choice, (void)first;
+    befores++;
+    return true;
+}
+
 static void count_cut(void *ctx)
 {
     (void)ctx;
@@ -222,13 +229,14 @@ static void test_step_ends_before_fault(void)
     memcpy(s, p->init_state, p->layout.size);
     vm_hooks none = {0};
     step_env e = {.p = p, .hooks = &none, .reduce = REDUCE_COMPOSE, .max_invisible = 100,
-                  .cut = count_cut};
+                  .before = count_before, .cut = count_cut};
     explore_stats x = {0};
     step_outcome out;
-    cuts = 0;
-    CHECK(step_run(&e, s, 0, 0, &out, &x)); /* acquire, load, add; div errs */
+    cuts = befores = 0;
+    CHECK(step_run_observed(&e, s, 0, 0, &out, &x)); /* acquire, load, add; div errs */
     CHECK(out.kind == VERDICT_OK);
     CHECK_EQ_INT(cuts, 1);
+    CHECK_EQ_INT(befores, 4); /* the div was announced, then cut */
     CHECK_EQ_INT(vm_tpc(p, s, 0), 3);
     CHECK_EQ_INT(x.instructions, 3);
     CHECK_EQ_INT(x.invisible, 2);
