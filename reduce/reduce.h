@@ -7,7 +7,10 @@
  * control point, ends, blocks or errs (Stoller's execInvis, section 5.1), so
  * only visible states are stored; REDUCE_NONE stops after one instruction.
  * The search owns its store and stack; nothing here is global, so several
- * searches can run in one process. */
+ * searches can run in one process. Errors are data: a verdict with its
+ * cause and fault kind, the message only for people. Inside: step.c (the
+ * composed step), dfs.c, bfs.c, lookahead.c, search.c, explore.c, replay.c
+ * (docs/architecture.md). */
 #ifndef MCHECK_REDUCE_H
 #define MCHECK_REDUCE_H
 

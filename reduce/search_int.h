@@ -157,6 +157,9 @@ typedef struct lookahead {
 
 /* ---- the context ---------------------------------------------------------- */
 
+/* One search: what it reads (program, options), what it writes (result),
+ * its store and detector, the work vectors, and one sub-struct per concern.
+ * Nothing global, so several searches can run in one process. */
 typedef struct search {
     const vm_program *p;
     const explore_options *o;
