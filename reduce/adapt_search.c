@@ -47,13 +47,10 @@ static int adapt_variables(vm_program *p, const explore_result *r, explore_adapt
 
 /* Stoller's BoundedInvis error ("no visible operation within N steps"), the
  * one verdict that depends on what is visible: a thread spinning on a flag
- * that is not volatile yet never reaches a visible point. (Recognised by its
- * message until explore_error carries the fault's kind.) */
+ * that is not volatile yet never reaches a visible point. */
 static bool bounded_invis(const explore_result *r)
 {
-    return r->nerrors && r->errors[0].kind == VERDICT_RUNTIME_ERROR &&
-           r->errors[0].elem == UINT32_MAX &&
-           strncmp(r->errors[0].msg, "no visible operation within", 27) == 0;
+    return r->nerrors && r->errors[0].cause == CAUSE_BOUNDED_INVIS;
 }
 
 static bool interrupted(const explore_options *o)

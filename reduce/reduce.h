@@ -7,7 +7,10 @@
  * control point, ends, blocks or errs (Stoller's execInvis, section 5.1), so
  * only visible states are stored; REDUCE_NONE stops after one instruction.
  * The search owns its store and stack; nothing here is global, so several
- * searches can run in one process. */
+ * searches can run in one process. Errors are data: a verdict with its
+ * cause and fault kind, the message only for people. Inside: step.c (the
+ * composed step), dfs.c, bfs.c, lookahead.c, search.c, explore.c, replay.c
+ * (docs/architecture.md). */
 #ifndef MCHECK_REDUCE_H
 #define MCHECK_REDUCE_H
 
@@ -84,8 +87,28 @@ typedef struct explore_step {
     uint64_t choice;
 } explore_step;
 
+/* What an error is, finer than its verdict (error_verdict() maps one to
+ * the other). Code decides by the cause (and the fault kind), never by the
+ * message text. */
+typedef enum error_cause {
+    CAUSE_NONE = 0,         /* no error */
+    CAUSE_DEADLOCK,         /* no thread can move, and not a valid end */
+    CAUSE_FAULT,            /* the interpreter faulted: `fault` says how */
+    CAUSE_BOUNDED_INVIS,    /* Stoller's BoundedInvis: no visible operation
+                               within --max-invisible steps */
+    CAUSE_LOCK_DISCIPLINE,  /* LD' or Eraser reported an access */
+    CAUSE_RACE,             /* Goldilocks reported an access */
+    CAUSE_UNSHARED,         /* an unshared variable touched by a second thread */
+} error_cause;
+
+/* The verdict of an error: CAUSE_FAULT is an assertion or a runtime error
+ * by its fault kind, BoundedInvis and unshared are runtime errors. */
+verdict error_verdict(error_cause c, vm_fault_kind fault);
+
 typedef struct explore_error {
     verdict kind;
+    error_cause cause;
+    vm_fault_kind fault;    /* with CAUSE_FAULT */
     char msg[256];          /* "assertion violated: ...", "deadlock", ... */
     int tid;                /* faulting thread (-1 for a deadlock) */
     uint32_t pc;
@@ -127,8 +150,21 @@ typedef struct explore_result {
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r);
 void explore_result_free(explore_result *r);
 
+/* The name of each value, from one table per enumeration (search.c): the
+ * command line parses them and the reports print them. A value out of
+ * range is "?". */
 const char *verdict_name(verdict v);      /* "ok", "deadlock", ... (JSON) */
-const char *stop_reason_name(stop_reason s);
+const char *stop_reason_name(stop_reason s); /* "complete", "memory_limit", ... */
+const char *reduce_mode_name(reduce_mode m);  /* "compose", "none" */
+const char *search_order_name(search_order s); /* "dfs", "bfs" */
+const char *race_mode_name(ls_kind k);     /* "off", "ld", "eraser", "goldilocks" */
+const char *lookahead_mode_name(lookahead_mode m); /* "auto", "on", ... "off" */
+
+/* Parse a name of the same tables: true and *out set if `s` names a value. */
+bool reduce_mode_parse(const char *s, reduce_mode *out);
+bool search_order_parse(const char *s, search_order *out);
+bool race_mode_parse(const char *s, ls_kind *out);
+bool lookahead_mode_parse(const char *s, lookahead_mode *out);
 
 /* ---- --adapt: search until LD' holds (adapt_search.c) ------------------ */
 

@@ -219,20 +219,20 @@ static int parse_args(int argc, char **argv, cli *c)
             break;
         case OPT_DUMP: c->dump = true; break;
         case OPT_REDUCE:
-            if (!parse_name("--reduce", reduce_names, optarg, &e)) return 2;
+            if (!parse_name("--reduce", reduce_names(), optarg, &e)) return 2;
             c->eo.reduce = (reduce_mode)e;
             break;
         case OPT_RACE:
             c->race_set = true;
-            if (!parse_name("--race", race_names, optarg, &e)) return 2;
+            if (!parse_name("--race", race_names(), optarg, &e)) return 2;
             c->eo.race = (ls_kind)e;
             break;
         case OPT_SEARCH:
-            if (!parse_name("--search", search_names, optarg, &e)) return 2;
+            if (!parse_name("--search", search_names(), optarg, &e)) return 2;
             c->eo.search = (search_order)e;
             break;
         case OPT_LOOKAHEAD:
-            if (!parse_name("--lookahead", lookahead_names, optarg, &e)) return 2;
+            if (!parse_name("--lookahead", lookahead_names(), optarg, &e)) return 2;
             c->eo.lookahead = (lookahead_mode)e;
             break;
         case OPT_STORE:
@@ -294,7 +294,7 @@ static int parse_args(int argc, char **argv, cli *c)
          * is about LD'), and with the detector off nothing would be found. */
         if (c->race_set && c->eo.race != LS_LD)
             return bad_usage("--adapt needs the LD' detector (--race=ld), not --race=%s",
-                             name_of(race_names, c->eo.race));
+                             race_mode_name(c->eo.race));
         if (c->dump || c->simulate)
             return bad_usage("--adapt applies to the search, not to %s",
                              c->dump ? "--dump" : "--simulate");

@@ -1,55 +1,35 @@
-/* names.c: the one table per enumeration that only the mcheck tool names:
- * the values of --reduce, --race, --search and --lookahead (parsed from the
- * command line and printed back in the reports), the order --store lists its
- * kinds in, and the text report's sentence for each stop reason. The parser,
- * the usage errors and both reports read these tables, so a value is spelt
- * in one place. Not here: verdict and stop-reason names (reduce/'s
- * verdict_name, stop_reason_name) and store kind names (statestore/'s
- * store_kind_name), which their modules own; --help's text, which is
+/* names.c: the command line's view of the enumerations it parses: for
+ * --reduce, --race, --search, --lookahead and --store, the order in which
+ * usage errors list their values, with each value spelt by the module that
+ * owns the enumeration (reduce/search.c's *_name(), statestore's
+ * store_kind_name()), so a name is written in one place only; and the text
+ * report's sentence for each stop reason. Not here: --help's text, which is
  * written for people. */
 #include <stdio.h>
 #include <string.h>
 
 #include "tools_int.h"
 
-const name_value reduce_names[] = {
-    {"compose", REDUCE_COMPOSE},
-    {"none", REDUCE_NONE},
-    {NULL, 0},
-};
+/* Each table lists, in the order usage errors name them, the values of one
+ * option; their spelling is the owning module's (reduce/search.c's
+ * *_name(), statestore's store_kind_name()). */
+#define NAME_TABLE(fn, namefn, ...)                                              \
+    const name_value *fn(void)                                                   \
+    {                                                                            \
+        static const int order[] = {__VA_ARGS__};                                \
+        static name_value t[sizeof order / sizeof order[0] + 1];                 \
+        if (!t[0].name)                                                          \
+            for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)         \
+                t[i] = (name_value){namefn(order[i]), order[i]};                 \
+        return t;                                                                \
+    }
 
-const name_value race_names[] = {
-    {"off", LS_OFF},
-    {"ld", LS_LD},
-    {"eraser", LS_ERASER},
-    {"goldilocks", LS_GOLDILOCKS},
-    {NULL, 0},
-};
-
-const name_value search_names[] = {
-    {"dfs", SEARCH_DFS},
-    {"bfs", SEARCH_BFS},
-    {NULL, 0},
-};
-
-const name_value lookahead_names[] = {
-    {"auto", LOOKAHEAD_AUTO},
-    {"on", LOOKAHEAD_ON},
-    {"child", LOOKAHEAD_CHILD},
-    {"sibling", LOOKAHEAD_SIBLING},
-    {"off", LOOKAHEAD_OFF},
-    {NULL, 0},
-};
-
-const name_value *store_names(void)
-{
-    static const store_kind order[] = {STORE_COMPACT, STORE_EXACT, STORE_BITSTATE};
-    static name_value t[sizeof order / sizeof order[0] + 1];
-    if (!t[0].name)
-        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-            t[i] = (name_value){store_kind_name(order[i]), (int)order[i]};
-    return t;
-}
+NAME_TABLE(reduce_names, reduce_mode_name, REDUCE_COMPOSE, REDUCE_NONE)
+NAME_TABLE(race_names, race_mode_name, LS_OFF, LS_LD, LS_ERASER, LS_GOLDILOCKS)
+NAME_TABLE(search_names, search_order_name, SEARCH_DFS, SEARCH_BFS)
+NAME_TABLE(lookahead_names, lookahead_mode_name, LOOKAHEAD_AUTO, LOOKAHEAD_ON,
+           LOOKAHEAD_CHILD, LOOKAHEAD_SIBLING, LOOKAHEAD_OFF)
+NAME_TABLE(store_names, store_kind_name, STORE_COMPACT, STORE_EXACT, STORE_BITSTATE)
 
 const char *name_of(const name_value *t, int value)
 {

@@ -111,9 +111,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
                  ",\"spurious_wakeups\":%s}",
-            name_of(reduce_names, eo->reduce), name_of(race_names, eo->race),
+            reduce_mode_name(eo->reduce), race_mode_name(eo->race),
             store_kind_name(eo->store.kind),
-            eo->store.fingerprint_bits, name_of(search_names, eo->search),
+            eo->store.fingerprint_bits, search_order_name(eo->search),
             eo->max_depth, p->spurious_wakeups ? "true" : "false");
     if (a) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");

@@ -135,7 +135,7 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
     fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
     if (eo->race != LS_OFF) {
         fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
-                name_of(race_names, eo->race));
+                race_mode_name(eo->race));
         fprintf(out, "  detector time        %.3f s (%.0f%% of the search; 1 call in 64 timed)\n",
                 x->detector_seconds,
                 x->seconds > 0 ? 100.0 * x->detector_seconds / x->seconds : 0.0);
@@ -186,9 +186,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     const explore_options *eo = run->eo;
     const explore_adaptation *a = run->adapt;
     fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, run->model,
-            name_of(reduce_names, eo->reduce), eo->race != LS_OFF ? ", race=" : "",
-            eo->race != LS_OFF ? name_of(race_names, eo->race) : "", a ? ", adapt" : "",
-            p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), name_of(search_names, eo->search));
+            reduce_mode_name(eo->reduce), eo->race != LS_OFF ? ", race=" : "",
+            eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",
+            p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), search_order_name(eo->search));
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS);

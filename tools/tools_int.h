@@ -21,10 +21,10 @@ typedef struct name_value {
     int value;
 } name_value;
 
-extern const name_value reduce_names[];    /* --reduce=compose|none */
-extern const name_value race_names[];      /* --race=off|ld|eraser|goldilocks */
-extern const name_value search_names[];    /* --search=dfs|bfs */
-extern const name_value lookahead_names[]; /* --lookahead=auto|on|child|sibling|off */
+const name_value *reduce_names(void);    /* --reduce=compose|none */
+const name_value *race_names(void);      /* --race=off|ld|eraser|goldilocks */
+const name_value *search_names(void);    /* --search=dfs|bfs */
+const name_value *lookahead_names(void); /* --lookahead=auto|on|child|sibling|off */
 /* --store: the kinds in --help's order, named by store_kind_name(). */
 const name_value *store_names(void);
 

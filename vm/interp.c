@@ -80,13 +80,15 @@ static inline int32_t operand(const thr *t, const uint8_t *s, const vm_operand *
     return 0;
 }
 
-static vm_status fault(vm_fault *f, int tid, uint32_t pc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static vm_status fault(vm_fault *f, int tid, uint32_t pc, const char *fmt, ...)
+static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
+                       const char *fmt, ...)
 {
     if (f) {
         va_list ap;
+        f->kind = kind;
         f->tid = tid;
         f->pc = pc;
         va_start(ap, fmt);
@@ -253,7 +255,8 @@ static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
     int64_t e = lock_elem(p, s, t, in, &iv);
     if (e < 0) {
         const vm_lockdecl *d = &p->lockdecls[in->obj];
-        return fault(f, t->tid, pc, "index %" PRId32 " out of range for lock '%s[%" PRIu32 "]'",
+        return fault(f, VM_FAULT_INDEX, t->tid, pc,
+                     "index %" PRId32 " out of range for lock '%s[%" PRIu32 "]'",
                      iv, d->name, d->size);
     }
     *l = (uint32_t)e;
@@ -261,17 +264,18 @@ static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
 }
 
 /* Fault unless thread tid owns lock l (release, wait, notify). */
-static vm_status require_owner(const vm_program *p, const uint8_t *s, int tid,
-                               uint32_t pc, uint32_t l, const char *what,
-                               vm_fault *f)
+static inline vm_status require_owner(const vm_program *p, const uint8_t *s, int tid,
+                                      uint32_t pc, uint32_t l, const char *what,
+                                      vm_fault *f)
 {
     int owner = vm_lock_owner(p, s, l);
     if (owner == tid) return VM_OK;
     char ln[64], on[64];
     vm_lock_name(p, l, ln, sizeof ln);
-    if (owner < 0) return fault(f, tid, pc, "%s of '%s', which is not held", what, ln);
+    if (owner < 0)
+        return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is not held", what, ln);
     vm_thread_name(p, s, owner, on, sizeof on);
-    return fault(f, tid, pc, "%s of '%s', which is held by %s", what, ln, on);
+    return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is held by %s", what, ln, on);
 }
 
 static void wake(const vm_program *p, uint8_t *s, uint32_t l, int t)
@@ -302,7 +306,8 @@ static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
         spawned += s[p->layout.spawns_off + b];
     uint8_t *count = &s[p->layout.spawns_off + (uint32_t)in->obj];
     if (*count >= pb->count)
-        return fault(f, tid, pc, "spawn of '%s' beyond its max of %" PRIu32 " instances",
+        return fault(f, VM_FAULT_SPAWN_MAX, tid, pc,
+                     "spawn of '%s' beyond its max of %" PRIu32 " instances",
                      pb->name, pb->count);
     uint32_t c = p->nstatic + spawned;
     assert(c < p->nthreads && "spawn slots cover every proc's max");
@@ -358,7 +363,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_div:
     case VM_OP_mod:
         if (operand(&th, s, &in->b) == 0)
-            return fault(f, tid, pc, "%s by zero",
+            return fault(f, VM_FAULT_DIV_ZERO, tid, pc, "%s by zero",
                          in->op == VM_OP_div ? "division" : "modulo");
         /* fall through */
     case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_and:
@@ -382,7 +387,8 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         const vm_var *v = &p->vars[in->obj];
         bool write = in->op == VM_OP_store;
         if (e < 0)
-            return fault(f, tid, pc, "index %" PRId32 " out of range for '%s[%" PRIu32 "]'",
+            return fault(f, VM_FAULT_INDEX, tid, pc,
+                         "index %" PRId32 " out of range for '%s[%" PRIu32 "]'",
                          iv, v->name, v->size);
         if (HOOK(h, access, s, tid, (uint32_t)e, write)) return VM_STOPPED;
         uint32_t off = p->layout.globals_off + 4 * (uint32_t)e;
@@ -406,13 +412,15 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     }
     case VM_OP_assert:
         if (operand(&th, s, &in->a) == 0)
-            return fault(f, tid, pc, "assertion violated: %s", in->msg ? in->msg : "");
+            return fault(f, VM_FAULT_ASSERTION, tid, pc,
+                         "assertion violated: %s", in->msg ? in->msg : "");
         break;
     case VM_OP_choose: {
         int64_t lo = operand(&th, s, &in->a);
         int64_t hi = operand(&th, s, &in->b);
         if (lo > hi)
-            return fault(f, tid, pc, "choose from an empty range [%" PRId64 ", %" PRId64 "]",
+            return fault(f, VM_FAULT_CHOOSE_EMPTY, tid, pc,
+                         "choose from an empty range [%" PRId64 ", %" PRId64 "]",
                          lo, hi);
         assert(choice <= (uint64_t)(hi - lo) && "choice within the range");
         reg_set(&th, s, in->rd, (int32_t)(lo + (int64_t)choice));
@@ -428,7 +436,8 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
             if (d >= VM_MAX_LOCK_DEPTH) {
                 char ln[64];
                 vm_lock_name(p, l, ln, sizeof ln);
-                return fault(f, tid, pc, "lock '%s' acquired more than %d times",
+                return fault(f, VM_FAULT_LOCK_DEPTH, tid, pc,
+                             "lock '%s' acquired more than %d times",
                              ln, VM_MAX_LOCK_DEPTH);
             }
             vm_wr16(s, lo + 1, d + 1);
@@ -509,7 +518,8 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_join: {
         int32_t t = operand(&th, s, &in->a);
         if (t < 0 || (uint32_t)t >= p->nthreads)
-            return fault(f, tid, pc, "join of thread %" PRId32 ", which does not exist", t);
+            return fault(f, VM_FAULT_JOIN_NO_THREAD, tid, pc,
+                         "join of thread %" PRId32 ", which does not exist", t);
         assert(s[tslot(p, t) + VM_TS_STATUS] == VM_T_ENDED && "join only when ended");
         if (HOOK(h, join, s, tid, t)) return VM_STOPPED;
         break;

@@ -302,7 +302,21 @@ typedef enum vm_status {
     VM_STOPPED = 2, /* a hook stopped the step */
 } vm_status;
 
+/* What a faulting instruction did wrong. Code decides by the kind; the
+ * message (which names the variables, locks and values) is for people. */
+typedef enum vm_fault_kind {
+    VM_FAULT_ASSERTION,    /* assert of 0: "assertion violated: ..." */
+    VM_FAULT_DIV_ZERO,     /* div or mod by zero */
+    VM_FAULT_INDEX,        /* index out of range of a variable or lock array */
+    VM_FAULT_NOT_OWNER,    /* release, wait or notify of a lock the thread does not hold */
+    VM_FAULT_LOCK_DEPTH,   /* acquire nested more than VM_MAX_LOCK_DEPTH times */
+    VM_FAULT_SPAWN_MAX,    /* spawn of a proc beyond its max instances */
+    VM_FAULT_CHOOSE_EMPTY, /* choose from an empty range */
+    VM_FAULT_JOIN_NO_THREAD, /* join of a thread id that does not exist */
+} vm_fault_kind;
+
 typedef struct vm_fault {
+    vm_fault_kind kind;
     int tid;
     uint32_t pc;
     char msg[192];

@@ -1,0 +1,157 @@
+/* replay.c: trace replay. Re-executes an error's path of scheduling
+ * decisions from the initial state through the same composed step as the
+ * search (step_run(), Stoller's C(M) transition, section 5.1), with a
+ * fresh detector, and records every instruction executed, with what the
+ * detector saw at each access, so a composed step expands into the
+ * instructions it ran. A replay that cannot follow the path says so
+ * (hash compaction can make a reconstructed path wrong). It does not print:
+ * tools/ does. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "step_int.h"
+
+/* The replay's context: the trace being recorded, its capacity, and the
+ * detector's own hooks (the replay's hooks wrap them). */
+typedef struct replay_ctx {
+    vm_hooks det_hooks;
+    ls_detector *det;
+    const vm_program *p;
+    trace *t;
+    uint32_t cap;
+    uint32_t step;      /* the number of the step being replayed, from 1 */
+} replay_ctx;
+
+static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
+{
+    if (t->n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 64;
+        trace_entry *ne = realloc(t->entries, nc * sizeof *ne);
+        if (!ne) return false;
+        t->entries = ne;
+        *cap = nc;
+    }
+    t->entries[t->n++] = *e;
+    return true;
+}
+
+/* step_env.before: an entry for the instruction about to run. */
+static bool replay_before(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first)
+{
+    replay_ctx *rc = ctx;
+    trace_entry e = {.step = rc->step,
+                     .tid = tid,
+                     .pc = vm_tpc(rc->p, s, tid),
+                     .choice = choice,
+                     .first = first,
+                     .reacquire = vm_tstatus_of(rc->p, s, tid) != VM_T_RUNNING,
+                     .spurious = vm_tstatus_of(rc->p, s, tid) == VM_T_WAITING,
+                     .elem = -1};
+    return trace_push(rc->t, &rc->cap, &e);
+}
+
+/* step_env.cut: the step ended before the instruction announced last. */
+static void replay_cut(void *ctx)
+{
+    replay_ctx *rc = ctx;
+    rc->t->n--;
+}
+
+/* The replay's access hook: the detector's, and a note of what it saw in
+ * the trace entry being executed (the last one). */
+static bool replay_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
+{
+    replay_ctx *rc = ctx;
+    trace_entry *e = &rc->t->entries[rc->t->n - 1];
+    e->elem = (int32_t)elem;
+    e->write = write;
+    e->held = ls_held(rc->det, s, tid);
+    bool stop = rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
+    e->set = stop ? UINT32_MAX : ls_elem_set(rc->det, s, elem);
+    e->checked = !stop && ls_elem_checked(rc->det, s, elem);
+    return stop;
+}
+
+/* The other hooks pass through to the detector. */
+#define REPLAY_HOOK(name, T)                                                   \
+    static bool replay_##name(void *ctx, uint8_t *s, int a, T b)                \
+    {                                                                          \
+        replay_ctx *rc = ctx;                                                  \
+        return rc->det_hooks.name(rc->det_hooks.ctx, s, a, b);                 \
+    }
+REPLAY_HOOK(acquire, uint32_t)
+REPLAY_HOOK(release, uint32_t)
+REPLAY_HOOK(spawn, int)
+REPLAY_HOOK(join, int)
+REPLAY_HOOK(send, uint32_t)
+REPLAY_HOOK(recv, uint32_t)
+#undef REPLAY_HOOK
+
+int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
+                 ls_kind race, const explore_step *path, uint32_t len, trace *t)
+{
+    memset(t, 0, sizeof *t);
+    int rc = -1;
+    vm_hooks h = {0};
+    ls_detector *det = NULL;
+    replay_ctx rctx = {.t = t, .p = p};
+    if (ls_needed(race, p)) { /* LS_OFF too, to check unshared variables */
+        if (!(det = ls_new(race, p, p->layout.size))) return -1;
+        ls_hooks(det, &rctx.det_hooks);
+        h = rctx.det_hooks;
+        rctx.det = det;
+        h.ctx = &rctx;
+        h.access = replay_access;
+        if (h.acquire) h.acquire = replay_acquire;
+        if (h.release) h.release = replay_release;
+        if (h.spawn) h.spawn = replay_spawn;
+        if (h.join) h.join = replay_join;
+        if (h.send) h.send = replay_send;
+        if (h.recv) h.recv = replay_recv;
+    }
+    step_env env = {.p = p, .hooks = &h, .det = det, .reduce = reduce,
+                    .max_invisible = max_invisible, .before = replay_before,
+                    .cut = replay_cut, .ctx = &rctx};
+    explore_stats counts = {0}; /* not reported */
+    uint8_t *s = malloc(p->layout.size + ls_meta_bytes(det));
+    if (!s) goto out;
+    memcpy(s, p->init_state, p->layout.size);
+    if (det) ls_init_meta(det, s);
+    t->final_state = s;
+    for (uint32_t i = 0; i < len; i++) {
+        int tid = path[i].tid;
+        if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
+            t->diverged = true;
+            snprintf(t->why, sizeof t->why,
+                     "step %" PRIu32 " is not executable on replay", i + 1);
+            rc = 0;
+            goto out;
+        }
+        rctx.step = i + 1;
+        step_outcome o;
+        if (!step_run_observed(&env, s, tid, path[i].choice, &o, &counts)) goto out; /* no memory */
+        if (o.kind != VERDICT_OK) { /* the path ends here */
+            snprintf(t->why, sizeof t->why, "%s", o.msg);
+            if (i + 1 != len && o.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
+            rc = 0;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (rc == 0)
+        t->det = det;
+    else
+        ls_free(det);
+    return rc;
+}
+
+void trace_free(trace *t)
+{
+    if (!t) return;
+    ls_free(t->det);
+    free(t->entries);
+    free(t->final_state);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,305 @@
+/* search.c: what every search strategy shares: the options' defaults and
+ * the name of each option value, verdict and stop reason (one table per
+ * enumeration, for parsing and printing), --memlimit/--timelimit/interrupt
+ * checks with the progress line, statistics, error recording, and the parts
+ * of insertion into the store that are not on the hot path (search_int.h
+ * has those). It does not order the search: dfs.c and bfs.c do.
+ * --memlimit counts everything the search allocates (store, stack or queue,
+ * the errors it keeps): checked after every transition, and before the
+ * stack or queue grows, so that a big state vector cannot take it past the
+ * limit in one step. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "search_int.h"
+
+void explore_options_default(explore_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->reduce = REDUCE_COMPOSE;
+    o->search = SEARCH_DFS;
+    o->store.kind = STORE_COMPACT;
+    o->store.fingerprint_bits = 64;
+    o->store.bitstate_k = 3;
+    o->store.bitstate_bytes = 64u << 20;
+    o->max_invisible = 100000;
+    o->race = LS_LD; /* the reduction is sound only while LD' holds */
+}
+
+/* ---- names ----------------------------------------------------------------- */
+
+/* One table per enumeration, indexed by value: name_of() prints, name_find()
+ * parses. */
+static const char *const reduce_names[] = {[REDUCE_NONE] = "none", [REDUCE_COMPOSE] = "compose"};
+static const char *const search_names[] = {[SEARCH_DFS] = "dfs", [SEARCH_BFS] = "bfs"};
+static const char *const race_names[] = {
+    [LS_OFF] = "off", [LS_LD] = "ld", [LS_ERASER] = "eraser", [LS_GOLDILOCKS] = "goldilocks"};
+static const char *const lookahead_names[] = {
+    [LOOKAHEAD_AUTO] = "auto", [LOOKAHEAD_ON] = "on",   [LOOKAHEAD_CHILD] = "child",
+    [LOOKAHEAD_SIBLING] = "sibling", [LOOKAHEAD_OFF] = "off"};
+static const char *const verdict_names[] = {
+    [VERDICT_OK] = "ok",
+    [VERDICT_DEADLOCK] = "deadlock",
+    [VERDICT_ASSERTION] = "assertion",
+    [VERDICT_RUNTIME_ERROR] = "runtime_error",
+    [VERDICT_LOCK_DISCIPLINE] = "lock_discipline",
+    [VERDICT_RACE] = "race",
+    [VERDICT_INCOMPLETE] = "incomplete",
+};
+static const char *const stop_names[] = {
+    [STOP_COMPLETE] = "complete",       [STOP_ERROR] = "error",
+    [STOP_DEPTH] = "depth_limit",       [STOP_MEMLIMIT] = "memory_limit",
+    [STOP_TIMELIMIT] = "time_limit",    [STOP_INTERRUPTED] = "interrupted",
+    [STOP_NOMEM] = "out_of_memory",
+};
+
+#define NAMES(t) (t), sizeof(t) / sizeof *(t)
+
+static const char *name_of(const char *const *t, size_t n, int v)
+{
+    return v >= 0 && (size_t)v < n && t[v] ? t[v] : "?";
+}
+
+static bool name_find(const char *const *t, size_t n, const char *s, int *v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i] && strcmp(t[i], s) == 0) {
+            *v = (int)i;
+            return true;
+        }
+    return false;
+}
+
+const char *reduce_mode_name(reduce_mode m) { return name_of(NAMES(reduce_names), (int)m); }
+const char *search_order_name(search_order s) { return name_of(NAMES(search_names), (int)s); }
+const char *race_mode_name(ls_kind k) { return name_of(NAMES(race_names), (int)k); }
+const char *lookahead_mode_name(lookahead_mode m)
+{
+    return name_of(NAMES(lookahead_names), (int)m);
+}
+const char *verdict_name(verdict v) { return name_of(NAMES(verdict_names), (int)v); }
+const char *stop_reason_name(stop_reason s) { return name_of(NAMES(stop_names), (int)s); }
+
+/* The parsers: true and *out set if s names a value. */
+#define PARSER(fn, type, table)                                                \
+    bool fn(const char *s, type *out)                                          \
+    {                                                                          \
+        int v;                                                                 \
+        if (!name_find(NAMES(table), s, &v)) return false;                     \
+        *out = (type)v;                                                        \
+        return true;                                                           \
+    }
+PARSER(reduce_mode_parse, reduce_mode, reduce_names)
+PARSER(search_order_parse, search_order, search_names)
+PARSER(race_mode_parse, ls_kind, race_names)
+PARSER(lookahead_mode_parse, lookahead_mode, lookahead_names)
+#undef PARSER
+
+/* ---- clock, memory, statistics, progress ---------------------------------- */
+
+static double now_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static uint64_t peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+/* Bytes of the DFS stack or the BFS queue (what stats.search_bytes shows). */
+static uint64_t stack_queue_bytes(const search *S)
+{
+    return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap + S->vec_bytes +
+           S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
+}
+
+uint64_t search_memory(const search *S)
+{
+    return (uint64_t)store_bytes(S->st) + stack_queue_bytes(S) + S->lim.error_bytes;
+}
+
+void fill_stats(search *S)
+{
+    explore_stats *x = &S->r->stats;
+    x->vector_bytes = S->ssize;
+    if (S->st) {
+        x->store_bytes = store_bytes(S->st);
+        x->omission = store_omission_probability(S->st);
+    }
+    x->locksets = S->det ? ls_interned(S->det) : 0;
+    x->detector_seconds = ls_seconds(S->det);
+    x->search_bytes = stack_queue_bytes(S);
+    x->peak_rss = peak_rss();
+    x->seconds = now_since(&S->lim.t0);
+}
+
+void progress_line(search *S, double t)
+{
+    explore_stats *x = &S->r->stats;
+    fprintf(S->o->progress,
+            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
+            " transitions, depth %" PRIu64 ", store %.1f MB, %.0f s\n",
+            x->states_stored, t > 0 ? (double)x->states_stored / t : 0.0,
+            x->transitions, x->max_depth, (double)store_bytes(S->st) / 1048576.0, t);
+    fflush(S->o->progress);
+}
+
+/* A guess costs a step and a hash when it is wrong, and pays only when
+ * lookups miss the caches: --lookahead=auto guesses from a store of this
+ * size on (philosophers N=4, 1.5 MB: 10% more instructions, none saved). */
+#ifndef AHEAD_STORE_BYTES
+#define AHEAD_STORE_BYTES ((size_t)4 << 20)
+#endif
+
+/* Memory after every transition; time, interrupt and progress every 8192
+ * units of work (and whether the look-ahead starts). Returns false when the
+ * search must stop (S->lim.stop says why). */
+bool limits_check(search *S)
+{
+    if (S->ahead.may && !S->ahead.on &&
+        (S->o->lookahead != LOOKAHEAD_AUTO || store_bytes(S->st) > AHEAD_STORE_BYTES))
+        ahead_start(S);
+    if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
+        S->lim.stop = STOP_MEMLIMIT;
+        return false;
+    }
+    uint64_t work = search_work(S);
+    if (work < S->lim.next_check) return true;
+    S->lim.next_check = work + 8192;
+    if (S->o->interrupt && *S->o->interrupt) {
+        S->lim.stop = STOP_INTERRUPTED;
+        return false;
+    }
+    double t = now_since(&S->lim.t0);
+    if (S->o->timelimit > 0 && t >= S->o->timelimit) {
+        S->lim.stop = STOP_TIMELIMIT;
+        return false;
+    }
+    if (S->o->progress && t >= S->lim.next_progress) {
+        progress_line(S, t);
+        S->lim.next_progress = t + 3.0;
+    }
+    return true;
+}
+
+/* New capacity for an array of `cap` entries of `entry` bytes that must
+ * hold `need`: double it (starting with about `first_bytes` worth, at
+ * least 2 entries, at most `first_max`), but never past --memlimit, so a
+ * search with big vectors stops at the limit instead of allocating far
+ * beyond it. 0 (S->lim.stop set) if `need` does not fit. `enforce` is false
+ * only for the initial state, which the search cannot do without: it gets
+ * `need` entries then, even past the limit (the next check stops). */
+uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
+                        size_t first_bytes, uint64_t first_max, bool enforce)
+{
+    uint64_t nc = cap ? cap * 2 : first_bytes / entry;
+    if (!cap && nc > first_max) nc = first_max;
+    if (nc < 2) nc = 2;
+    if (nc < need) nc = need;
+    if (nc > SIZE_MAX / entry / 2) { /* no allocation could be that big */
+        S->lim.stop = STOP_NOMEM;
+        return 0;
+    }
+    if (S->o->memlimit) {
+        uint64_t used = search_memory(S);
+        uint64_t room = used < S->o->memlimit ? (S->o->memlimit - used) / entry : 0;
+        if (nc - cap > room) nc = cap + room;
+        if (nc < need && enforce) {
+            S->lim.stop = STOP_MEMLIMIT;
+            return 0;
+        }
+        if (nc < need) nc = need;
+    }
+    return nc;
+}
+
+/* ---- states and errors ------------------------------------------------------ */
+
+/* Is every thread at a control point the reduced search can store: a
+ * visible pc, or an instruction that errs in this state (the composed step
+ * ends before it)? For --dump-states of the full search only (it steps a
+ * scratch copy). */
+static bool all_visible(search *S, const uint8_t *s)
+{
+    const vm_program *p = S->p;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        if (vm_at_visible(p, s, (int)t)) continue;
+        if (!S->scratch && !(S->scratch = malloc(S->vsize))) return false;
+        memcpy(S->scratch, s, S->ssize);
+        vm_fault f;
+        vm_status rc = vm_step(p, S->scratch, (int)t, 0, &S->hooks, &f);
+        if (rc == VM_OK) return false;
+    }
+    return true;
+}
+
+void dump_state(search *S, const uint8_t *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!S->o->dump_states) return;
+    if (S->o->reduce == REDUCE_NONE && !all_visible(S, s)) return;
+    for (size_t i = 0; i < S->p->layout.size; i++) {
+        fputc(hex[s[i] >> 4], S->o->dump_states);
+        fputc(hex[s[i] & 15], S->o->dump_states);
+    }
+    fputc('\n', S->o->dump_states);
+}
+
+/* Record an error with its path (the first max_traces errors keep it; later
+ * ones are counted, so --all-errors on a model with thousands of deep
+ * errors stays within memory). Returns false if the search must stop. */
+bool record_error(search *S, const step_outcome *e, const explore_step *path, uint32_t len)
+{
+    explore_result *r = S->r;
+    r->error_count[e->kind]++;
+    if (keeps_trace(S)) {
+        explore_error *ne = realloc(r->errors, (r->nerrors + 1) * sizeof *ne);
+        if (!ne) {
+            S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+        r->errors = ne;
+        S->lim.error_bytes += sizeof *ne;
+        explore_error *er = &ne[r->nerrors];
+        memset(er, 0, sizeof *er);
+        er->kind = e->kind;
+        er->cause = e->cause;
+        er->fault = e->fault;
+        snprintf(er->msg, sizeof er->msg, "%s", e->msg);
+        er->tid = e->tid;
+        er->pc = e->pc;
+        er->elem = e->elem;
+        er->len = len;
+        er->path = malloc((len ? len : 1) * sizeof *path);
+        if (!er->path) {
+            S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+        if (len) memcpy(er->path, path, len * sizeof *path);
+        S->lim.error_bytes += (len ? len : 1) * sizeof *path;
+        r->nerrors++;
+    }
+    if (!S->o->all_errors) {
+        S->lim.stop = STOP_ERROR;
+        return false;
+    }
+    return true;
+}
+
+void deadlock_outcome(step_outcome *e)
+{
+    e->kind = VERDICT_DEADLOCK;
+    e->cause = CAUSE_DEADLOCK;
+    e->tid = -1;
+    e->pc = 0;
+    e->elem = UINT32_MAX;
+    snprintf(e->msg, sizeof e->msg, "deadlock: no thread can move");
+}

@@ -1,0 +1,413 @@
+/* search_int.h: the search context, private to reduce/. One struct per
+ * concern, each owned by one file: limits, clock and statistics (search.c),
+ * the recent-lookup cache and insertion (here and search.c), the DFS stack
+ * and undo log (dfs.c), the BFS queue (bfs.c), the look-ahead (lookahead.c,
+ * speed only; the calls dfs() makes are in lookahead_int.h). Also the
+ * inline helpers of the hot path (insertion, the undo log, the limit
+ * check), kept here so that each strategy's loop inlines them. The idea of one file per strategy over a shared context is LTSmin's
+ * pins2lts-mc; the transition itself is step_int.h's. */
+#ifndef MCHECK_SEARCH_INT_H
+#define MCHECK_SEARCH_INT_H
+
+#include <string.h>
+#include <time.h>
+
+#include "reduce.h"
+#include "step_int.h"
+
+/* ---- limits, clock, statistics (search.c) -------------------------------- */
+
+typedef struct search_limits {
+    struct timespec t0;
+    double next_progress;
+    uint64_t next_check;  /* work (search_work()) at which to look at the clock */
+    stop_reason stop;     /* STOP_COMPLETE while the search goes on */
+    bool truncated;       /* --max-depth pruned a path */
+    size_t error_bytes;   /* r->errors and their paths */
+} search_limits;
+
+/* ---- the cache of recent lookups (insert_prepared()) --------------------- */
+
+#ifndef RECENT_SLOTS
+#define RECENT_SLOTS (1u << 15) /* 256 KB: about the L2 cache */
+#endif
+
+typedef struct recent_cache {
+    bool on;          /* the store takes a hash (store_takes_hash) and the cache exists */
+    uint64_t *slots;  /* RECENT_SLOTS hashes of recent lookups */
+} recent_cache;
+
+/* ---- the DFS stack and undo log (dfs.c) ---------------------------------- */
+
+/* A DFS stack level. The step that led to level d is the one level d - 1
+ * took last: its tid and choice - 1, so it is not stored. Nor is the state:
+ * the search keeps the state of the top level, and per level an undo
+ * record (UNDO_REC bytes for each 8-byte word of the vector that the step
+ * to the level changed: the word's index, u32, and its value in the parent),
+ * so a backtrack restores the parent. The stacks of these searches are about
+ * as deep as they have states (philosophers: 20 million levels), so a
+ * level costs 24 bytes and a few undo records rather than a whole vector,
+ * memory the kernel would otherwise have to zero page after page. */
+typedef struct frame {
+    int32_t tid;       /* thread being expanded */
+    uint32_t undo;     /* bytes of this level's undo record */
+    uint64_t choice;   /* next choice of tid */
+    uint64_t nchoices; /* vm_enabled(tid); 0 until computed */
+} frame;
+
+#define UNDO_REC 12
+
+typedef struct dfs_stack {
+    frame *frames;
+    size_t cap;        /* frames allocated */
+    uint8_t *undo;     /* the undo records of every level, bottom first */
+    size_t undo_len, undo_cap;
+    uint8_t *next;     /* the successor being built */
+} dfs_stack;
+
+/* ---- the BFS queue (bfs.c) ----------------------------------------------- */
+
+/* Every state's parent link and step (for traces), the vectors of the
+ * states from base on (the level being expanded and the next one). */
+typedef struct bfs_queue {
+    uint64_t *parent;
+    explore_step *via;
+    uint64_t len, cap;
+    uint8_t *states;   /* state i at (i - base) * vsize */
+    uint64_t base, vcap;
+} bfs_queue;
+
+/* ---- the DFS look-ahead (lookahead.c; speed only) ------------------------ */
+
+/* At most AHEAD_MAX steps guessed ahead, of which at most AHEAD_LOOKUPS
+ * store lookups, while the path is at least AHEAD_MIN_CONF/256 likely. -D
+ * overrides them (and AHEAD_STORE_BYTES, RECENT_SLOTS) for tuning;
+ * docs/benchmarks.md has what was tried. */
+#ifndef AHEAD_MAX
+#define AHEAD_MAX 4
+#endif
+_Static_assert(AHEAD_MAX >= 2 && (AHEAD_MAX & (AHEAD_MAX - 1)) == 0,
+               "AHEAD_MAX: a power of 2 (the slots are a ring)");
+#ifndef AHEAD_LOOKUPS
+#define AHEAD_LOOKUPS 2
+#endif
+#ifndef AHEAD_MIN_CONF
+#define AHEAD_MIN_CONF 100
+#endif
+
+/* How often a store lookup in one context found a new state (guess_new()). */
+typedef struct odds_count {
+    uint32_t tries, news;
+    bool guess;    /* news are the majority */
+    uint32_t conf; /* the majority's share, of 256; 0 (no guess) until 64 tries */
+} odds_count;
+
+/* Contexts of a lookup's odds (lookahead.c, guess_new()). */
+enum { CTX_LATER = 1, CTX_LOWER = 2 };
+
+/* A step on the guessed path, built. */
+typedef struct ahead_slot {
+    uint8_t *vec;            /* the successor, built and marked */
+    size_t depth;            /* the level it is a successor of */
+    explore_step step;
+    step_outcome out;
+    uint64_t hash;
+    uint64_t instructions;   /* counted for it, taken back if unused */
+    bool recent;             /* in the recent cache when built: surely seen */
+    bool fetched;            /* its entries are prefetched (else its index only) */
+    unsigned ctx;            /* its lookup's context (CTX_LATER, CTX_LOWER) */
+    bool guess_new;          /* a store lookup: guessed to find a new state */
+    uint32_t conf;           /* a store lookup: that guess's odds, of 256 */
+    explore_step after;      /* a later step: the step of its level before it, from which
+                              * the threads up to step.tid were found disabled */
+    uint64_t nchoices;       /* vm_enabled(step.tid) in the state it was built from */
+} ahead_slot;
+
+/* The last step of the guessed path (extend_ahead()), kept while the path
+ * has steps, so that the path grows from it without a walk. */
+typedef struct path_tail {
+    size_t depth;          /* the level it is taken from */
+    explore_step step;
+    uint64_t nchoices;     /* vm_enabled(step.tid) there */
+    const uint8_t *from;   /* the state of that level: a slot's vector, the successor
+                            * being looked up, S->cur or ahead.parent (ahead_push() and
+                            * ahead_pop() move it when the search pushes or pops over it) */
+    int32_t into_tid;      /* the thread of the step into that level; -1 for level 0 */
+    const uint8_t *vec;    /* its successor */
+    bool seen;             /* the successor is not descended into: guessed seen, in the
+                            * recent cache, an error or at the depth limit */
+    bool prev_new;         /* the guess of the path's last store lookup */
+} path_tail;
+
+typedef struct lookahead {
+    bool may;                /* DFS, no detector, a hashing store, not --lookahead=off */
+    bool on;                 /* started (ahead_start): at once, or (auto) once the store is big */
+    ahead_slot slot[AHEAD_MAX]; /* the guessed path, a ring: AHEAD(S, 0) comes next */
+    unsigned head, n;
+    unsigned lookups;        /* of the slots, those not in the recent cache */
+    path_tail tail;          /* the path's last step (valid while n > 0) */
+    uint8_t *parent;         /* the state of the level below the top (state_at) */
+    size_t parent_of;        /* the top level whose parent it is now (SIZE_MAX: none) */
+    odds_count odds[4][2];   /* odds that a store lookup is new, by context (guess_new) */
+    unsigned ctx;            /* the context of the step being inserted */
+    bool prev_new;           /* the last store lookup found a new state */
+} lookahead;
+
+#define AHEAD(S, k) (&(S)->ahead.slot[((S)->ahead.head + (k)) & (AHEAD_MAX - 1)])
+
+/* ---- the context ---------------------------------------------------------- */
+
+/* One search: what it reads (program, options), what it writes (result),
+ * its store and detector, the work vectors, and one sub-struct per concern.
+ * Nothing global, so several searches can run in one process. */
+typedef struct search {
+    const vm_program *p;
+    const explore_options *o;
+    explore_result *r;
+    store *st;
+    size_t ssize;      /* the state: vm part, then the detector's metadata */
+    size_t vsize;      /* stored vector: the state + error marker */
+    size_t wsize;      /* bytes of the work vectors: vsize rounded up to 8, zero padded */
+    ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
+    vm_hooks hooks;
+    step_env env;      /* what step_run() runs with */
+    uint8_t *cur;      /* DFS: the state of the top level; BFS: the successor being built */
+    size_t vec_bytes;  /* of the work vectors, look-ahead, batch and recent cache */
+    uint8_t *scratch;  /* a state to try a step on (all_visible) */
+    search_limits lim;
+    recent_cache recent;
+    dfs_stack dfs;
+    bfs_queue bfs;
+    lookahead ahead;
+} search;
+
+/* ---- search.c: limits, statistics, errors, insertion --------------------- */
+
+uint64_t search_memory(const search *S);  /* everything, as --memlimit counts it */
+void fill_stats(search *S);
+void progress_line(search *S, double t);
+bool limits_check(search *S);
+uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
+                        size_t first_bytes, uint64_t first_max, bool enforce);
+bool record_error(search *S, const step_outcome *e, const explore_step *path, uint32_t len);
+void dump_state(search *S, const uint8_t *s);
+
+/* The first thread enabled in s, and its number of choices in *n; nthreads
+ * (and *n = 0) if none. */
+static inline uint32_t first_enabled(const vm_program *p, const uint8_t *s, uint64_t *n)
+{
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if ((*n = vm_enabled(p, s, (int)t)) != 0) return t;
+    *n = 0;
+    return p->nthreads;
+}
+
+static inline bool any_enabled(const vm_program *p, const uint8_t *s)
+{
+    uint64_t n;
+    return first_enabled(p, s, &n) < p->nthreads;
+}
+
+/* Make e the outcome of a deadlock (search.c). */
+void deadlock_outcome(step_outcome *e);
+
+/* Classify a newly stored, non-error state: a deadlock is an error. The
+ * first enabled thread and its choices go to *first, *n (first_enabled()),
+ * where the DFS starts expanding the state. */
+static inline bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
+                               uint32_t *first, uint64_t *n)
+{
+    *first = first_enabled(p, s, n);
+    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
+    deadlock_outcome(e);
+    return true;
+}
+
+/* Work done so far, for pacing the clock: an instruction is 1, a transition
+ * also copies and hashes a vector (1 per 64 bytes), so a model with
+ * megabyte states looks at the clock every few transitions, a small one
+ * every thousand or so. */
+static inline uint64_t search_work(const search *S)
+{
+    const explore_stats *x = &S->r->stats;
+    return x->instructions + x->transitions * (1 + S->vsize / 64);
+}
+
+/* limits_check(), with the common case (no --memlimit, clock not due) inline:
+ * false when the search must stop (S->lim.stop says why). */
+static inline bool limits_ok(search *S)
+{
+    if (!S->o->memlimit && search_work(S) < S->lim.next_check) return true;
+    return limits_check(S);
+}
+
+static inline bool keeps_trace(const search *S)
+{
+    return S->r->nerrors < (S->o->max_traces ? S->o->max_traces : 10);
+}
+
+/* Run step (tid, choice) on s in place (step_run() with the search's
+ * environment). False if the search must stop (S->lim.stop says why). */
+static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
+                                step_outcome *out)
+{
+    if (step_run(&S->env, s, tid, choice, out, &S->r->stats)) return true;
+    S->lim.stop = STOP_NOMEM;
+    return false;
+}
+
+enum { INS_STOP = -1, INS_SEEN = 0, INS_NEW = 1, INS_ERROR = 2 };
+
+/* Make s a vector to store: the detector's metadata canonicalized, and the
+ * error marker that follows the state. */
+static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome *out)
+{
+    if (S->det) ls_canonicalize(S->det, s); /* metadata no later check reads */
+    /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
+    s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
+}
+
+/* Is the hash in the cache of recent lookups (see insert_prepared())? */
+static inline bool is_recent(const search *S, uint64_t hash)
+{
+    return hash && S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
+}
+
+/* Insert a successor. INS_NEW: to be explored, from thread *first with *n
+ * choices (first_enabled()); INS_SEEN: stored before; INS_ERROR: a new
+ * error state, or a new deadlocked state (out says which); INS_STOP: the
+ * store is full. insert_prepared() is insert_successor() for a marked
+ * vector the caller has hashed (store_hash()), for a store that takes the
+ * hash: the hashes of recent lookups are kept in a direct-mapped cache
+ * (S->recent), and one found there is seen without a store lookup. They
+ * are fingerprints the store holds, so the cache changes no answer; it
+ * saves a lookup for the states a search revisits soon after storing them
+ * (most of them in prodcons_monitor, a third in philosophers). `recent`:
+ * is_recent(hash), which the caller has asked already (or a lookahead's
+ * earlier answer: a hash once in the cache is in the store). `known`: *first
+ * and *n hold first_enabled(s) already (the lookahead built the state's
+ * first step), so a new state needs no look at its threads. */
+static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
+                                      bool prepared, bool recent, bool known, uint32_t *first,
+                                      uint64_t *n)
+{
+    explore_stats *x = &S->r->stats;
+    store_result sr;
+    if (prepared) {
+        uint64_t *rc = &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)];
+        if (recent) {
+            sr = STORE_PRESENT;
+        } else {
+            sr = store_insert_prepared(S->st, s, hash);
+            if (sr != STORE_FULL) *rc = hash;
+        }
+    } else {
+        sr = store_insert(S->st, s);
+    }
+    if (sr == STORE_FULL) {
+        S->lim.stop = STOP_NOMEM;
+        return INS_STOP;
+    }
+    if (sr == STORE_PRESENT) {
+        x->states_matched++;
+        return INS_SEEN;
+    }
+    x->states_stored++;
+    if (out->kind != VERDICT_OK) return INS_ERROR;
+    if (S->o->dump_states) dump_state(S, s);
+    if (known) return INS_NEW; /* a thread is enabled */
+    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+}
+
+static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
+                                       uint32_t *first, uint64_t *n)
+{
+    mark_outcome(S, s, out);
+    if (S->recent.on) {
+        uint64_t h = store_hash(S->st, s);
+        return insert_prepared(S, s, out, h, true, is_recent(S, h), false, first, n);
+    }
+    return insert_prepared(S, s, out, 0, false, false, false, first, n);
+}
+
+/* ---- dfs.c ----------------------------------------------------------------- */
+
+/* Depth-first from the initial state (S->cur) at level 0, whose first
+ * enabled thread is `first` with `n` choices. */
+void dfs(search *S, uint32_t first, uint64_t n);
+bool dfs_grow_slow(search *S, size_t need, bool enforce);
+bool undo_grow_slow(search *S, size_t need);
+
+/* Room for `need` frames on the DFS stack; false with S->lim.stop set if not. */
+static inline bool dfs_grow(search *S, size_t need, bool enforce)
+{
+    return need <= S->dfs.cap || dfs_grow_slow(S, need, enforce);
+}
+
+/* Room for one more level's undo record (at most every word of the vector). */
+static inline bool undo_grow(search *S)
+{
+    size_t need = S->dfs.undo_len + S->wsize / 8 * UNDO_REC;
+    return need <= S->dfs.undo_cap || undo_grow_slow(S, need);
+}
+
+/* Append the undo record of the step from `old` to `neu` (the words that
+ * differ, with their old values); returns its bytes. */
+static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *neu)
+{
+    uint8_t *o = S->dfs.undo + S->dfs.undo_len, *start = o;
+    for (size_t i = 0; i < S->wsize; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, old + i, 8);
+        memcpy(&b, neu + i, 8);
+        if (a != b) {
+            uint32_t w = (uint32_t)(i / 8);
+            memcpy(o, &w, 4);
+            memcpy(o + 4, &a, 8);
+            o += UNDO_REC;
+        }
+    }
+    S->dfs.undo_len += (size_t)(o - start);
+    return (uint32_t)(o - start);
+}
+
+/* Apply the top level's undo record (of `bytes`) to a copy of the top
+ * state at dst: it becomes the parent's state. */
+static inline void undo_apply(const search *S, uint8_t *dst, uint32_t bytes)
+{
+    const uint8_t *rec = S->dfs.undo + S->dfs.undo_len - bytes;
+    for (uint32_t k = 0; k < bytes; k += UNDO_REC) {
+        uint32_t w;
+        memcpy(&w, rec + k, 4);
+        memcpy(dst + 8 * (size_t)w, rec + k + 4, 8);
+    }
+}
+
+/* Undo the step that led to the top level (record of `bytes`): S->cur
+ * becomes the parent's state again. */
+static inline void undo_pop(search *S, uint32_t bytes)
+{
+    undo_apply(S, S->cur, bytes);
+    S->dfs.undo_len -= bytes;
+}
+
+/* ---- bfs.c ----------------------------------------------------------------- */
+
+/* Breadth-first from the initial state (S->cur). */
+void bfs(search *S);
+/* Append a state to the queue; false with S->lim.stop set if it cannot. */
+bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *via,
+              bool enforce);
+
+/* The vector of BFS queue entry i (i >= S->bfs.base). */
+static inline uint8_t *bfs_vec(const search *S, uint64_t i)
+{
+    return S->bfs.states + (size_t)(i - S->bfs.base) * S->vsize;
+}
+
+/* ---- lookahead.c (the calls dfs() makes: lookahead_int.h) ---------------- */
+
+void ahead_start(search *S);  /* allocate and turn on, if it fits */
+void ahead_free(search *S);
+
+#endif

@@ -1,0 +1,121 @@
+/* step_int.h: the composed step, private to reduce/. One transition of the
+ * search from a stored state: Stoller's C(M) transition (section 5.1): the
+ * thread's visible instruction, then its invisible tail (execInvis) up to a
+ * visible control point, bounded by BoundedInvis, ending before an
+ * instruction that errs; a detector's report becomes the step's outcome.
+ * The search (dfs.c, bfs.c, lookahead.c) and trace replay (replay.c) both
+ * run steps through step_exec() (step_run(), step_run_observed()); nothing
+ * else executes a transition. It is inline (it runs once per transition);
+ * its cold parts are in step.c. It does not mark, hash or store the
+ * successor (search_int.h does). */
+#ifndef MCHECK_STEP_INT_H
+#define MCHECK_STEP_INT_H
+
+#include "reduce.h"
+
+/* What a step runs with. With step_run_observed(), `before` is called
+ * before each instruction (replay records it; false: out of memory, the
+ * step fails), and `cut` when the step ends before an erring instruction
+ * of its tail (the instruction `before` announced last was not executed). */
+typedef struct step_env {
+    const vm_program *p;
+    const vm_hooks *hooks;
+    const ls_detector *det;  /* the detector behind the hooks; NULL without */
+    reduce_mode reduce;
+    uint64_t max_invisible;  /* BoundedInvis */
+    bool (*before)(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first);
+    void (*cut)(void *ctx);
+    void *ctx;
+} step_env;
+
+/* A step's outcome: OK, or the error it reached (an error state of `tid`). */
+typedef struct step_outcome {
+    verdict kind;      /* VERDICT_OK, or the error: error_verdict(cause, fault) */
+    error_cause cause;
+    vm_fault_kind fault;
+    char msg[256];
+    int tid;
+    uint32_t pc;
+    uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
+} step_outcome;
+
+/* The cold parts of a step, in step.c: the outcome of a fault, of
+ * BoundedInvis, and of a detector's report (false if the detector ran out
+ * of memory: there is no verdict then). */
+void step_fault(const vm_fault *f, step_outcome *out);
+void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outcome *out);
+bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out);
+
+/* The message of a BoundedInvis error (CAUSE_BOUNDED_INVIS). */
+void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible);
+
+/* Inlined into the search loops: it runs once per transition. */
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
+
+/* Apply step (tid, choice) to `s` in place: one instruction, then with
+ * REDUCE_COMPOSE the thread's invisible tail. Counts the instructions it
+ * runs in x->instructions and, of those, the tail's in x->invisible. False
+ * only when there is no verdict: the detector or `before` ran out of memory
+ * (the caller stops). The search calls step_run(), which leaves out the
+ * calls to e->before and e->cut (a constant `observed` folds them away);
+ * replay calls step_run_observed(). */
+static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_t choice,
+                                 step_outcome *out, explore_stats *x, const bool observed)
+{
+    const vm_program *p = e->p;
+    vm_fault f;
+    out->kind = VERDICT_OK;
+    out->cause = CAUSE_NONE;
+    out->elem = UINT32_MAX;
+
+    if (observed && !e->before(e->ctx, s, tid, choice, true)) return false;
+    vm_status rc = vm_step(p, s, tid, choice, e->hooks, &f);
+    x->instructions++;
+    if (rc == VM_OK && e->reduce == REDUCE_COMPOSE) {
+        uint64_t n = 0;
+        while (!vm_at_visible(p, s, tid)) {
+            if (++n > e->max_invisible) { /* BoundedInvis */
+                step_bounded_invis(e, s, tid, out);
+                return true;
+            }
+            if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
+            rc = vm_step(p, s, tid, 0, e->hooks, &f);
+            if (rc == VM_FAULT ||
+                (rc == VM_STOPPED && ls_last_report(e->det)->kind != LS_NOMEM)) {
+                /* An error in the invisible tail: the composed step ends
+                 * before the erring instruction (which left the state as it
+                 * was), and that instruction becomes a scheduling point. The
+                 * error is reached from the new state, after the other
+                 * threads had their chance to move first: an assertion that
+                 * fails here must not hide what they can reach. */
+                if (observed) e->cut(e->ctx);
+                return true;
+            }
+            x->instructions++;
+            x->invisible++;
+            if (rc != VM_OK) break;
+        }
+    }
+    if (rc == VM_FAULT) step_fault(&f, out);
+    else if (rc == VM_STOPPED) return step_detector(e, s, out);
+    return true;
+}
+
+static HOT_INLINE bool step_run(const step_env *e, uint8_t *s, int tid, uint64_t choice,
+                                step_outcome *out, explore_stats *x)
+{
+    return step_exec(e, s, tid, choice, out, x, false);
+}
+
+/* step_run() with e->before and e->cut called (both must be set). */
+static inline bool step_run_observed(const step_env *e, uint8_t *s, int tid, uint64_t choice,
+                                     step_outcome *out, explore_stats *x)
+{
+    return step_exec(e, s, tid, choice, out, x, true);
+}
+
+#endif
