@@ -18,10 +18,11 @@ STTT 4(1), 2002 (composition, sections 3.5 and 5; persistent and sleep sets,
 section 6); Godefroid, LNCS 1032, 1996.
 
 usage: bench/reduction.py [--mcheck build/tools/mcheck] [--timelimit 60] [--quick]
-                          [--only spin|models] [--memlimit-mb 12000]
+                          [--only spin|models] [--match REGEX] [--memlimit-mb 12000]
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -132,7 +133,7 @@ def spin_table(args, workdir):
     print("| model | search | states | transitions | time (s) "
           "| states vs SPIN hand-reduced | time vs SPIN hand-reduced |")
     print("|---|---|---|---|---|---|---|")
-    cases = spin_cases(args.quick)
+    cases = [c for c in spin_cases(args.quick) if re.search(args.match, c[0])]
     for label, model, defs, extra, stem in cases:
         dargs = sum((["-D", f"{k}={v}"] for k, v in defs.items()), [])
         rows = []
@@ -196,6 +197,9 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="philosophers N = 3..6 and two producer/consumer sizes only")
     ap.add_argument("--only", choices=["spin", "models"])
+    ap.add_argument("--match", default="", metavar="REGEX",
+                    help="only the philosophers/producer-consumer cases whose label matches, "
+                         "e.g. 'N=8|ITEMS=250'")
     ap.add_argument("--memlimit-mb", type=int, default=12000,
                     help="memory per run, mcheck --memlimit and pan -DMEMLIM (default 12000)")
     args = ap.parse_args()
