@@ -38,10 +38,30 @@ def run_mcheck(mcheck, args, timelimit, memlimit_mb=None):
     cmd = [mcheck, "--json", "--quiet", "--timelimit", str(timelimit)]
     if memlimit_mb:
         cmd += ["--memlimit", str(memlimit_mb)]
-    p = subprocess.run(cmd + args, capture_output=True, text=True)
+    # read the report as it streams, keeping its head and tail only: with
+    # --all-errors a deep search's JSON holds traces of millions of steps
+    # (gigabytes); the fields needed are at its start and in "stats", its end
+    p = subprocess.Popen(cmd + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head, tail = b"", b""
+    while True:
+        chunk = p.stdout.read(1 << 20)
+        if not chunk:
+            break
+        if len(head) < 1 << 16:
+            head += chunk[:(1 << 16) - len(head)]
+        tail = (tail + chunk)[-(1 << 16):]
+    err = p.stderr.read().decode(errors="replace")
+    p.wait()
     if p.returncode == 2:
-        raise Rejected((p.stderr.strip().splitlines() or ["exit 2"])[0])
-    js = json.loads(p.stdout)
+        raise Rejected((err.strip().splitlines() or ["exit 2"])[0])
+    text = tail.decode(errors="replace")
+    i = text.rfind('"error_counts":')
+    js = json.loads("{" + text[i:])
+    h = head.decode(errors="replace")
+    js["verdict"] = re.search(r'"verdict":\s*"([^"]*)"', h).group(1)
+    js["complete"] = re.search(r'"complete":\s*(true|false)', h).group(1) == "true"
+    mo = re.search(r'"stop":\s*"([^"]*)"', h)
+    js["stop"] = mo.group(1) if mo else ""
     st = js["stats"]
     return {"states": st["states_stored"], "transitions": st["transitions"],
             "seconds": st["seconds"], "rate": st["states_per_second"],
