@@ -24,69 +24,17 @@ Table 2 (reduction): every bundled model without --reduce and with
 --reduce=none: states stored, transitions, time, and the ratio.
 """
 import argparse
-import json
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchlib import TOP, build_pan, fmt, header_options, ratio, run_mcheck, run_pan
 
 
-def run_mcheck(mcheck, args, timelimit):
-    p = subprocess.run([mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args,
-                       capture_output=True, text=True)
-    js = json.loads(p.stdout)
-    st = js["stats"]
-    return {"states": st["states_stored"], "transitions": st["transitions"],
-            "seconds": st["seconds"], "rate": st["states_per_second"],
-            "store_bps": st["bytes_per_state"],
-            "rss_bps": st["peak_rss_bytes"] / max(1, st["states_stored"]),
-            "vector": st["state_vector_bytes"], "complete": js["complete"],
-            "verdict": js["verdict"]}
-
-
-def build_pan(pml, defines, workdir, noreduce):
-    d = tempfile.mkdtemp(dir=workdir)
-    shutil.copy(pml, d)
-    name = os.path.basename(pml)
-    subprocess.run(["spin"] + [f"-D{k}={v}" for k, v in defines.items()] + ["-a", name],
-                   cwd=d, check=True, capture_output=True)
-    flags = ["-O2", "-DMEMLIM=20000", "-DVECTORSZ=4096"] + (["-DNOREDUCE"] if noreduce else [])
-    subprocess.run(["gcc"] + flags + ["-o", "pan", "pan.c"], cwd=d, check=True,
-                   capture_output=True)
-    return d
-
-
-def run_pan(d, timelimit, depth):
-    p = subprocess.Popen(["./pan", "-E", f"-m{depth}"], cwd=d, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    try:
-        out, _ = p.communicate(timeout=timelimit)
-    except subprocess.TimeoutExpired:
-        p.send_signal(signal.SIGINT)
-        out, _ = p.communicate()
-    def num(pattern, default=0.0):
-        m = re.search(pattern, out)
-        return float(m.group(1)) if m else default
-    states = num(r"(\d+) states, stored")
-    secs = num(r"pan: elapsed time ([\d.e+]+) seconds")
-    store_mb = num(r"([\d.]+)\s+actual memory usage for states")
-    if store_mb == 0:
-        store_mb = num(r"([\d.]+)\s+equivalent memory usage for states")
-    # SPIN's own per-state figure: the state vector as stored plus its per-state
-    # overhead (the preallocated hash table is left out, in SPIN's favour)
-    m = re.search(r"state-vector as stored = (\d+) byte \+ (\d+) byte overhead", out)
-    per_state = int(m.group(1)) + int(m.group(2)) if m else (store_mb * 2**20 / max(1, states))
-    return {"states": int(states), "seconds": secs,
-            "rate": states / secs if secs > 0 else float("nan"),
-            "store_bps": per_state,
-            "vector": int(num(r"State-vector (\d+) byte")),
-            "complete": "Search not completed" not in out,
-            "depth_too_small": "max search depth too small" in out}
+# -E: invalid end states (the deadlocks) not reported, so pan searches the
+# whole space; a depth limit of 10^8 steps for the fully interleaved DFS
+PAN_FLAGS = ["-E", "-m100000000"]
 
 
 def median_run(rs):
@@ -94,19 +42,6 @@ def median_run(rs):
     they sort last, and count only if most runs are like that)."""
     key = lambda r: (r["rate"] != r["rate"], r["rate"])
     return sorted(rs, key=key)[(len(rs) - 1) // 2]
-
-
-def fmt(x, digits=0):
-    if isinstance(x, float) and x != x:
-        return "-"
-    return f"{x:,.{digits}f}"
-
-
-def ratio(a, b):
-    """a / b as "1.23x", or "-" when either is not a number (a pan run too
-    short for its clock has no rate)."""
-    r = a / b if b else float("nan")
-    return "-" if r != r else f"{r:.2f}x"
 
 
 def throughput(args, workdir):
@@ -128,14 +63,14 @@ def throughput(args, workdir):
         dargs = sum((["-D", f"{k}={v}"] for k, v in defs.items()), [])
         # --race=off: SPIN checks no races, so the detector (and its metadata in
         # the state vector) stays out of the throughput comparison
-        pan_por = build_pan(os.path.join(TOP, pml), defs, workdir, False)
-        pan_nr = build_pan(os.path.join(TOP, pml), defs, workdir, True)
+        pan_por = build_pan(os.path.join(TOP, pml), defs, workdir)
+        pan_nr = build_pan(os.path.join(TOP, pml), defs, workdir, ["-DNOREDUCE"])
         runs = {"m": [], "por": [], "nr": []}
         for _ in range(args.repeat):
             runs["m"].append(run_mcheck(args.mcheck, dargs + extra + [
                 "--reduce=none", "--race=off", os.path.join(TOP, model)], args.timelimit))
-            runs["por"].append(run_pan(pan_por, args.timelimit, 100_000_000))
-            runs["nr"].append(run_pan(pan_nr, args.timelimit, 100_000_000))
+            runs["por"].append(run_pan(pan_por, args.timelimit, PAN_FLAGS))
+            runs["nr"].append(run_pan(pan_nr, args.timelimit, PAN_FLAGS))
         m, por, nr = (median_run(runs[k]) for k in ("m", "por", "nr"))
         label = name + "".join(f" {k}={v}" for k, v in defs.items())
         mark = lambda r: "" if r["complete"] else " (partial)"
@@ -153,13 +88,7 @@ def reduction(args):
     print("|---|---|---|---|---|---|---|---|---|")
     for f in models:
         path = os.path.join(TOP, "models", f)
-        opts = []
-        with open(path) as fh:
-            for line in fh:
-                mo = re.match(r"\s*;\s*options:\s*(.*)", line)
-                if mo:
-                    opts = mo.group(1).split()
-                    break
+        opts = header_options(path)
         full = run_mcheck(args.mcheck, opts + ["--all-errors", "--reduce=none", path], args.timelimit)
         red = run_mcheck(args.mcheck, opts + ["--all-errors", path], args.timelimit)
         mark = lambda r: "" if r["complete"] or r["verdict"] != "incomplete" else " (partial)"

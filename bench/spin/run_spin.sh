@@ -6,6 +6,8 @@
 #                                        producer/consumer (ITEMS=10, CAP=6)
 #   FULL=1 sh bench/spin/run_spin.sh     also the whole philosophers space (-c0),
 #                                        N=3..6 (N=6 takes about a minute)
+# and the models reduced by hand (*_dstep.pml), whole space: philosophers
+# N=3..7, producer/consumer ITEMS=10 CAP=6.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -39,3 +41,9 @@ for mode in POR NOREDUCE; do
     echo "== prodcons_monitor ITEMS=10 CAP=6 $mode"
     pan prodcons_monitor.pml "" "$flags" "-m1000000"
 done
+for n in 3 4 5 6 7; do
+    echo "== philosophers_dstep N=$n (reduced by hand, whole space, -c0)"
+    pan philosophers_dstep.pml "-DN=$n" "-DSAFETY" "-c0 -m1000000" | grep -v "^pan:[0-9]" || true
+done
+echo "== prodcons_monitor_dstep ITEMS=10 CAP=6 (reduced by hand)"
+pan prodcons_monitor_dstep.pml "" "-DSAFETY" "-c0 -m1000000" | grep -v "^pan:[0-9]" || true
