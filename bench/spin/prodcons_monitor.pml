@@ -33,12 +33,13 @@
 
 byte m;              /* 0 free, else owner + 1 */
 bit  waiting[2];     /* the wait set of m */
-byte buf[CAP];
+short buf[CAP];     /* items up to ITEMS: shorts, so ITEMS=2000 does not wrap */
 byte count, head, tail;
 
 active proctype producer()   /* _pid 0 */
 {
-    byte i, c, t;
+    short i;
+    byte c, t;
     i = 0;
     do
     :: i < ITEMS ->
@@ -68,7 +69,8 @@ chk_full:   c = count;
 
 active proctype consumer()   /* _pid 1 */
 {
-    byte i, c, h, v;
+    short i, v;
+    byte c, h;
     i = 0;
     do
     :: i < ITEMS ->
