@@ -56,6 +56,33 @@ def report_diff(a, b):
     return sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
 
 
+# A random model is skipped only when a search hits the time limit (it is too
+# big to say anything about); more than this share of skipped seeds fails the
+# test, so a bug that makes searches slow or cut short cannot pass as skips.
+MAX_SKIP_PERCENT = 3.0
+
+
+def too_many_skips(skipped, count, percent):
+    """The failure line when `skipped` of `count` seeds exceeds `percent`%,
+    else None."""
+    allowed = int(count * percent / 100)
+    if skipped > allowed:
+        return (f"FAIL {skipped} of {count} seeds skipped, more than the {percent:g}% "
+                f"({allowed}) allowed: the searches are cut short (see the skip lines)")
+    return None
+
+
+def need_refcheck(opts):
+    """A test that compares against the reference checker fails, rather than
+    skipping the comparison, when the checker is missing (--no-ref turns the
+    comparison off on purpose). Returns False (after printing why) when missing."""
+    if opts.ref and not os.path.exists(opts.refcheck):
+        print(f"FAIL the reference checker {opts.refcheck} does not exist "
+              f"(pass --no-ref to run without it)", flush=True)
+        return False
+    return True
+
+
 def seed_parser(doc):
     """The command line of the random-model tests (differential.py,
     theorem9.py): MCHECK GEN_MODEL, --count, --seed, --size, --jobs,
@@ -74,6 +101,9 @@ def seed_parser(doc):
                     help="the reference enumerator (default tests/ref/refcheck.py)")
     ap.add_argument("--keep", metavar="DIR", help="also write each failing model to DIR")
     ap.add_argument("--verbose", "-v", action="store_true", help="one line per model")
+    ap.add_argument("--max-skip-percent", type=float, default=MAX_SKIP_PERCENT, metavar="P",
+                    help="fail when more than P%% of the seeds are skipped (a search cut "
+                         f"short by the time limit; default {MAX_SKIP_PERCENT})")
     return ap
 
 

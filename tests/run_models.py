@@ -18,7 +18,8 @@ and of a matrix of variants (--reduce=none, --store=exact, --fingerprint=128,
 error-free model stores exactly the visible states of the full search, and the
 golden text output (NAME.out beside the model: everything before the
 statistics block, which holds timings). MCHECK_UPDATE_GOLDEN=1 rewrites the
-goldens (review them as a diff).
+goldens (review them as a diff); it refuses (exit 1) when the environment
+variable CI is set, so a CI run can never rewrite what it checks.
 
 usage: run_models.py MCHECK MODELS_DIR [MODEL ...]
 The last line is "N passed, N failed".
@@ -162,6 +163,13 @@ def main():
         print(__doc__)
         return 2
     mcheck, models = sys.argv[1], sys.argv[2]
+    if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1" and os.environ.get("CI"):
+        # goldens are rewritten by a developer and reviewed as a diff, never
+        # by a CI run (which would then pass whatever the output became)
+        print("run_models.py: error: MCHECK_UPDATE_GOLDEN=1 refused because CI is set",
+              file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
     paths = sys.argv[3:] or sorted(os.path.join(models, f) for f in os.listdir(models)
                                    if f.endswith(".bc"))
     for path in paths:
