@@ -30,6 +30,10 @@ For each seed, gen_model writes a random disciplined model; then
     `--lookahead=off`, in both modes, with and without `--all-errors`; so
     does `--search=bfs`, whose successors are built and prefetched in batches
     unless `--lookahead=off`;
+  * on the small models with errors, the breadth-first searches' traces
+    are shortest: the first error's of its kind, and with --all-errors the
+    shortest listed of each kind, against a BFS over refcheck.py's successor
+    function (tests/shortest.py);
   * the comparisons above run with `--race=off` (detector metadata would
     make one visible state several stored ones); with the default detector
     (LD') both searches find the same error kinds, and their counts equal
@@ -41,11 +45,14 @@ usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|med
                        [--keep DIR] [--verbose]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
-check on it passes). Exit status 1 on any failure. A seed is skipped only when
+check on it passes). Exit status 1 on any failure. Before that line, the
+generator's coverage: how many models per 1000 seeds use each construct
+(checks.COVERAGE); one never used in 200 or more seeds fails the test. A seed is skipped only when
 a search hits the time limit, and more than --max-skip-percent (3%) skipped
 seeds fail the test; an --all-errors search that stops at an error fails; a
 missing reference checker fails (--no-ref runs without it on purpose).
 """
+import collections
 import concurrent.futures
 import json
 import os
@@ -56,8 +63,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import (need_refcheck, parse_seed_args, report_diff, seed_parser,  # noqa: E402
-                    show_model, too_many_skips)
+from shortest import check_bfs_report, error_depths  # noqa: E402
+from checks import (constructs, coverage_report, need_refcheck, parse_seed_args,  # noqa: E402
+                    report_diff, seed_parser, show_model, too_many_skips)
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -133,6 +141,7 @@ def check_seed(opts, seed):
                             "--dump-states", bfs_dump],
             "full": ["--reduce=none", "--race=off"],
             "reduced": ["--reduce=compose", "--race=off"],
+            "reduced-bfs-first": ["--reduce=compose", "--race=off", "--search=bfs"],
             "full-ld": ["--reduce=none", "--all-errors"],
             "reduced-ld": ["--reduce=compose", "--all-errors"],
         }
@@ -292,6 +301,17 @@ def check_seed(opts, seed):
                                             f"without LD' {kinds_of(fa)} (a generator bug if "
                                             f"LD' is violated)")
             info += ", refcheck"
+            # breadth-first counterexamples are shortest (refcheck's BFS
+            # over its own successor function gives the lengths)
+            if kinds_of(fa):
+                for red, first, alls in ((False, ("bfs-none-first-auto", "bfs-none-first-off"),
+                                          ("bfs-none-all-auto", "bfs-none-all-off")),
+                                         (True, ("reduced-bfs-first",), ("reduced-bfs",))):
+                    depths = error_depths(text, red)
+                    for name in first + alls:
+                        for p in check_bfs_report(res[name], depths, name in first):
+                            problems.append(f"{name}: {p}")
+                info += ", shortest"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -304,6 +324,7 @@ def main():
 
     seeds = range(opts.seed, opts.seed + opts.count)
     passed = failed = skipped = refs = 0
+    cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
@@ -313,6 +334,7 @@ def main():
                 status, problems, text, info = fut.result()
             except subprocess.TimeoutExpired as e:
                 status, problems, text, info = "fail", [f"timeout: {e.cmd}"], "", ""
+            cover.update(constructs(text))
             if "refcheck" in info:
                 refs += 1
             if status == "skip":
@@ -336,6 +358,10 @@ def main():
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:
         print(many)
+        failed += 1
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}")
+    if gaps:
+        print(f"FAIL the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
         failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -96,6 +96,7 @@ typedef struct var {
     int intruder;      /* unshared, --undisciplined: a body that touches it too, or -1 */
     int init_body;     /* V_INIT (--undisciplined): the `init T` body */
     bool is_flag;      /* condition flag of a monitor */
+    bool init_main;    /* V_SHARED: `init main`, main stores it unlocked before spawning */
 } var;
 
 typedef struct monitor {
@@ -104,6 +105,8 @@ typedef struct monitor {
     int waiter, notifier; /* bodies */
     bool consume;      /* the waiter resets the flag */
     bool counting;     /* notifier increments; waiter waits for >= 1 */
+    int after;         /* a chain: the notifier notifies after its wait on monitor
+                          `after` returns (its body waits there first), or -1 */
 } monitor;
 
 typedef struct chan {
@@ -119,6 +122,8 @@ typedef struct body {
     int count;   /* instances (thread) or max (proc) */
     bool proc;
     bool is_array;
+    int spawner;   /* proc: the body whose every instance spawns it */
+    int per_spawn; /* proc: instances each spawner instance spawns (and joins) */
     sbuf code;
     double weight; /* code lines, each times the iterations around it */
 } body;
@@ -143,8 +148,7 @@ typedef struct gen {
     int nchans;
     body bodies[MAX_BODIES];
     int nbodies;
-    int procbody;  /* -1, or the proc spawned by body 0 (`main`) */
-    int nspawn;    /* spawns of procbody by main */
+    bool spawns;   /* body 0 (`main`) spawns procs (which may spawn procs) */
     bool hazard;   /* one piece that may raise a runtime error */
     bool has_k;    /* `const K` declared (the arithmetic loop uses it) */
     int kval;
@@ -256,8 +260,29 @@ static void pick_static_lock(gen *g, int *decl, int *elem)
 
 static int instances(const gen *g, int b)
 {
-    if (g->bodies[b].proc) return g->nspawn;
-    return g->bodies[b].count;
+    const body *bd = &g->bodies[b];
+    if (bd->proc) return bd->per_spawn * instances(g, bd->spawner);
+    return bd->count;
+}
+
+static int total_instances(const gen *g)
+{
+    int n = 0;
+    for (int b = 0; b < g->nbodies; b++) n += instances(g, b);
+    return n;
+}
+
+/* A proc spawned by every instance of `spawner`, `per` instances each; its
+ * max is what a run needs, now and then one more. */
+static int add_proc(gen *g, const char *name, int spawner, int per)
+{
+    body *b = &g->bodies[g->nbodies];
+    snprintf(b->name, sizeof b->name, "%s", name);
+    b->proc = true;
+    b->spawner = spawner;
+    b->per_spawn = per;
+    b->count = instances(g, g->nbodies) + (chance(g, 30) ? 1 : 0);
+    return g->nbodies++;
 }
 
 /* --undisciplined: the model's intensity, and globals made to be misused:
@@ -290,39 +315,44 @@ static void plan(gen *g)
 {
     /* threads */
     int shape = rnd(g, 10);
-    g->procbody = -1;
-    if (shape < 4) { /* 2-3 plain threads */
+    if (shape < 3) { /* 2-3 plain threads */
         int n = chance(g, 65) ? 2 : 3;
         for (int i = 0; i < n; i++) {
             body *b = &g->bodies[g->nbodies++];
             snprintf(b->name, sizeof b->name, "t%d", i);
             b->count = 1;
         }
-    } else if (shape < 7) { /* thread w[2] (+ one more) */
+    } else if (shape < 6) { /* thread w[2] or w[3] (+ one more) */
         body *b = &g->bodies[g->nbodies++];
         snprintf(b->name, sizeof b->name, "w");
-        b->count = 2;
+        b->count = chance(g, 30) ? 3 : 2;
         b->is_array = true;
-        if (chance(g, 50)) {
+        if (b->count == 2 && chance(g, 50)) {
             b = &g->bodies[g->nbodies++];
             snprintf(b->name, sizeof b->name, "t1");
             b->count = 1;
         }
-    } else { /* main spawns and joins a proc (+ maybe one static thread) */
+    } else { /* main spawns and joins procs (+ maybe one static thread) */
         body *b = &g->bodies[g->nbodies++];
         snprintf(b->name, sizeof b->name, "main");
         b->count = 1;
-        if (chance(g, 40)) {
+        g->spawns = true;
+        int kind = rnd(g, 3);
+        if (chance(g, kind ? 25 : 40)) {
             b = &g->bodies[g->nbodies++];
             snprintf(b->name, sizeof b->name, "t1");
             b->count = 1;
         }
-        g->procbody = g->nbodies;
-        b = &g->bodies[g->nbodies++];
-        snprintf(b->name, sizeof b->name, "worker");
-        b->proc = true;
-        g->nspawn = (g->nbodies == 2 && chance(g, 50)) ? 2 : 1;
-        b->count = g->nspawn + (chance(g, 30) ? 1 : 0); /* max may exceed use */
+        bool alone = g->nbodies == 1;
+        if (kind == 0) { /* worker x1-2 */
+            add_proc(g, "worker", 0, (alone && chance(g, 50)) ? 2 : 1);
+        } else if (kind == 1) { /* two procs, both spawned by main */
+            add_proc(g, "worker", 0, 1);
+            add_proc(g, "helper", 0, 1);
+        } else { /* a chain: main spawns worker(s), each spawns and joins a helper */
+            int w = add_proc(g, "worker", 0, (alone && chance(g, 30)) ? 2 : 1);
+            add_proc(g, "helper", w, 1);
+        }
     }
 
     /* locks: 1-3 declarations, maybe one array */
@@ -366,7 +396,15 @@ static void plan(gen *g)
     /* read-only shared */
     if (chance(g, 20)) add_var(g, "ro", V_READONLY, 0);
     /* written by main before any reader exists (init main) */
-    if (g->procbody >= 0 && chance(g, 35)) add_var(g, "cfg", V_INITMAIN, 0);
+    if (g->spawns && chance(g, 35)) add_var(g, "cfg", V_INITMAIN, 0);
+    /* a guarded variable that main initializes without its lock before it
+     * spawns (`init main`), when no other static thread could touch it first */
+    if (g->spawns && g->bodies[1].proc && chance(g, 45)) {
+        int cand[MAX_VARS], n = 0;
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_SHARED && g->vars[i].twin < 0) cand[n++] = i;
+        if (n) g->vars[cand[rnd(g, n)]].init_main = true;
+    }
     /* unshared, owned by a single-instance body */
     if (chance(g, 20)) {
         int b = rnd(g, g->nbodies);
@@ -377,9 +415,10 @@ static void plan(gen *g)
     }
 
     /* monitors: a condition flag under a lock, one waiting body, one notifying */
-    int nm = chance(g, 45) ? (chance(g, 20) ? 2 : 1) : 0;
+    int nm = chance(g, 45) ? (chance(g, 35) ? 2 : 1) : 0;
     for (int i = 0; i < nm; i++) {
         monitor *m = &g->mons[g->nmons++];
+        m->after = -1;
         pick_static_lock(g, &m->lock, &m->elem);
         m->flag = add_var(g, "f", V_SHARED, 0);
         g->vars[m->flag].guard = m->lock;
@@ -391,6 +430,13 @@ static void plan(gen *g)
             m->notifier = (m->waiter + 1) % g->nbodies;
         m->consume = chance(g, 35);
         m->counting = chance(g, 30);
+        /* a wait/notify chain: the waiter of the first monitor, once woken,
+         * notifies the waiter of this one */
+        if (i == 1 && chance(g, 60)) {
+            m->notifier = g->mons[0].waiter;
+            m->after = 0;
+            if (m->waiter == m->notifier) m->waiter = (m->notifier + 1) % g->nbodies;
+        }
     }
     /* channels */
     int nc = chance(g, 40) ? (chance(g, 20) ? 2 : 1) : 0;
@@ -398,11 +444,11 @@ static void plan(gen *g)
         chan *c = &g->chans[g->nchans];
         snprintf(c->name, sizeof c->name, "c%d", g->nchans);
         g->nchans++;
-        c->cap = between(g, 1, 2);
+        c->cap = chance(g, 30) ? between(g, 3, 4) : between(g, 1, 2);
         c->sender = rnd(g, g->nbodies);
         c->receiver = rnd(g, g->nbodies);
         if (c->receiver == c->sender && chance(g, 85)) c->receiver = (c->sender + 1) % g->nbodies;
-        c->nmsg = between(g, 1, 2);
+        c->nmsg = c->cap > 2 && chance(g, 50) ? 3 : between(g, 1, 2);
         if (c->receiver == c->sender && c->cap < c->nmsg) c->cap = c->nmsg; /* sends come first */
         c->server = c->receiver != c->sender && !g->bodies[c->receiver].proc && chance(g, 25);
     }
@@ -539,10 +585,19 @@ static void emit_rmw(gen *g, int v, const char *eidx)
     char m[32];
     const var *x = &g->vars[v];
     mem_text(g, v, eidx, m, sizeof m);
-    switch (rnd(g, 5)) {
+    switch (rnd(g, 6)) {
     case 0:
         EMIT("    store %s, %d\n", m, rnd(g, x->mod));
         return;
+    case 4: /* halve and step: div by a non-zero constant or a register */
+        EMIT("    load r0, %s\n", m);
+        if (chance(g, 50)) {
+            EMIT("    div r0, r0, %d\n", between(g, 2, 3));
+        } else {
+            EMIT("    or r3, r0, 1\n    div r0, %d, r3\n", between(g, 3, 7)); /* r3 odd: not 0 */
+        }
+        EMIT("    add r0, r0, 1\n    mod r0, r0, %d\n", x->mod);
+        break;
     case 1:
         EMIT("    load r0, %s\n", m);
         EMIT("    sub r0, r0, 1\n");
@@ -584,6 +639,29 @@ static void emit_pair(gen *g, int a)
     }
 }
 
+/* rd := (rs < bound) for a value rs in (-bound-1, bound], in one of several
+ * spellings (lt, le, ge+not, gt+neg, ne at the top). */
+static void emit_less(gen *g, const char *rd, const char *rs, int bound)
+{
+    switch (rnd(g, 5)) {
+    case 0:
+        EMIT("    lt %s, %s, %d\n", rd, rs, bound);
+        break;
+    case 1:
+        EMIT("    le %s, %s, %d\n", rd, rs, bound - 1);
+        break;
+    case 2:
+        EMIT("    ge %s, %s, %d\n    not %s, %s\n", rd, rs, bound, rd, rd);
+        break;
+    case 3: /* -rs > -bound */
+        EMIT("    neg %s, %s\n    gt %s, %s, %d\n", rd, rs, rd, rd, -bound);
+        break;
+    default: /* values above bound do not occur: rs < bound iff rs != bound */
+        EMIT("    ne %s, %s, %d\n", rd, rs, bound);
+        break;
+    }
+}
+
 static void emit_read_assert(gen *g, int v, const char *eidx)
 {
     char m[32];
@@ -591,7 +669,7 @@ static void emit_read_assert(gen *g, int v, const char *eidx)
     mem_text(g, v, eidx, m, sizeof m);
     EMIT("    load r1, %s\n", m);
     int bound = chance(g, 70) ? x->mod : x->mod - 1; /* the second may fail */
-    EMIT("    lt r3, r1, %d\n", bound);
+    emit_less(g, "r3", "r1", bound);
     EMIT("    assert r3, \"%s < %d\"\n", x->name, bound);
 }
 
@@ -868,8 +946,29 @@ static void emit_arith_loop(gen *g)
         EMIT("    add r1, r1, r7\n    mul r1, r1, K\n    and r1, r1, 7\n");
     else
         EMIT("    add r1, r1, r7\n    mul r1, r1, %d\n    and r1, r1, 7\n", between(g, 2, 5));
-    if (chance(g, 50)) EMIT("    xor r1, r1, 0x3\n    shr r1, r1, 1\n");
-    EMIT("    add r7, r7, 1\n    lt r2, r7, %d\n    jnz r2, L%d\n", n, l);
+    switch (rnd(g, 6)) {
+    case 0:
+        EMIT("    xor r1, r1, 0x3\n    shr r1, r1, 1\n");
+        break;
+    case 1:
+        EMIT("    shl r1, r1, %d\n    or r1, r1, r7\n    and r1, r1, 7\n", between(g, 1, 2));
+        break;
+    case 2:
+        EMIT("    neg r1, r1\n    and r1, r1, 7\n");
+        break;
+    case 3:
+        EMIT("    not r2, r1\n    add r1, r1, r2\n    div r1, r1, %d\n", between(g, 2, 3));
+        break;
+    case 4:
+        EMIT("    mod r2, r1, %d\n    sub r1, r1, r2\n", between(g, 2, 3));
+        break;
+    default:
+        break;
+    }
+    if (chance(g, 50))
+        EMIT("    add r7, r7, 1\n    lt r2, r7, %d\n    jnz r2, L%d\n", n, l);
+    else
+        EMIT("    add r7, r7, 1\n    ge r2, r7, %d\n    jz r2, L%d\n", n, l);
     g->mult /= n;
     EMIT("    mov r7, 0\n");
 }
@@ -1087,6 +1186,33 @@ static void emit_task(gen *g, const task *t)
     }
 }
 
+/* The spawns of body b (at its start): every proc it spawns, per_spawn
+ * instances each, with self = the spawn's number (main) or the spawner's own
+ * self (a proc spawning one helper per instance). Returns the number of
+ * children, joined at the end of the body (registers kid0, kid1, ...). */
+static int emit_spawns(gen *g, int b)
+{
+    int n = 0;
+    for (int p = 0; p < g->nbodies; p++)
+        if (g->bodies[p].proc && g->bodies[p].spawner == b) n += g->bodies[p].per_spawn;
+    if (!n) return 0;
+    EMIT("    reg");
+    for (int i = 0; i < n; i++) EMIT("%s kid%d", i ? "," : "", i);
+    EMIT("\n");
+    int k = 0;
+    for (int p = 0; p < g->nbodies; p++) {
+        const body *pb = &g->bodies[p];
+        if (!pb->proc || pb->spawner != b) continue;
+        for (int i = 0; i < pb->per_spawn; i++, k++) {
+            if (g->bodies[b].proc)
+                EMIT("    spawn kid%d, %s, self\n", k, pb->name);
+            else
+                EMIT("    spawn kid%d, %s, %d\n", k, pb->name, i);
+        }
+    }
+    return k;
+}
+
 static void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -1114,14 +1240,16 @@ static void gen_body(gen *g, int b, bool hazard_here)
         }
     }
     int npieces = g->medium ? between(g, 1, 3) : between(g, 1, 2);
-    if ((n >= 2 || g->nbodies + (g->nspawn > 1) > 2) && npieces > 1) npieces--;
+    if ((n >= 2 || total_instances(g) > 2) && npieces > 1) npieces--;
     for (int i = 0; i < npieces; i++) t[n++] = (task){R_PIECE, 0};
     if (hazard_here) t[n++] = (task){R_HAZARD, 0};
     shuffle(g, t, n);
-    /* a body that both sends and receives on one channel sends first */
+    /* a body that both sends and receives on one channel sends first; a
+     * chained notify follows the wait it is chained to */
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
-            if (t[i].r == R_RECV && t[j].r == R_SEND && t[i].obj == t[j].obj) {
+            if ((t[i].r == R_RECV && t[j].r == R_SEND && t[i].obj == t[j].obj)
+                || (t[i].r == R_NOTIFY && t[j].r == R_WAIT && g->mons[t[i].obj].after == t[j].obj)) {
                 task x = t[i];
                 t[i] = t[j];
                 t[j] = x;
@@ -1136,15 +1264,21 @@ static void gen_body(gen *g, int b, bool hazard_here)
         else
             EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
     }
-    if (b == 0 && g->procbody >= 0) {
-        /* main: initialize cfg, spawn, work, join */
-        for (int i = 0; i < g->nvars; i++)
-            if (g->vars[i].cls == V_INITMAIN) EMIT("    store %s, %d   ; init phase\n",
-                                                 g->vars[i].name, between(g, 1, 3));
-        EMIT("    reg kid0, kid1\n");
-        for (int i = 0; i < g->nspawn; i++)
-            EMIT("    spawn kid%d, %s, %d\n", i, g->bodies[g->procbody].name, i);
+    if (b == 0 && g->spawns) {
+        /* main: initialize cfg and the `init main` variables, spawn, work, join */
+        for (int i = 0; i < g->nvars; i++) {
+            const var *v = &g->vars[i];
+            if (v->cls == V_INITMAIN) EMIT("    store %s, %d   ; init phase\n",
+                                           v->name, between(g, 1, 3));
+            for (int e = 0; v->init_main && e < (v->size ? v->size : 1); e++) {
+                if (v->size)
+                    EMIT("    store %s[%d], %d   ; init phase\n", v->name, e, rnd(g, v->mod));
+                else
+                    EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
+            }
+        }
     }
+    int nkids = emit_spawns(g, b);
 
     /* a counted loop around part of the body (a visible operation may or may
      * not be inside: the count bounds it either way) */
@@ -1169,9 +1303,9 @@ static void gen_body(gen *g, int b, bool hazard_here)
         }
     }
 
-    if (b == 0 && g->procbody >= 0) {
-        for (int i = 0; i < g->nspawn; i++) EMIT("    join kid%d\n", i);
-        /* after the joins: the workers' updates are visible */
+    if (nkids) {
+        for (int i = 0; i < nkids; i++) EMIT("    join kid%d\n", i);
+        /* after the joins: the children's updates are visible */
         if (chance(g, 50)) piece(g, 0);
     }
     for (int i = 0; g->undisc && i < g->nvars; i++) { /* --undisciplined: unshared ones */
@@ -1236,7 +1370,7 @@ static void print_model(gen *g, uint64_t seed)
         } else if (v->cls != V_VOLATILE && v->twin < 0 && !v->is_flag && chance(g, 30)) {
             printf(" = %s", chance(g, 50) ? "0x1" : "1");
         }
-        if (v->cls == V_INITMAIN) printf(" init main");
+        if (v->cls == V_INITMAIN || v->init_main) printf(" init main");
         if (v->cls == V_INIT) printf(" init %s", g->bodies[v->init_body].name);
         if (v->cls == V_SHARED) {
             const lockdecl *l = &g->locks[v->guard];

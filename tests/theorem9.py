@@ -44,6 +44,9 @@ the messages of the errors listed). Checks:
   * depth-first and breadth-first searches of one mode (the full one on
     every third seed) store as many states, make as many transitions, find
     the same error counts and dump the same visible states;
+  * on every fourth seed (--compact-every) and each saved case, both
+    searches again with the compact store (the default; theorem9 otherwise
+    runs the exact one): the same counts, errors and visible states;
   * tests/ref/refcheck.py --ld (an independent enumerator with its own LD'
     check) on the small models: in each mode the same error kinds, so the
     same violation verdict, and the same numbers of states and transitions
@@ -61,7 +64,7 @@ runs without it on purpose).
 
 usage: theorem9.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                    [--jobs J] [--ref-max-states N] [--ref-every K] [--no-ref]
-                   [--full-bfs-every K] [--refcheck PATH] [--cases DIR]
+                   [--full-bfs-every K] [--compact-every K] [--refcheck PATH] [--cases DIR]
                    [--keep DIR] [--verbose]
 Prints one FAIL line per failing model with its problems, the seed, a
 reproduction command and the model; a summary of what the models did; and
@@ -78,8 +81,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import (SANITIZER, check, finish, need_refcheck, parse_seed_args,  # noqa: E402
-                    seed_parser, show_model, too_many_skips)
+from checks import (SANITIZER, check, constructs, coverage_report, finish,  # noqa: E402
+                    need_refcheck, parse_seed_args, seed_parser, show_model, too_many_skips)
 
 CASES = os.path.join(HERE, "theorem9_cases")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -192,6 +195,13 @@ def check_model(opts, model, tag, stats):
         "gold-full": ["--reduce=none", "--all-errors", "--race=goldilocks"],
         "gold-reduced": ["--reduce=compose", "--all-errors", "--race=goldilocks"],
     }
+    # a slice with the compact store (hash compaction, the default store):
+    # the same counts, errors and visible states as the exact store
+    compact = opts.compact_every > 0 and (tag is None or tag % opts.compact_every == 0)
+    if compact:
+        runs["full-compact"] = ["--reduce=none", "--all-errors", "--store=compact"]
+        runs["reduced-compact"] = ["--reduce=compose", "--all-errors", "--store=compact",
+                                   "--dump-states", os.path.join(d, "rc.states")]
     full_bfs = opts.full_bfs_every > 0 and (tag is None or tag % opts.full_bfs_every == 0)
     if full_bfs:
         runs["full-bfs"] = ["--reduce=none", "--all-errors", "--search=bfs",
@@ -276,6 +286,19 @@ def check_model(opts, model, tag, stats):
                             f"{sa['states_stored']}, {sa['transitions']}, {error_counts(res[a])}"
                             + ("" if read_states(da) == read_states(db) else
                                "; different visible states"))
+
+    if compact:
+        for a, b in (("full", "full-compact"), ("reduced", "reduced-compact")):
+            sa, sb = res[a]["stats"], res[b]["stats"]
+            if ((sa["states_stored"], sa["transitions"]) != (sb["states_stored"], sb["transitions"])
+                    or error_counts(res[a]) != error_counts(res[b])):
+                problems.append(f"{b}: {sb['states_stored']} states, {sb['transitions']} "
+                                f"transitions, errors {error_counts(res[b])}; exact store: "
+                                f"{sa['states_stored']}, {sa['transitions']}, "
+                                f"{error_counts(res[a])}")
+        if read_states(red_dump) != read_states(os.path.join(d, "rc.states")):
+            problems.append("reduced-compact: other visible states than the exact store's")
+        stats["compact"] += 1
 
     ldr, unr = violation(ra)
     if ldf or unf:
@@ -369,6 +392,9 @@ def main():
     ap.add_argument("--full-bfs-every", type=int, default=3, metavar="K",
                     help="run the breadth-first full search on every K-th seed (default 3; "
                          "0: never)")
+    ap.add_argument("--compact-every", type=int, default=4, metavar="K",
+                    help="also run both searches with the compact store on every K-th seed "
+                         "and each case (default 4; 0: never)")
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)
@@ -380,6 +406,7 @@ def main():
         cases = sorted(os.path.join(opts.cases, f) for f in os.listdir(opts.cases)
                        if f.endswith(".bc"))
     skipped = 0
+    cover = collections.Counter()
     check(need_refcheck(opts), "the reference checker is there")
     check(not opts.cases or cases, f"saved cases found in {opts.cases}")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
@@ -392,6 +419,8 @@ def main():
             try:
                 status, problems, text, info, st = fut.result()
                 stats.update(st)
+                if seed is not None:
+                    cover.update(constructs(text))
             except subprocess.TimeoutExpired as e:
                 status, problems, text, info = "fail", [f"timeout: {e.cmd}"], "", ""
             if status == "skip" and seed is None:
@@ -415,11 +444,14 @@ def main():
                           f"{opts.mcheck} --race=ld --store=exact --all-errors seed{seed}.bc")
                 show_model(text, seed, opts.keep if seed is not None else None)
     print(f"({stats['violation']} models with a violation in the full search, "
-          f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; "
+          f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; compact "
+          f"store on {stats['compact']}; "
           f"{stats['ld only as unshared']} where the reduced search met the unshared "
           f"violation instead of lock_discipline; {skipped} skipped)")
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     check(many is None, (many or "")[5:])
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined")
+    check(not gaps, f"the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
     return finish()
 
 
