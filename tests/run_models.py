@@ -14,7 +14,8 @@ verdict (and optionally exact state/transition counts) in header comments:
 
 For each model this checks the verdict and exit status of the default search
 and of a matrix of variants (--reduce=none, --store=exact, --fingerprint=128,
---search=bfs, --store=bitstate), the exact counts, that a complete search of an
+--search=bfs, --store=bitstate), the exact counts, that the breadth-first
+trace of an error model is a shortest one (tests/shortest.py), that a complete search of an
 error-free model stores exactly the visible states of the full search, and the
 golden text output (NAME.out beside the model: everything before the
 statistics block, which holds timings). MCHECK_UPDATE_GOLDEN=1 rewrites the
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 from checks import check, finish
+from shortest import check_bfs_report, error_depths
 
 EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
         "lock_discipline": 1, "race": 1}
@@ -97,8 +99,11 @@ def test_model(mcheck, path):
         if key in h:
             check(st[field] == int(h[key]), f"{name}: {field} {st[field]}, expected {h[key]}")
 
+    bfs = None
     for v in VARIANTS:
         vcode, vjs, verr = run_json(mcheck, opts + v + [path])
+        if v == ["--search=bfs"]:
+            bfs = vjs
         ok = vjs is not None and vjs["verdict"] == expect and vcode == EXIT[expect]
         check(ok, f"{name} {' '.join(v)}: verdict {vjs and vjs['verdict']} exit {vcode}, "
                   f"expected {expect}")
@@ -112,6 +117,16 @@ def test_model(mcheck, path):
             check(vjs["stats"]["states_stored"] == st["states_stored"],
                   f"{name}: exact store finds {vjs['stats']['states_stored']} states, "
                   f"compact {st['states_stored']}")
+
+    # the breadth-first trace is a shortest one (refcheck's successors; it
+    # knows the LD' detector, not Goldilocks or Eraser, nor --adapt)
+    race = ([o for o in opts if o.startswith("--race=")] or ["--race=ld"])[-1][7:]
+    if expect != "ok" and bfs and race in ("ld", "off") and "--adapt" not in opts:
+        defs = {k: int(v, 0) for k, v in re.findall(r"-D\s*(\w+)=(\S+)", h.get("options", ""))}
+        with open(path) as f:
+            depths = error_depths(f.read(), "--reduce=none" not in opts, race == "ld", defs)
+        problems = check_bfs_report(bfs, depths, "--all-errors" not in opts)
+        check(not problems, f"{name} --search=bfs: {'; '.join(problems)}")
 
     # the verdict with each other detector the header names
     for det in ("off", "ld", "eraser", "goldilocks"):
