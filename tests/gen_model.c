@@ -10,13 +10,16 @@
  * or belongs to an `init main` phase that ends before any reader exists), so
  * LD' holds and Stoller's Theorems 4 and 5 promise that the reduced search
  * finds the same visible states, deadlocks and errors as the full one. The
- * models mix 2-3 threads (thread arrays, a spawned and joined `proc`), scalar
+ * models mix 2-4 bodies (thread arrays of 2 or 3, `main` spawning and
+ * joining one or two procs, a proc spawning and joining a helper), scalar
  * and array locks with computed indexes, nested and recursive acquires (lock
- * orders may be opposite, so deadlocks happen), volatile variables, `choose`,
- * Java-monitor wait/notify in a re-checking loop, channels, asserts that may
- * fail, rare runtime errors, end labels, bounded loops. Every loop is counted
- * or blocks/spins on a visible operation, and every value is reduced modulo
- * a small number, so the state space is finite and small.
+ * orders may be opposite, so deadlocks happen), volatile variables, `init
+ * main` variables, `choose`, Java-monitor wait/notify in a re-checking loop
+ * (at depth 2 now and then, chained: woken, then notifying another monitor),
+ * channels of capacity 1-4, every arithmetic and comparison operation, asserts
+ * that may fail, rare runtime errors, end labels, bounded loops. Every loop is
+ * counted or blocks/spins on a visible operation, and every value is reduced
+ * modulo a small number, so the state space is finite and small.
  *
  * With --undisciplined (tests/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
@@ -31,7 +34,22 @@
  * seed is unchanged.
  *
  * It never generates assembly errors: a model that does not assemble is a
- * generator bug. */
+ * generator bug.
+ *
+ * Adding a language feature (keep the random models covering the language;
+ * tests/README.md has the whole checklist):
+ *  1. write it in a piece (emit_* below, called from piece(), cs_contents()
+ *     or a body role in gen_body()) or a declaration (plan(), print_model());
+ *     keep the model disciplined (shared accesses under their guard), finite
+ *     (values reduced modulo something, loops counted) and free of runtime
+ *     errors unless it is a hazard (emit_hazard, never with --undisciplined);
+ *  2. draw every choice through rnd()/chance() (deterministic per seed); in
+ *     --undisciplined-only code draw through brk() or under g->undisc, so the
+ *     disciplined model of each seed does not depend on the option;
+ *  3. add the construct to checks.py (constructs(), COVERAGE): the
+ *     differential test prints it per 1000 seeds and fails if it never shows;
+ *  4. run differential.py and theorem9.py (they run tests/ref/refcheck.py on
+ *     the small models: if refcheck lacks the feature, add it there first). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
