@@ -187,6 +187,7 @@ def main():
         return 1
     paths = sys.argv[3:] or sorted(os.path.join(models, f) for f in os.listdir(models)
                                    if f.endswith(".bc"))
+    check(paths, f"models found in {models}")  # an empty set passes nothing
     for path in paths:
         test_model(mcheck, path)
     return finish()
