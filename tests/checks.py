@@ -195,8 +195,8 @@ def constructs(text):
     for cls in ("volatile", "unshared"):
         if re.search(rf"^{cls}\s", text, re.M):
             got.add(cls)
-    if re.search(r"^shared\s[^;]*\binit\s+\w+", text, re.M):
-        got.add("init T")
+    for m in re.finditer(r"^shared\s[^;]*\binit\s+(\w+)", text, re.M):
+        got.add("init main" if m.group(1) == "main" else "init T (a thread)")
     if re.search(r"^lock\s+\w+\[", text, re.M):
         got.add("lock array")
     if re.search(r"^\s*end\w*:", text, re.M):
@@ -211,7 +211,7 @@ def constructs(text):
 COVERAGE = sorted(["op " + o for o in OPS] + [
     "proc that spawns", "two or more procs", "three or more bodies", "thread array > 2",
     "channel capacity > 2", "recursive acquire", "wait at depth 2", "wait/notify chain",
-    "volatile", "unshared", "init T", "lock array", "end label", "const"])
+    "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const"])
 COVERAGE_MIN_SEEDS = 200
 
 

@@ -7,14 +7,16 @@
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
  * ever touched while its one designated lock element is held (or is read-only,
- * or belongs to an `init main` phase that ends before any reader exists), so
+ * or belongs to an `init` phase that ends before any other thread can touch
+ * it), so
  * LD' holds and Stoller's Theorems 4 and 5 promise that the reduced search
  * finds the same visible states, deadlocks and errors as the full one. The
  * models mix 2-4 bodies (thread arrays of 2 or 3, `main` spawning and
  * joining one or two procs, a proc spawning and joining a helper), scalar
  * and array locks with computed indexes, nested and recursive acquires (lock
  * orders may be opposite, so deadlocks happen), volatile variables, `init
- * main` variables, `choose`, Java-monitor wait/notify in a re-checking loop
+ * main` variables, `init T` variables published by T through a volatile flag,
+ * `choose`, Java-monitor wait/notify in a re-checking loop
  * (at depth 2 now and then, chained: woken, then notifying another monitor),
  * channels of capacity 1-4, every arithmetic and comparison operation, asserts
  * that may fail, rare runtime errors, end labels, bounded loops. Every loop is
@@ -94,7 +96,9 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 
 enum { MAX_LOCKS = 4, MAX_VARS = 24, MAX_BODIES = 4, MAX_MON = 2, MAX_CHANS = 2, MAX_HELD = 3 };
 
-enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN, V_INIT };
+/* V_PUB: the volatile flag by which the `init T` thread publishes its
+ * variables (no other piece touches it) */
+enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN, V_INIT, V_PUB };
 
 typedef struct lockdecl {
     char name[8];
@@ -115,6 +119,9 @@ typedef struct var {
     int init_body;     /* V_INIT (--undisciplined): the `init T` body */
     bool is_flag;      /* condition flag of a monitor */
     bool init_main;    /* V_SHARED: `init main`, main stores it unlocked before spawning */
+    int init_by;       /* V_SHARED: `init T` for a static thread T that stores it
+                          unlocked, then raises the V_PUB flag every other
+                          thread waits for first; or -1 */
 } var;
 
 typedef struct monitor {
@@ -167,6 +174,7 @@ typedef struct gen {
     body bodies[MAX_BODIES];
     int nbodies;
     bool spawns;   /* body 0 (`main`) spawns procs (which may spawn procs) */
+    int pub;       /* the V_PUB variable, or -1 */
     bool hazard;   /* one piece that may raise a runtime error */
     bool has_k;    /* `const K` declared (the arithmetic loop uses it) */
     int kval;
@@ -265,6 +273,7 @@ static int add_var(gen *g, const char *prefix, enum vclass cls, int size)
     v->owner = -1;
     v->intruder = -1;
     v->init_body = -1;
+    v->init_by = -1;
     v->mod = between(g, 2, 4);
     return g->nvars++;
 }
@@ -472,6 +481,21 @@ static void plan(gen *g)
     }
     g->hazard = chance(g, 6);
     /* a static thread joining another static thread by id */
+    /* without spawns: a guarded variable that a single-instance thread T
+     * initializes unlocked (`init T`) and publishes through a volatile flag
+     * that every other thread spins on before anything else */
+    g->pub = -1;
+    if (!g->spawns && chance(g, 30)) {
+        int cand[MAX_VARS], n = 0;
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_SHARED && g->vars[i].twin < 0 && !g->vars[i].is_flag)
+                cand[n++] = i;
+        int tb = rnd(g, g->nbodies);
+        if (n && instances(g, tb) == 1) {
+            g->vars[cand[rnd(g, n)]].init_by = tb;
+            g->pub = add_var(g, "pub", V_PUB, 0);
+        }
+    }
     g->joiner = g->leaker = -1;
     if (chance(g, 15)) {
         int nstatic = 0;
@@ -819,7 +843,7 @@ static void emit_racy(gen *g)
 {
     int vs[MAX_VARS], n = 0;
     for (int i = 0; i < g->nvars; i++)
-        if (g->vars[i].cls != V_VOLATILE) vs[n++] = i;
+        if (g->vars[i].cls != V_VOLATILE && g->vars[i].cls != V_PUB) vs[n++] = i;
     if (!n) {
         emit_arith_loop(g);
         return;
@@ -1282,6 +1306,24 @@ static void gen_body(gen *g, int b, bool hazard_here)
         else
             EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
     }
+    if (g->pub >= 0) { /* `init T`: T initializes and publishes, the others wait */
+        bool is_t = false;
+        for (int i = 0; i < g->nvars; i++) {
+            const var *v = &g->vars[i];
+            if (v->init_by != b) continue;
+            is_t = true;
+            for (int e = 0; e < (v->size ? v->size : 1); e++) {
+                if (v->size)
+                    EMIT("    store %s[%d], %d   ; init phase\n", v->name, e, rnd(g, v->mod));
+                else
+                    EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
+            }
+        }
+        if (is_t)
+            EMIT("    store %s, 1   ; published\n", g->vars[g->pub].name);
+        else
+            EMIT("Lpub:\n    load r1, %s\n    jz r1, Lpub\n", g->vars[g->pub].name);
+    }
     if (b == 0 && g->spawns) {
         /* main: initialize cfg and the `init main` variables, spawn, work, join */
         for (int i = 0; i < g->nvars; i++) {
@@ -1373,7 +1415,8 @@ static void print_model(gen *g, uint64_t seed)
     }
     for (int i = 0; i < g->nvars; i++) {
         var *v = &g->vars[i];
-        const char *cls = v->cls == V_VOLATILE ? "volatile" : v->cls == V_UNSHARED ? "unshared"
+        const char *cls = (v->cls == V_VOLATILE || v->cls == V_PUB) ? "volatile"
+                          : v->cls == V_UNSHARED                     ? "unshared"
                                                                                      : "shared";
         char dims[16] = "";
         if (v->size) snprintf(dims, sizeof dims, "[%d]", v->size);
@@ -1385,10 +1428,12 @@ static void print_model(gen *g, uint64_t seed)
             int k = between(g, 1, v->size);
             for (int e = 0; e < k; e++) printf("%s%d", e ? ", " : "", rnd(g, v->mod));
             printf("}");
-        } else if (v->cls != V_VOLATILE && v->twin < 0 && !v->is_flag && chance(g, 30)) {
+        } else if (v->cls != V_VOLATILE && v->cls != V_PUB && v->twin < 0 && !v->is_flag
+                   && chance(g, 30)) {
             printf(" = %s", chance(g, 50) ? "0x1" : "1");
         }
         if (v->cls == V_INITMAIN || v->init_main) printf(" init main");
+        if (v->init_by >= 0) printf(" init %s", g->bodies[v->init_by].name);
         if (v->cls == V_INIT) printf(" init %s", g->bodies[v->init_body].name);
         if (v->cls == V_SHARED) {
             const lockdecl *l = &g->locks[v->guard];
