@@ -42,7 +42,7 @@ For each seed, gen_model writes a random disciplined model; then
 
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
-                       [--keep DIR] [--verbose]
+                       [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
 check on it passes). Exit status 1 on any failure. Before that line, the

@@ -65,7 +65,7 @@ runs without it on purpose).
 usage: theorem9.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                    [--jobs J] [--ref-max-states N] [--ref-every K] [--no-ref]
                    [--full-bfs-every K] [--compact-every K] [--refcheck PATH] [--cases DIR]
-                   [--keep DIR] [--verbose]
+                   [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one FAIL line per failing model with its problems, the seed, a
 reproduction command and the model; a summary of what the models did; and
 "N passed, N failed" (one check per model). Exit status 1 on any failure.
