@@ -17,8 +17,8 @@ metadata then becomes part of the state, which changes the counts).
 State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
 spawn counters per proc, threads (status, body, pc, self, registers, saved
 depth). An ended thread has status ENDED, pc 0, registers and saved depth 0
-(and self 0 for a spawned instance); it keeps its body (and a static one its self). An error state counts as a stored state and has
-no successors.
+(and self 0 for a spawned instance); it keeps its body (and a static one its
+self). An error state counts as a stored state and has no successors.
 
 Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--max-states=N]
                    [--quiet] model.bc
