@@ -22,7 +22,9 @@ statistics block, which holds timings). MCHECK_UPDATE_GOLDEN=1 rewrites the
 goldens (review them as a diff); it refuses (exit 1) when the environment
 variable CI is set, so a CI run can never rewrite what it checks.
 
-usage: run_models.py MCHECK MODELS_DIR [MODEL ...]
+usage: run_models.py MCHECK MODELS_DIR [MODEL ...] [--require-counts]
+(--require-counts: every model must state its exact counts in both modes, as
+tests/semantics/ does.)
 The last line is "N passed, N failed".
 """
 import json
@@ -46,6 +48,11 @@ VARIANTS = [
 
 
 
+
+
+# the exact counts of both modes, which --require-counts makes mandatory
+COUNT_KEYS = ("expect-states", "expect-transitions", "expect-states-reduce-none",
+              "expect-transitions-reduce-none")
 
 
 def header(path):
@@ -174,10 +181,13 @@ def test_model(mcheck, path):
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len([a for a in sys.argv[1:] if a != "--require-counts"]) < 2:
         print(__doc__)
         return 2
-    mcheck, models = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    require = "--require-counts" in args
+    args = [a for a in args if a != "--require-counts"]
+    mcheck, models = args[0], args[1]
     if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1" and os.environ.get("CI"):
         # goldens are rewritten by a developer and reviewed as a diff, never
         # by a CI run (which would then pass whatever the output became)
@@ -185,10 +195,15 @@ def main():
               file=sys.stderr)
         print("0 passed, 1 failed")
         return 1
-    paths = sys.argv[3:] or sorted(os.path.join(models, f) for f in os.listdir(models)
+    paths = args[2:] or sorted(os.path.join(models, f) for f in os.listdir(models)
                                    if f.endswith(".bc"))
     check(paths, f"models found in {models}")  # an empty set passes nothing
     for path in paths:
+        if require:
+            h = header(path)
+            missing = [k for k in COUNT_KEYS if k not in h]
+            check(not missing, f"{os.path.basename(path)}: no {', '.join(missing)} "
+                               f"(--require-counts)")
         test_model(mcheck, path)
     return finish()
 
