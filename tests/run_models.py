@@ -100,6 +100,8 @@ def test_model(mcheck, path):
     if js is None:
         return
     check(js["verdict"] == expect, f"{name}: verdict {js['verdict']}, expected {expect}")
+    if "--all-errors" in opts:  # it searches past every error
+        check(js["stop"] == "complete", f"{name}: --all-errors search stopped: {js['stop']}")
     check(code == EXIT[expect], f"{name}: exit status {code}, expected {EXIT[expect]}")
     st = js["stats"]
     for key, field in (("expect-states", "states_stored"), ("expect-transitions", "transitions")):
