@@ -56,6 +56,33 @@ def report_diff(a, b):
     return sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
 
 
+# A random model is skipped only when a search hits the time limit (it is too
+# big to say anything about); more than this share of skipped seeds fails the
+# test, so a bug that makes searches slow or cut short cannot pass as skips.
+MAX_SKIP_PERCENT = 3.0
+
+
+def too_many_skips(skipped, count, percent):
+    """The failure line when `skipped` of `count` seeds exceeds `percent`%,
+    else None."""
+    allowed = int(count * percent / 100)
+    if skipped > allowed:
+        return (f"FAIL {skipped} of {count} seeds skipped, more than the {percent:g}% "
+                f"({allowed}) allowed: the searches are cut short (see the skip lines)")
+    return None
+
+
+def need_refcheck(opts):
+    """A test that compares against the reference checker fails, rather than
+    skipping the comparison, when the checker is missing (--no-ref turns the
+    comparison off on purpose). Returns False (after printing why) when missing."""
+    if opts.ref and not os.path.exists(opts.refcheck):
+        print(f"FAIL the reference checker {opts.refcheck} does not exist "
+              f"(pass --no-ref to run without it)", flush=True)
+        return False
+    return True
+
+
 def seed_parser(doc):
     """The command line of the random-model tests (differential.py,
     theorem9.py): MCHECK GEN_MODEL, --count, --seed, --size, --jobs,
@@ -74,6 +101,9 @@ def seed_parser(doc):
                     help="the reference enumerator (default tests/ref/refcheck.py)")
     ap.add_argument("--keep", metavar="DIR", help="also write each failing model to DIR")
     ap.add_argument("--verbose", "-v", action="store_true", help="one line per model")
+    ap.add_argument("--max-skip-percent", type=float, default=MAX_SKIP_PERCENT, metavar="P",
+                    help="fail when more than P%% of the seeds are skipped (a search cut "
+                         f"short by the time limit; default {MAX_SKIP_PERCENT})")
     return ap
 
 
@@ -97,3 +127,104 @@ def show_model(text, seed, keep):
     for line in text.splitlines():
         print("    | " + line)
     sys.stdout.flush()
+
+
+# ---- generator coverage (tests/gen_model.c; tests/README.md says how to add
+# a construct): which constructs a model text uses, read from the text itself
+# so that a generator that stops writing one shows up as a gap.
+OPS = ("add sub mul div mod and or xor shl shr eq ne lt le gt ge not neg choose assert "
+       "acquire release wait notify notifyall send recv spawn join end").split()
+
+
+def _bodies(text):
+    """[(kind, name, count, lines)] of the thread and proc bodies."""
+    out = []
+    for line in text.splitlines():
+        code = line.split(";")[0].rstrip()
+        m = re.match(r"(thread|proc)\s+(\w+)(?:\[(\w+)\])?(?:\s+max\s+(\w+))?", code)
+        if m:
+            out.append((m.group(1), m.group(2), m.group(3), []))
+        elif out and code.strip():
+            out[-1][3].append(re.sub(r"^\s*\w+:\s*", "", code).strip())
+    return out
+
+
+def constructs(text):
+    """The set of construct names (see COVERAGE) the model text uses."""
+    got = set()
+    bodies = _bodies(text)
+    for kind, name, count, lines in bodies:
+        ops = [ln.split()[0] for ln in lines if ln]
+        for op in ops:
+            if op in OPS:
+                got.add("op " + op)
+        if kind == "proc" and "spawn" in ops:
+            got.add("proc that spawns")
+        if kind == "thread" and count and count.isdigit() and int(count) > 2:
+            got.add("thread array > 2")
+        # recursive acquire: a lock acquired again before its release
+        held = []
+        for ln in lines:
+            w = ln.split(None, 1)
+            if not w:
+                continue
+            if w[0] == "acquire":
+                if w[1] in held:
+                    got.add("recursive acquire")
+                    if any(x.split(None, 1)[:1] == ["wait"] and x.split(None, 1)[1] == w[1]
+                           for x in lines):
+                        got.add("wait at depth 2")
+                held.append(w[1])
+            elif w[0] == "release" and w[1] in held:
+                held.remove(w[1])
+        # a wait/notify chain: a body that waits on one lock, then notifies another
+        waited = None
+        for ln in lines:
+            w = ln.split(None, 1)
+            if w and w[0] == "wait":
+                waited = w[1]
+            elif w and w[0] in ("notify", "notifyall") and waited and w[1] != waited:
+                got.add("wait/notify chain")
+    if sum(1 for b in bodies if b[0] == "proc") >= 2:
+        got.add("two or more procs")
+    if len(bodies) >= 3:
+        got.add("three or more bodies")
+    for m in re.finditer(r"^chan\s+\w+\[(\d+)\]", text, re.M):
+        if int(m.group(1)) > 2:
+            got.add("channel capacity > 2")
+    for cls in ("volatile", "unshared"):
+        if re.search(rf"^{cls}\s", text, re.M):
+            got.add(cls)
+    for m in re.finditer(r"^shared\s[^;]*\binit\s+(\w+)", text, re.M):
+        got.add("init main" if m.group(1) == "main" else "init T (a thread)")
+    if re.search(r"^lock\s+\w+\[", text, re.M):
+        got.add("lock array")
+    if re.search(r"^\s*end\w*:", text, re.M):
+        got.add("end label")
+    if re.search(r"^const\s", text, re.M):
+        got.add("const")
+    return got
+
+
+# every construct the random models must keep using (zero in a run of at
+# least COVERAGE_MIN_SEEDS seeds fails the test)
+COVERAGE = sorted(["op " + o for o in OPS] + [
+    "proc that spawns", "two or more procs", "three or more bodies", "thread array > 2",
+    "channel capacity > 2", "recursive acquire", "wait at depth 2", "wait/notify chain",
+    "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const"])
+COVERAGE_MIN_SEEDS = 200
+
+
+def coverage_report(counts, nseeds, label):
+    """Print the constructs per 1000 seeds; returns the constructs never
+    seen (a gap) when nseeds >= COVERAGE_MIN_SEEDS, else []."""
+    per = {c: round(1000 * counts.get(c, 0) / max(1, nseeds)) for c in COVERAGE}
+    print(f"generator coverage ({label}; models per 1000 seeds using each construct):")
+    items = [f"{c} {per[c]}" for c in COVERAGE]
+    for i in range(0, len(items), 6):
+        print("  " + ", ".join(items[i:i + 6]))
+    gaps = [c for c in COVERAGE if not counts.get(c)]
+    if gaps:
+        print(f"  never used: {', '.join(gaps)}")
+    return gaps if nseeds >= COVERAGE_MIN_SEEDS else []
+

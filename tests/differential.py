@@ -18,7 +18,7 @@ For each seed, gen_model writes a random disciplined model; then
     `--all-errors` so both searches go on past errors;
   * the reduced search stores nothing but those states and its error states,
     and its breadth-first variant stores the same;
-  * if tests/ref/refcheck.py exists and the model is small enough, its state
+  * if the model is small enough, tests/ref/refcheck.py's state
     and transition counts and error kinds in both modes equal mcheck's
     (`--all-errors --store=exact`, which explores everything, as refcheck does),
     and `refcheck.py --ld` finds no violation of LD' (else the generator is
@@ -30,6 +30,10 @@ For each seed, gen_model writes a random disciplined model; then
     `--lookahead=off`, in both modes, with and without `--all-errors`; so
     does `--search=bfs`, whose successors are built and prefetched in batches
     unless `--lookahead=off`;
+  * on the small models with errors, the breadth-first searches' traces
+    are shortest: the first error's of its kind, and with --all-errors the
+    shortest listed of each kind, against a BFS over refcheck.py's successor
+    function (tests/shortest.py);
   * the comparisons above run with `--race=off` (detector metadata would
     make one visible state several stored ones); with the default detector
     (LD') both searches find the same error kinds, and their counts equal
@@ -38,11 +42,17 @@ For each seed, gen_model writes a random disciplined model; then
 
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
-                       [--keep DIR] [--verbose]
+                       [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
-check on it passes). Exit status 1 on any failure.
+check on it passes). Exit status 1 on any failure. Before that line, the
+generator's coverage: how many models per 1000 seeds use each construct
+(checks.COVERAGE); one never used in 200 or more seeds fails the test. A seed is skipped only when
+a search hits the time limit, and more than --max-skip-percent (3%) skipped
+seeds fail the test; an --all-errors search that stops at an error fails; a
+missing reference checker fails (--no-ref runs without it on purpose).
 """
+import collections
 import concurrent.futures
 import json
 import os
@@ -53,7 +63,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import parse_seed_args, report_diff, seed_parser, show_model  # noqa: E402
+from shortest import check_bfs_report, error_depths  # noqa: E402
+from checks import (constructs, coverage_report, need_refcheck, parse_seed_args,  # noqa: E402
+                    report_diff, seed_parser, show_model, too_many_skips)
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -129,6 +141,7 @@ def check_seed(opts, seed):
                             "--dump-states", bfs_dump],
             "full": ["--reduce=none", "--race=off"],
             "reduced": ["--reduce=compose", "--race=off"],
+            "reduced-bfs-first": ["--reduce=compose", "--race=off", "--search=bfs"],
             "full-ld": ["--reduce=none", "--all-errors"],
             "reduced-ld": ["--reduce=compose", "--all-errors"],
         }
@@ -157,7 +170,11 @@ def check_seed(opts, seed):
             if js["stop"] in ("time_limit", "memory_limit", "out_of_memory"):
                 return "skip", [], text, f"{name}: {js['stop']} after {js['stats']['states_stored']} states"
             if js["stop"] == "error" and "--all-errors" in args:
-                return "skip", [], text, f"{name}: stopped at the error cap ({len(js['errors'])} errors)"
+                # --all-errors searches past every error: stopping at one is
+                # a bug (an "error cap" skip once hid --all-errors ignored)
+                problems.append(f"{name}: --all-errors search stopped at an error "
+                                f"({len(js['errors'])} errors)")
+                return "fail", problems, text, ""
             if js["verdict"] in ("lock_discipline", "race"):
                 problems.append(f"generator bug: {name} reports {js['verdict']}: "
                                 f"{js['error']['message'] if js.get('error') else ''}")
@@ -246,8 +263,7 @@ def check_seed(opts, seed):
                 problems.append(f"--search=bfs ({key}): batches and --lookahead=off differ in {diff}")
         # the reference enumerator
         info = f"full {fa['stats']['states_stored']} states, reduced {ra['stats']['states_stored']}"
-        if (opts.ref and os.path.exists(opts.refcheck)
-                and fa["stats"]["states_stored"] <= opts.ref_max_states):
+        if opts.ref and fa["stats"]["states_stored"] <= opts.ref_max_states:
             rc, ref, err = run_refcheck(opts.refcheck, model)
             if rc == 2 or "none" not in ref or "reduced" not in ref:
                 problems.append(f"refcheck exited {rc}: {err[:300]}")
@@ -285,6 +301,17 @@ def check_seed(opts, seed):
                                             f"without LD' {kinds_of(fa)} (a generator bug if "
                                             f"LD' is violated)")
             info += ", refcheck"
+            # breadth-first counterexamples are shortest (refcheck's BFS
+            # over its own successor function gives the lengths)
+            if kinds_of(fa):
+                for red, first, alls in ((False, ("bfs-none-first-auto", "bfs-none-first-off"),
+                                          ("bfs-none-all-auto", "bfs-none-all-off")),
+                                         (True, ("reduced-bfs-first",), ("reduced-bfs",))):
+                    depths = error_depths(text, red)
+                    for name in first + alls:
+                        for p in check_bfs_report(res[name], depths, name in first):
+                            problems.append(f"{name}: {p}")
+                info += ", shortest"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -297,6 +324,9 @@ def main():
 
     seeds = range(opts.seed, opts.seed + opts.count)
     passed = failed = skipped = refs = 0
+    cover = collections.Counter()
+    if not need_refcheck(opts):
+        return 1
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
         futs = [ex.submit(check_seed, opts, s) for s in seeds]
         for seed, fut in zip(seeds, futs):
@@ -304,6 +334,7 @@ def main():
                 status, problems, text, info = fut.result()
             except subprocess.TimeoutExpired as e:
                 status, problems, text, info = "fail", [f"timeout: {e.cmd}"], "", ""
+            cover.update(constructs(text))
             if "refcheck" in info:
                 refs += 1
             if status == "skip":
@@ -323,11 +354,15 @@ def main():
                 print(f"FAIL seed {seed}: {p}", flush=True)
             print(f"  reproduce: {repro}")
             show_model(text, seed, opts.keep)
-    if skipped:
-        print(f"({skipped} models skipped: a search hit the time limit or the error cap "
-              f"of --all-errors; refcheck ran on {refs})")
-    else:
-        print(f"(refcheck ran on {refs} models)")
+    print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs})")
+    many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
+    if many:
+        print(many)
+        failed += 1
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}")
+    if gaps:
+        print(f"FAIL the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
+        failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -7,16 +7,21 @@
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
  * ever touched while its one designated lock element is held (or is read-only,
- * or belongs to an `init main` phase that ends before any reader exists), so
+ * or belongs to an `init` phase that ends before any other thread can touch
+ * it), so
  * LD' holds and Stoller's Theorems 4 and 5 promise that the reduced search
  * finds the same visible states, deadlocks and errors as the full one. The
- * models mix 2-3 threads (thread arrays, a spawned and joined `proc`), scalar
+ * models mix 2-4 bodies (thread arrays of 2 or 3, `main` spawning and
+ * joining one or two procs, a proc spawning and joining a helper), scalar
  * and array locks with computed indexes, nested and recursive acquires (lock
- * orders may be opposite, so deadlocks happen), volatile variables, `choose`,
- * Java-monitor wait/notify in a re-checking loop, channels, asserts that may
- * fail, rare runtime errors, end labels, bounded loops. Every loop is counted
- * or blocks/spins on a visible operation, and every value is reduced modulo
- * a small number, so the state space is finite and small.
+ * orders may be opposite, so deadlocks happen), volatile variables, `init
+ * main` variables, `init T` variables published by T through a volatile flag,
+ * `choose`, Java-monitor wait/notify in a re-checking loop
+ * (at depth 2 now and then, chained: woken, then notifying another monitor),
+ * channels of capacity 1-4, every arithmetic and comparison operation, asserts
+ * that may fail, rare runtime errors, end labels, bounded loops. Every loop is
+ * counted or blocks/spins on a visible operation, and every value is reduced
+ * modulo a small number, so the state space is finite and small.
  *
  * With --undisciplined (tests/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
@@ -31,7 +36,22 @@
  * seed is unchanged.
  *
  * It never generates assembly errors: a model that does not assemble is a
- * generator bug. */
+ * generator bug.
+ *
+ * Adding a language feature (keep the random models covering the language;
+ * tests/README.md has the whole checklist):
+ *  1. write it in a piece (emit_* below, called from piece(), cs_contents()
+ *     or a body role in gen_body()) or a declaration (plan(), print_model());
+ *     keep the model disciplined (shared accesses under their guard), finite
+ *     (values reduced modulo something, loops counted) and free of runtime
+ *     errors unless it is a hazard (emit_hazard, never with --undisciplined);
+ *  2. draw every choice through rnd()/chance() (deterministic per seed); in
+ *     --undisciplined-only code draw through brk() or under g->undisc, so the
+ *     disciplined model of each seed does not depend on the option;
+ *  3. add the construct to checks.py (constructs(), COVERAGE): the
+ *     differential test prints it per 1000 seeds and fails if it never shows;
+ *  4. run differential.py and theorem9.py (they run tests/ref/refcheck.py on
+ *     the small models: if refcheck lacks the feature, add it there first). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,7 +96,9 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 
 enum { MAX_LOCKS = 4, MAX_VARS = 24, MAX_BODIES = 4, MAX_MON = 2, MAX_CHANS = 2, MAX_HELD = 3 };
 
-enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN, V_INIT };
+/* V_PUB: the volatile flag by which the `init T` thread publishes its
+ * variables (no other piece touches it) */
+enum vclass { V_SHARED, V_VOLATILE, V_UNSHARED, V_READONLY, V_INITMAIN, V_INIT, V_PUB };
 
 typedef struct lockdecl {
     char name[8];
@@ -96,6 +118,10 @@ typedef struct var {
     int intruder;      /* unshared, --undisciplined: a body that touches it too, or -1 */
     int init_body;     /* V_INIT (--undisciplined): the `init T` body */
     bool is_flag;      /* condition flag of a monitor */
+    bool init_main;    /* V_SHARED: `init main`, main stores it unlocked before spawning */
+    int init_by;       /* V_SHARED: `init T` for a static thread T that stores it
+                          unlocked, then raises the V_PUB flag every other
+                          thread waits for first; or -1 */
 } var;
 
 typedef struct monitor {
@@ -104,6 +130,8 @@ typedef struct monitor {
     int waiter, notifier; /* bodies */
     bool consume;      /* the waiter resets the flag */
     bool counting;     /* notifier increments; waiter waits for >= 1 */
+    int after;         /* a chain: the notifier notifies after its wait on monitor
+                          `after` returns (its body waits there first), or -1 */
 } monitor;
 
 typedef struct chan {
@@ -119,6 +147,8 @@ typedef struct body {
     int count;   /* instances (thread) or max (proc) */
     bool proc;
     bool is_array;
+    int spawner;   /* proc: the body whose every instance spawns it */
+    int per_spawn; /* proc: instances each spawner instance spawns (and joins) */
     sbuf code;
     double weight; /* code lines, each times the iterations around it */
 } body;
@@ -143,8 +173,8 @@ typedef struct gen {
     int nchans;
     body bodies[MAX_BODIES];
     int nbodies;
-    int procbody;  /* -1, or the proc spawned by body 0 (`main`) */
-    int nspawn;    /* spawns of procbody by main */
+    bool spawns;   /* body 0 (`main`) spawns procs (which may spawn procs) */
+    int pub;       /* the V_PUB variable, or -1 */
     bool hazard;   /* one piece that may raise a runtime error */
     bool has_k;    /* `const K` declared (the arithmetic loop uses it) */
     int kval;
@@ -243,6 +273,7 @@ static int add_var(gen *g, const char *prefix, enum vclass cls, int size)
     v->owner = -1;
     v->intruder = -1;
     v->init_body = -1;
+    v->init_by = -1;
     v->mod = between(g, 2, 4);
     return g->nvars++;
 }
@@ -256,8 +287,29 @@ static void pick_static_lock(gen *g, int *decl, int *elem)
 
 static int instances(const gen *g, int b)
 {
-    if (g->bodies[b].proc) return g->nspawn;
-    return g->bodies[b].count;
+    const body *bd = &g->bodies[b];
+    if (bd->proc) return bd->per_spawn * instances(g, bd->spawner);
+    return bd->count;
+}
+
+static int total_instances(const gen *g)
+{
+    int n = 0;
+    for (int b = 0; b < g->nbodies; b++) n += instances(g, b);
+    return n;
+}
+
+/* A proc spawned by every instance of `spawner`, `per` instances each; its
+ * max is what a run needs, now and then one more. */
+static int add_proc(gen *g, const char *name, int spawner, int per)
+{
+    body *b = &g->bodies[g->nbodies];
+    snprintf(b->name, sizeof b->name, "%s", name);
+    b->proc = true;
+    b->spawner = spawner;
+    b->per_spawn = per;
+    b->count = instances(g, g->nbodies) + (chance(g, 30) ? 1 : 0);
+    return g->nbodies++;
 }
 
 /* --undisciplined: the model's intensity, and globals made to be misused:
@@ -290,39 +342,44 @@ static void plan(gen *g)
 {
     /* threads */
     int shape = rnd(g, 10);
-    g->procbody = -1;
-    if (shape < 4) { /* 2-3 plain threads */
+    if (shape < 3) { /* 2-3 plain threads */
         int n = chance(g, 65) ? 2 : 3;
         for (int i = 0; i < n; i++) {
             body *b = &g->bodies[g->nbodies++];
             snprintf(b->name, sizeof b->name, "t%d", i);
             b->count = 1;
         }
-    } else if (shape < 7) { /* thread w[2] (+ one more) */
+    } else if (shape < 6) { /* thread w[2] or w[3] (+ one more) */
         body *b = &g->bodies[g->nbodies++];
         snprintf(b->name, sizeof b->name, "w");
-        b->count = 2;
+        b->count = chance(g, 30) ? 3 : 2;
         b->is_array = true;
-        if (chance(g, 50)) {
+        if (b->count == 2 && chance(g, 50)) {
             b = &g->bodies[g->nbodies++];
             snprintf(b->name, sizeof b->name, "t1");
             b->count = 1;
         }
-    } else { /* main spawns and joins a proc (+ maybe one static thread) */
+    } else { /* main spawns and joins procs (+ maybe one static thread) */
         body *b = &g->bodies[g->nbodies++];
         snprintf(b->name, sizeof b->name, "main");
         b->count = 1;
-        if (chance(g, 40)) {
+        g->spawns = true;
+        int kind = rnd(g, 3);
+        if (chance(g, kind ? 25 : 40)) {
             b = &g->bodies[g->nbodies++];
             snprintf(b->name, sizeof b->name, "t1");
             b->count = 1;
         }
-        g->procbody = g->nbodies;
-        b = &g->bodies[g->nbodies++];
-        snprintf(b->name, sizeof b->name, "worker");
-        b->proc = true;
-        g->nspawn = (g->nbodies == 2 && chance(g, 50)) ? 2 : 1;
-        b->count = g->nspawn + (chance(g, 30) ? 1 : 0); /* max may exceed use */
+        bool alone = g->nbodies == 1;
+        if (kind == 0) { /* worker x1-2 */
+            add_proc(g, "worker", 0, (alone && chance(g, 50)) ? 2 : 1);
+        } else if (kind == 1) { /* two procs, both spawned by main */
+            add_proc(g, "worker", 0, 1);
+            add_proc(g, "helper", 0, 1);
+        } else { /* a chain: main spawns worker(s), each spawns and joins a helper */
+            int w = add_proc(g, "worker", 0, (alone && chance(g, 30)) ? 2 : 1);
+            add_proc(g, "helper", w, 1);
+        }
     }
 
     /* locks: 1-3 declarations, maybe one array */
@@ -366,7 +423,15 @@ static void plan(gen *g)
     /* read-only shared */
     if (chance(g, 20)) add_var(g, "ro", V_READONLY, 0);
     /* written by main before any reader exists (init main) */
-    if (g->procbody >= 0 && chance(g, 35)) add_var(g, "cfg", V_INITMAIN, 0);
+    if (g->spawns && chance(g, 35)) add_var(g, "cfg", V_INITMAIN, 0);
+    /* a guarded variable that main initializes without its lock before it
+     * spawns (`init main`), when no other static thread could touch it first */
+    if (g->spawns && g->bodies[1].proc && chance(g, 45)) {
+        int cand[MAX_VARS], n = 0;
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_SHARED && g->vars[i].twin < 0) cand[n++] = i;
+        if (n) g->vars[cand[rnd(g, n)]].init_main = true;
+    }
     /* unshared, owned by a single-instance body */
     if (chance(g, 20)) {
         int b = rnd(g, g->nbodies);
@@ -377,9 +442,10 @@ static void plan(gen *g)
     }
 
     /* monitors: a condition flag under a lock, one waiting body, one notifying */
-    int nm = chance(g, 45) ? (chance(g, 20) ? 2 : 1) : 0;
+    int nm = chance(g, 45) ? (chance(g, 35) ? 2 : 1) : 0;
     for (int i = 0; i < nm; i++) {
         monitor *m = &g->mons[g->nmons++];
+        m->after = -1;
         pick_static_lock(g, &m->lock, &m->elem);
         m->flag = add_var(g, "f", V_SHARED, 0);
         g->vars[m->flag].guard = m->lock;
@@ -391,6 +457,13 @@ static void plan(gen *g)
             m->notifier = (m->waiter + 1) % g->nbodies;
         m->consume = chance(g, 35);
         m->counting = chance(g, 30);
+        /* a wait/notify chain: the waiter of the first monitor, once woken,
+         * notifies the waiter of this one */
+        if (i == 1 && chance(g, 60)) {
+            m->notifier = g->mons[0].waiter;
+            m->after = 0;
+            if (m->waiter == m->notifier) m->waiter = (m->notifier + 1) % g->nbodies;
+        }
     }
     /* channels */
     int nc = chance(g, 40) ? (chance(g, 20) ? 2 : 1) : 0;
@@ -398,16 +471,31 @@ static void plan(gen *g)
         chan *c = &g->chans[g->nchans];
         snprintf(c->name, sizeof c->name, "c%d", g->nchans);
         g->nchans++;
-        c->cap = between(g, 1, 2);
+        c->cap = chance(g, 30) ? between(g, 3, 4) : between(g, 1, 2);
         c->sender = rnd(g, g->nbodies);
         c->receiver = rnd(g, g->nbodies);
         if (c->receiver == c->sender && chance(g, 85)) c->receiver = (c->sender + 1) % g->nbodies;
-        c->nmsg = between(g, 1, 2);
+        c->nmsg = c->cap > 2 && chance(g, 50) ? 3 : between(g, 1, 2);
         if (c->receiver == c->sender && c->cap < c->nmsg) c->cap = c->nmsg; /* sends come first */
         c->server = c->receiver != c->sender && !g->bodies[c->receiver].proc && chance(g, 25);
     }
     g->hazard = chance(g, 6);
     /* a static thread joining another static thread by id */
+    /* without spawns: a guarded variable that a single-instance thread T
+     * initializes unlocked (`init T`) and publishes through a volatile flag
+     * that every other thread spins on before anything else */
+    g->pub = -1;
+    if (!g->spawns && chance(g, 30)) {
+        int cand[MAX_VARS], n = 0;
+        for (int i = 0; i < g->nvars; i++)
+            if (g->vars[i].cls == V_SHARED && g->vars[i].twin < 0 && !g->vars[i].is_flag)
+                cand[n++] = i;
+        int tb = rnd(g, g->nbodies);
+        if (n && instances(g, tb) == 1) {
+            g->vars[cand[rnd(g, n)]].init_by = tb;
+            g->pub = add_var(g, "pub", V_PUB, 0);
+        }
+    }
     g->joiner = g->leaker = -1;
     if (chance(g, 15)) {
         int nstatic = 0;
@@ -539,10 +627,19 @@ static void emit_rmw(gen *g, int v, const char *eidx)
     char m[32];
     const var *x = &g->vars[v];
     mem_text(g, v, eidx, m, sizeof m);
-    switch (rnd(g, 5)) {
+    switch (rnd(g, 6)) {
     case 0:
         EMIT("    store %s, %d\n", m, rnd(g, x->mod));
         return;
+    case 4: /* halve and step: div by a non-zero constant or a register */
+        EMIT("    load r0, %s\n", m);
+        if (chance(g, 50)) {
+            EMIT("    div r0, r0, %d\n", between(g, 2, 3));
+        } else {
+            EMIT("    or r3, r0, 1\n    div r0, %d, r3\n", between(g, 3, 7)); /* r3 odd: not 0 */
+        }
+        EMIT("    add r0, r0, 1\n    mod r0, r0, %d\n", x->mod);
+        break;
     case 1:
         EMIT("    load r0, %s\n", m);
         EMIT("    sub r0, r0, 1\n");
@@ -584,6 +681,29 @@ static void emit_pair(gen *g, int a)
     }
 }
 
+/* rd := (rs < bound) for a value rs in (-bound-1, bound], in one of several
+ * spellings (lt, le, ge+not, gt+neg, ne at the top). */
+static void emit_less(gen *g, const char *rd, const char *rs, int bound)
+{
+    switch (rnd(g, 5)) {
+    case 0:
+        EMIT("    lt %s, %s, %d\n", rd, rs, bound);
+        break;
+    case 1:
+        EMIT("    le %s, %s, %d\n", rd, rs, bound - 1);
+        break;
+    case 2:
+        EMIT("    ge %s, %s, %d\n    not %s, %s\n", rd, rs, bound, rd, rd);
+        break;
+    case 3: /* -rs > -bound */
+        EMIT("    neg %s, %s\n    gt %s, %s, %d\n", rd, rs, rd, rd, -bound);
+        break;
+    default: /* values above bound do not occur: rs < bound iff rs != bound */
+        EMIT("    ne %s, %s, %d\n", rd, rs, bound);
+        break;
+    }
+}
+
 static void emit_read_assert(gen *g, int v, const char *eidx)
 {
     char m[32];
@@ -591,7 +711,7 @@ static void emit_read_assert(gen *g, int v, const char *eidx)
     mem_text(g, v, eidx, m, sizeof m);
     EMIT("    load r1, %s\n", m);
     int bound = chance(g, 70) ? x->mod : x->mod - 1; /* the second may fail */
-    EMIT("    lt r3, r1, %d\n", bound);
+    emit_less(g, "r3", "r1", bound);
     EMIT("    assert r3, \"%s < %d\"\n", x->name, bound);
 }
 
@@ -723,7 +843,7 @@ static void emit_racy(gen *g)
 {
     int vs[MAX_VARS], n = 0;
     for (int i = 0; i < g->nvars; i++)
-        if (g->vars[i].cls != V_VOLATILE) vs[n++] = i;
+        if (g->vars[i].cls != V_VOLATILE && g->vars[i].cls != V_PUB) vs[n++] = i;
     if (!n) {
         emit_arith_loop(g);
         return;
@@ -868,8 +988,29 @@ static void emit_arith_loop(gen *g)
         EMIT("    add r1, r1, r7\n    mul r1, r1, K\n    and r1, r1, 7\n");
     else
         EMIT("    add r1, r1, r7\n    mul r1, r1, %d\n    and r1, r1, 7\n", between(g, 2, 5));
-    if (chance(g, 50)) EMIT("    xor r1, r1, 0x3\n    shr r1, r1, 1\n");
-    EMIT("    add r7, r7, 1\n    lt r2, r7, %d\n    jnz r2, L%d\n", n, l);
+    switch (rnd(g, 6)) {
+    case 0:
+        EMIT("    xor r1, r1, 0x3\n    shr r1, r1, 1\n");
+        break;
+    case 1:
+        EMIT("    shl r1, r1, %d\n    or r1, r1, r7\n    and r1, r1, 7\n", between(g, 1, 2));
+        break;
+    case 2:
+        EMIT("    neg r1, r1\n    and r1, r1, 7\n");
+        break;
+    case 3:
+        EMIT("    not r2, r1\n    add r1, r1, r2\n    div r1, r1, %d\n", between(g, 2, 3));
+        break;
+    case 4:
+        EMIT("    mod r2, r1, %d\n    sub r1, r1, r2\n", between(g, 2, 3));
+        break;
+    default:
+        break;
+    }
+    if (chance(g, 50))
+        EMIT("    add r7, r7, 1\n    lt r2, r7, %d\n    jnz r2, L%d\n", n, l);
+    else
+        EMIT("    add r7, r7, 1\n    ge r2, r7, %d\n    jz r2, L%d\n", n, l);
     g->mult /= n;
     EMIT("    mov r7, 0\n");
 }
@@ -1087,6 +1228,33 @@ static void emit_task(gen *g, const task *t)
     }
 }
 
+/* The spawns of body b (at its start): every proc it spawns, per_spawn
+ * instances each, with self = the spawn's number (main) or the spawner's own
+ * self (a proc spawning one helper per instance). Returns the number of
+ * children, joined at the end of the body (registers kid0, kid1, ...). */
+static int emit_spawns(gen *g, int b)
+{
+    int n = 0;
+    for (int p = 0; p < g->nbodies; p++)
+        if (g->bodies[p].proc && g->bodies[p].spawner == b) n += g->bodies[p].per_spawn;
+    if (!n) return 0;
+    EMIT("    reg");
+    for (int i = 0; i < n; i++) EMIT("%s kid%d", i ? "," : "", i);
+    EMIT("\n");
+    int k = 0;
+    for (int p = 0; p < g->nbodies; p++) {
+        const body *pb = &g->bodies[p];
+        if (!pb->proc || pb->spawner != b) continue;
+        for (int i = 0; i < pb->per_spawn; i++, k++) {
+            if (g->bodies[b].proc)
+                EMIT("    spawn kid%d, %s, self\n", k, pb->name);
+            else
+                EMIT("    spawn kid%d, %s, %d\n", k, pb->name, i);
+        }
+    }
+    return k;
+}
+
 static void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -1114,14 +1282,16 @@ static void gen_body(gen *g, int b, bool hazard_here)
         }
     }
     int npieces = g->medium ? between(g, 1, 3) : between(g, 1, 2);
-    if ((n >= 2 || g->nbodies + (g->nspawn > 1) > 2) && npieces > 1) npieces--;
+    if ((n >= 2 || total_instances(g) > 2) && npieces > 1) npieces--;
     for (int i = 0; i < npieces; i++) t[n++] = (task){R_PIECE, 0};
     if (hazard_here) t[n++] = (task){R_HAZARD, 0};
     shuffle(g, t, n);
-    /* a body that both sends and receives on one channel sends first */
+    /* a body that both sends and receives on one channel sends first; a
+     * chained notify follows the wait it is chained to */
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
-            if (t[i].r == R_RECV && t[j].r == R_SEND && t[i].obj == t[j].obj) {
+            if ((t[i].r == R_RECV && t[j].r == R_SEND && t[i].obj == t[j].obj)
+                || (t[i].r == R_NOTIFY && t[j].r == R_WAIT && g->mons[t[i].obj].after == t[j].obj)) {
                 task x = t[i];
                 t[i] = t[j];
                 t[j] = x;
@@ -1136,15 +1306,39 @@ static void gen_body(gen *g, int b, bool hazard_here)
         else
             EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
     }
-    if (b == 0 && g->procbody >= 0) {
-        /* main: initialize cfg, spawn, work, join */
-        for (int i = 0; i < g->nvars; i++)
-            if (g->vars[i].cls == V_INITMAIN) EMIT("    store %s, %d   ; init phase\n",
-                                                 g->vars[i].name, between(g, 1, 3));
-        EMIT("    reg kid0, kid1\n");
-        for (int i = 0; i < g->nspawn; i++)
-            EMIT("    spawn kid%d, %s, %d\n", i, g->bodies[g->procbody].name, i);
+    if (g->pub >= 0) { /* `init T`: T initializes and publishes, the others wait */
+        bool is_t = false;
+        for (int i = 0; i < g->nvars; i++) {
+            const var *v = &g->vars[i];
+            if (v->init_by != b) continue;
+            is_t = true;
+            for (int e = 0; e < (v->size ? v->size : 1); e++) {
+                if (v->size)
+                    EMIT("    store %s[%d], %d   ; init phase\n", v->name, e, rnd(g, v->mod));
+                else
+                    EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
+            }
+        }
+        if (is_t)
+            EMIT("    store %s, 1   ; published\n", g->vars[g->pub].name);
+        else
+            EMIT("Lpub:\n    load r1, %s\n    jz r1, Lpub\n", g->vars[g->pub].name);
     }
+    if (b == 0 && g->spawns) {
+        /* main: initialize cfg and the `init main` variables, spawn, work, join */
+        for (int i = 0; i < g->nvars; i++) {
+            const var *v = &g->vars[i];
+            if (v->cls == V_INITMAIN) EMIT("    store %s, %d   ; init phase\n",
+                                           v->name, between(g, 1, 3));
+            for (int e = 0; v->init_main && e < (v->size ? v->size : 1); e++) {
+                if (v->size)
+                    EMIT("    store %s[%d], %d   ; init phase\n", v->name, e, rnd(g, v->mod));
+                else
+                    EMIT("    store %s, %d   ; init phase\n", v->name, rnd(g, v->mod));
+            }
+        }
+    }
+    int nkids = emit_spawns(g, b);
 
     /* a counted loop around part of the body (a visible operation may or may
      * not be inside: the count bounds it either way) */
@@ -1169,9 +1363,9 @@ static void gen_body(gen *g, int b, bool hazard_here)
         }
     }
 
-    if (b == 0 && g->procbody >= 0) {
-        for (int i = 0; i < g->nspawn; i++) EMIT("    join kid%d\n", i);
-        /* after the joins: the workers' updates are visible */
+    if (nkids) {
+        for (int i = 0; i < nkids; i++) EMIT("    join kid%d\n", i);
+        /* after the joins: the children's updates are visible */
         if (chance(g, 50)) piece(g, 0);
     }
     for (int i = 0; g->undisc && i < g->nvars; i++) { /* --undisciplined: unshared ones */
@@ -1221,7 +1415,8 @@ static void print_model(gen *g, uint64_t seed)
     }
     for (int i = 0; i < g->nvars; i++) {
         var *v = &g->vars[i];
-        const char *cls = v->cls == V_VOLATILE ? "volatile" : v->cls == V_UNSHARED ? "unshared"
+        const char *cls = (v->cls == V_VOLATILE || v->cls == V_PUB) ? "volatile"
+                          : v->cls == V_UNSHARED                     ? "unshared"
                                                                                      : "shared";
         char dims[16] = "";
         if (v->size) snprintf(dims, sizeof dims, "[%d]", v->size);
@@ -1233,10 +1428,12 @@ static void print_model(gen *g, uint64_t seed)
             int k = between(g, 1, v->size);
             for (int e = 0; e < k; e++) printf("%s%d", e ? ", " : "", rnd(g, v->mod));
             printf("}");
-        } else if (v->cls != V_VOLATILE && v->twin < 0 && !v->is_flag && chance(g, 30)) {
+        } else if (v->cls != V_VOLATILE && v->cls != V_PUB && v->twin < 0 && !v->is_flag
+                   && chance(g, 30)) {
             printf(" = %s", chance(g, 50) ? "0x1" : "1");
         }
-        if (v->cls == V_INITMAIN) printf(" init main");
+        if (v->cls == V_INITMAIN || v->init_main) printf(" init main");
+        if (v->init_by >= 0) printf(" init %s", g->bodies[v->init_by].name);
         if (v->cls == V_INIT) printf(" init %s", g->bodies[v->init_body].name);
         if (v->cls == V_SHARED) {
             const lockdecl *l = &g->locks[v->guard];

@@ -17,13 +17,17 @@ verdict (and optionally exact state/transition counts) in header comments:
 
 For each model this checks the verdict and exit status of the default search
 and of a matrix of variants (--reduce=none, --store=exact, --fingerprint=128,
---search=bfs, --store=bitstate), the exact counts, that a complete search of an
+--search=bfs, --store=bitstate), the exact counts, that the breadth-first
+trace of an error model is a shortest one (tests/shortest.py), that a complete search of an
 error-free model stores exactly the visible states of the full search, and the
 golden text output (NAME.out beside the model: everything before the
 statistics block, which holds timings). MCHECK_UPDATE_GOLDEN=1 rewrites the
-goldens (review them as a diff).
+goldens (review them as a diff); it refuses (exit 1) when the environment
+variable CI is set, so a CI run can never rewrite what it checks.
 
-usage: run_models.py MCHECK MODELS_DIR [MODEL ...]
+usage: run_models.py MCHECK MODELS_DIR [MODEL ...] [--require-counts]
+(--require-counts: every model must state its exact counts in both modes, as
+tests/semantics/ does.)
 The last line is "N passed, N failed".
 """
 import json
@@ -33,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 from checks import check, finish
+from shortest import check_bfs_report, error_depths
 
 EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
         "lock_discipline": 1, "race": 1}
@@ -46,6 +51,11 @@ VARIANTS = [
 
 
 
+
+
+# the exact counts of both modes, which --require-counts makes mandatory
+COUNT_KEYS = ("expect-states", "expect-transitions", "expect-states-reduce-none",
+              "expect-transitions-reduce-none")
 
 
 def header(path):
@@ -93,14 +103,19 @@ def test_model(mcheck, path):
     if js is None:
         return
     check(js["verdict"] == expect, f"{name}: verdict {js['verdict']}, expected {expect}")
+    if "--all-errors" in opts:  # it searches past every error
+        check(js["stop"] == "complete", f"{name}: --all-errors search stopped: {js['stop']}")
     check(code == EXIT[expect], f"{name}: exit status {code}, expected {EXIT[expect]}")
     st = js["stats"]
     for key, field in (("expect-states", "states_stored"), ("expect-transitions", "transitions")):
         if key in h:
             check(st[field] == int(h[key]), f"{name}: {field} {st[field]}, expected {h[key]}")
 
+    bfs = None
     for v in VARIANTS:
         vcode, vjs, verr = run_json(mcheck, opts + v + [path])
+        if v == ["--search=bfs"]:
+            bfs = vjs
         ok = vjs is not None and vjs["verdict"] == expect and vcode == EXIT[expect]
         check(ok, f"{name} {' '.join(v)}: verdict {vjs and vjs['verdict']} exit {vcode}, "
                   f"expected {expect}")
@@ -114,6 +129,16 @@ def test_model(mcheck, path):
             check(vjs["stats"]["states_stored"] == st["states_stored"],
                   f"{name}: exact store finds {vjs['stats']['states_stored']} states, "
                   f"compact {st['states_stored']}")
+
+    # the breadth-first trace is a shortest one (refcheck's successors; it
+    # knows the LD' detector, not Goldilocks or Eraser, nor --adapt)
+    race = ([o for o in opts if o.startswith("--race=")] or ["--race=ld"])[-1][7:]
+    if expect != "ok" and bfs and race in ("ld", "off") and "--adapt" not in opts:
+        defs = {k: int(v, 0) for k, v in re.findall(r"-D\s*(\w+)=(\S+)", h.get("options", ""))}
+        with open(path) as f:
+            depths = error_depths(f.read(), "--reduce=none" not in opts, race == "ld", defs)
+        problems = check_bfs_report(bfs, depths, "--all-errors" not in opts)
+        check(not problems, f"{name} --search=bfs: {'; '.join(problems)}")
 
     # the verdict with each other detector the header names
     for det in ("off", "ld", "eraser", "goldilocks"):
@@ -176,13 +201,29 @@ def test_model(mcheck, path):
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len([a for a in sys.argv[1:] if a != "--require-counts"]) < 2:
         print(__doc__)
         return 2
-    mcheck, models = sys.argv[1], sys.argv[2]
-    paths = sys.argv[3:] or sorted(os.path.join(models, f) for f in os.listdir(models)
+    args = sys.argv[1:]
+    require = "--require-counts" in args
+    args = [a for a in args if a != "--require-counts"]
+    mcheck, models = args[0], args[1]
+    if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1" and os.environ.get("CI"):
+        # goldens are rewritten by a developer and reviewed as a diff, never
+        # by a CI run (which would then pass whatever the output became)
+        print("run_models.py: error: MCHECK_UPDATE_GOLDEN=1 refused because CI is set",
+              file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    paths = args[2:] or sorted(os.path.join(models, f) for f in os.listdir(models)
                                    if f.endswith(".bc"))
+    check(paths, f"models found in {models}")  # an empty set passes nothing
     for path in paths:
+        if require:
+            h = header(path)
+            missing = [k for k in COUNT_KEYS if k not in h]
+            check(not missing, f"{os.path.basename(path)}: no {', '.join(missing)} "
+                               f"(--require-counts)")
         test_model(mcheck, path)
     return finish()
 

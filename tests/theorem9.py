@@ -44,6 +44,9 @@ the messages of the errors listed). Checks:
   * depth-first and breadth-first searches of one mode (the full one on
     every third seed) store as many states, make as many transitions, find
     the same error counts and dump the same visible states;
+  * on every fourth seed (--compact-every) and each saved case, both
+    searches again with the compact store (the default; theorem9 otherwise
+    runs the exact one): the same counts, errors and visible states;
   * tests/ref/refcheck.py --ld (an independent enumerator with its own LD'
     check) on the small models: in each mode the same error kinds, so the
     same violation verdict, and the same numbers of states and transitions
@@ -52,12 +55,17 @@ the messages of the errors listed). Checks:
     tests/theorem9_cases/error_state_metadata.bc was the regression).
 
 
-Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks.
+Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks;
+skipping one of them fails. A seed is skipped only when a search hits the
+time limit (or an unshared violation cannot be decided), and more than
+--max-skip-percent (3%) skipped seeds fail the test; an --all-errors search
+that stops at an error fails; a missing reference checker fails (--no-ref
+runs without it on purpose).
 
 usage: theorem9.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                    [--jobs J] [--ref-max-states N] [--ref-every K] [--no-ref]
-                   [--full-bfs-every K] [--refcheck PATH] [--cases DIR]
-                   [--keep DIR] [--verbose]
+                   [--full-bfs-every K] [--compact-every K] [--refcheck PATH] [--cases DIR]
+                   [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one FAIL line per failing model with its problems, the seed, a
 reproduction command and the model; a summary of what the models did; and
 "N passed, N failed" (one check per model). Exit status 1 on any failure.
@@ -73,8 +81,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import (SANITIZER, check, finish, parse_seed_args, seed_parser,  # noqa: E402
-                    show_model)
+from checks import (SANITIZER, check, constructs, coverage_report, finish,  # noqa: E402
+                    need_refcheck, parse_seed_args, seed_parser, show_model, too_many_skips)
 
 CASES = os.path.join(HERE, "theorem9_cases")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -107,7 +115,11 @@ def mcheck_json(mcheck, args, model, problems, name):
     if js["stop"] in ("time_limit", "memory_limit", "out_of_memory"):
         raise Skip(f"{name}: {js['stop']} after {js['stats']['states_stored']} states")
     if js["stop"] == "error" and "--all-errors" in args:
-        raise Skip(f"{name}: stopped at the error cap ({len(js['errors'])} errors)")
+        # --all-errors searches past every error: stopping at one is a bug
+        # (an "error cap" skip once hid --all-errors ignored)
+        problems.append(f"{name}: --all-errors search stopped at an error "
+                        f"({len(js['errors'])} errors)")
+        return None
     want = 0 if js["verdict"] == "ok" else 1
     if p.returncode != want or js["stop"] not in ("complete", "error"):
         problems.append(f"{name}: exit status {p.returncode}, verdict {js['verdict']}, "
@@ -183,6 +195,13 @@ def check_model(opts, model, tag, stats):
         "gold-full": ["--reduce=none", "--all-errors", "--race=goldilocks"],
         "gold-reduced": ["--reduce=compose", "--all-errors", "--race=goldilocks"],
     }
+    # a slice with the compact store (hash compaction, the default store):
+    # the same counts, errors and visible states as the exact store
+    compact = opts.compact_every > 0 and (tag is None or tag % opts.compact_every == 0)
+    if compact:
+        runs["full-compact"] = ["--reduce=none", "--all-errors", "--store=compact"]
+        runs["reduced-compact"] = ["--reduce=compose", "--all-errors", "--store=compact",
+                                   "--dump-states", os.path.join(d, "rc.states")]
     full_bfs = opts.full_bfs_every > 0 and (tag is None or tag % opts.full_bfs_every == 0)
     if full_bfs:
         runs["full-bfs"] = ["--reduce=none", "--all-errors", "--search=bfs",
@@ -268,6 +287,19 @@ def check_model(opts, model, tag, stats):
                             + ("" if read_states(da) == read_states(db) else
                                "; different visible states"))
 
+    if compact:
+        for a, b in (("full", "full-compact"), ("reduced", "reduced-compact")):
+            sa, sb = res[a]["stats"], res[b]["stats"]
+            if ((sa["states_stored"], sa["transitions"]) != (sb["states_stored"], sb["transitions"])
+                    or error_counts(res[a]) != error_counts(res[b])):
+                problems.append(f"{b}: {sb['states_stored']} states, {sb['transitions']} "
+                                f"transitions, errors {error_counts(res[b])}; exact store: "
+                                f"{sa['states_stored']}, {sa['transitions']}, "
+                                f"{error_counts(res[a])}")
+        if read_states(red_dump) != read_states(os.path.join(d, "rc.states")):
+            problems.append("reduced-compact: other visible states than the exact store's")
+        stats["compact"] += 1
+
     ldr, unr = violation(ra)
     if ldf or unf:
         stats["violation"] += 1
@@ -292,8 +324,7 @@ def check_model(opts, model, tag, stats):
                             f"{sum(b.values())} dumped and {nonvis} error states")
 
     # the reference enumerator with its own LD' check
-    if (opts.ref and os.path.exists(opts.refcheck)
-            and fa["stats"]["states_stored"] <= opts.ref_max_states
+    if (opts.ref and fa["stats"]["states_stored"] <= opts.ref_max_states
             and (tag is None or tag % opts.ref_every == 0)):
         rc, ref, msgs, err = run_refcheck(opts.refcheck, model)
         if rc == 2 or "none" not in ref or "reduced" not in ref:
@@ -361,6 +392,9 @@ def main():
     ap.add_argument("--full-bfs-every", type=int, default=3, metavar="K",
                     help="run the breadth-first full search on every K-th seed (default 3; "
                          "0: never)")
+    ap.add_argument("--compact-every", type=int, default=4, metavar="K",
+                    help="also run both searches with the compact store on every K-th seed "
+                         "and each case (default 4; 0: never)")
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)
@@ -372,6 +406,9 @@ def main():
         cases = sorted(os.path.join(opts.cases, f) for f in os.listdir(opts.cases)
                        if f.endswith(".bc"))
     skipped = 0
+    cover = collections.Counter()
+    check(need_refcheck(opts), "the reference checker is there")
+    check(not opts.cases or cases, f"saved cases found in {opts.cases}")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as ex:
         for path in cases:
             jobs.append((os.path.relpath(path, HERE), None,
@@ -382,8 +419,14 @@ def main():
             try:
                 status, problems, text, info, st = fut.result()
                 stats.update(st)
+                if seed is not None:
+                    cover.update(constructs(text))
             except subprocess.TimeoutExpired as e:
                 status, problems, text, info = "fail", [f"timeout: {e.cmd}"], "", ""
+            if status == "skip" and seed is None:
+                # a saved case is there to be checked: skipping it fails
+                check(False, f"{what}: skipped ({info})")
+                continue
             if status == "skip":
                 skipped += 1
                 print(f"skip {what}: {info}", flush=True)
@@ -401,9 +444,14 @@ def main():
                           f"{opts.mcheck} --race=ld --store=exact --all-errors seed{seed}.bc")
                 show_model(text, seed, opts.keep if seed is not None else None)
     print(f"({stats['violation']} models with a violation in the full search, "
-          f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; "
+          f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; compact "
+          f"store on {stats['compact']}; "
           f"{stats['ld only as unshared']} where the reduced search met the unshared "
           f"violation instead of lock_discipline; {skipped} skipped)")
+    many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
+    check(many is None, (many or "")[5:])
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined")
+    check(not gaps, f"the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
     return finish()
 
 

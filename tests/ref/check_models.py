@@ -104,6 +104,9 @@ def main():
             passed += 1
             r, n = got["reduced"], got["none"]
             print(f"ok   {name}: reduced {r[0]}/{r[1]} {r[2]}, full {n[0]}/{n[1]} {n[2]}")
+    if passed + failed == 0:  # an empty or wrong directory checks nothing
+        print(f"FAIL no model checked in {d}")
+        failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -19,7 +19,8 @@ State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
 spawn counters per proc, threads (status, body, pc, self, registers, saved
 depth), detector metadata (unshared owners; LD' with --ld). An ended thread
 has status ENDED, pc 0, registers and saved depth 0 (and self 0 for a spawned
-instance); it keeps its body. An error state counts as a stored state and has
+instance); it keeps its body (and a static one its
+self). An error state counts as a stored state and has
 no successors.
 
 Usage: refcheck.py [-D N=V]... [--mode=both|none|reduced] [--ld] [--spurious-wakeups]

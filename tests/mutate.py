@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""mutate.py: seeded bugs (mutation testing) to see which the test suite
+catches. Each mutant is one small edit to a scratch copy of the source (the
+files git knows of, with uncommitted changes, copied to a temporary
+directory): build it (Release), run ctest, and record which tests fail. A
+mutant is "caught" when at least one test fails. The unmutated copy runs
+first and must pass, or the table would mean nothing.
+
+Each mutation finds its target by a regular expression over a set of files
+(globs), so it survives code moving between files; it must match exactly
+once, else the script stops with "mutation X: pattern not found" (or "matches
+N places"): a seeded bug that silently does not apply would read as caught
+or missed for the wrong reason. Not a test of its own (ctest does not run it:
+it takes a minute a mutant); run it after changing the tests (issue 21). The
+idea: mutation analysis (DeMillo, Lipton & Sayward, "Hints on test data
+selection", 1978).
+
+usage: tests/mutate.py [--src DIR] [--only NAME[,NAME...]] [--tests REGEX]
+                       [--jobs N] [--keep] [--list]
+Prints one line per mutant (caught by which tests, or MISSED) and exits 1
+when a mutant is missed or cannot be applied or built.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# (name, what the bug is, file globs, pattern, replacement). The replacement
+# keeps the code compiling without warnings (-Werror builds).
+MUTANTS = [
+    ("spawn-slot-per-proc",
+     "spawn slots numbered per proc instead of over all spawns (issue 21)",
+     ["vm/*.c"],
+     r"uint32_t c = p->nstatic \+ spawned;",
+     "uint32_t c = p->nstatic + *count + 0 * spawned;"),
+    ("all-errors-ignored",
+     "--all-errors accepted but ignored (issue 21)",
+     ["tools/*.c"],
+     r"(case OPT_ALL:)\s*c->eo\.all_errors = true;",
+     r"\1"),
+    ("notify-wakes-no-one",
+     "notify wakes no waiter (issue 21)",
+     ["vm/*.c"],
+     r"if \(waiters\(p, s, l\)\) wake\(",
+     "if (0 && waiters(p, s, l)) wake("),
+    ("release-keeps-depth",
+     "release does not decrement a recursive depth (issue 21)",
+     ["vm/*.c"],
+     r"uint32_t d = vm_rd16\(s, lo \+ 1\) - 1;",
+     "uint32_t d = vm_rd16(s, lo + 1) > 1 ? vm_rd16(s, lo + 1) : 0;"),
+    ("compact-low8",
+     "compact store: fingerprints that share their low 8 bits are one (issue 21)",
+     ["statestore/*.c"],
+     r"(static inline store_result insert64\(store \*st, uint64_t hi\)\n\{\n)",
+     r"\1    hi &= 0xff;\n"),
+    ("wait-restores-depth-1",
+     "the re-acquire after wait restores depth 1, not the saved depth",
+     ["vm/*.c"],
+     r"vm_wr16\(s, lo \+ 1, vm_rd16\(s, dep\)\);",
+     "vm_wr16(s, lo + 1, (uint16_t)(1 + 0 * vm_rd16(s, dep)));"),
+    ("recv-invisible",
+     "recv not a visible operation (the reduction composes across it)",
+     ["vm/opcodes.def"],
+     r"(OP\(recv,\s*VM_FMT_RC,\s*)VM_F_VIS \| ",
+     r"\1"),
+]
+
+
+def sh(cmd, cwd=None, timeout=None):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def copy_source(src, dst):
+    """The files git knows of (tracked and untracked, not ignored), as they
+    are on disk."""
+    p = sh(["git", "-C", src, "ls-files", "-co", "--exclude-standard", "-z"])
+    if p.returncode != 0:
+        sys.exit(f"mutate.py: git ls-files failed in {src}: {p.stderr.strip()}")
+    for rel in p.stdout.split("\0"):
+        if not rel or not os.path.isfile(os.path.join(src, rel)):
+            continue
+        os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
+        shutil.copy2(os.path.join(src, rel), os.path.join(dst, rel))
+
+
+def locate(root, name, globs, pattern):
+    """(path, text, match) of the one place the pattern matches; exits with
+    a loud message when it matches none or several."""
+    hits = []
+    for g in globs:
+        for path in sorted(glob.glob(os.path.join(root, g))):
+            with open(path) as f:
+                text = f.read()
+            for m in re.finditer(pattern, text):
+                hits.append((path, text, m))
+    if len(hits) != 1:
+        where = ", ".join(sorted({os.path.relpath(h[0], root) for h in hits}))
+        sys.exit(f"mutation {name}: pattern not found in {', '.join(globs)}" if not hits else
+                 f"mutation {name}: pattern matches {len(hits)} places ({where})")
+    return hits[0]
+
+
+def build(bdir, jobs):
+    p = sh(["cmake", "--build", bdir, "-j", str(jobs)])
+    return p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+
+
+def run_ctest(bdir, jobs, regex):
+    """Names of the failing tests, and the seconds taken."""
+    t = time.time()
+    cmd = ["ctest", "--no-tests=error", "-j", str(jobs)] + (["-R", regex] if regex else [])
+    p = sh(cmd, cwd=bdir, timeout=3600)
+    failed = re.findall(r"^\s*\d+ - (\S+) \(", p.stdout, re.M)
+    if p.returncode != 0 and not failed:
+        failed = ["(ctest failed: " + p.stdout.strip().splitlines()[-1] + ")"]
+    return failed, time.time() - t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--src", default=ROOT, help="the source tree (default: this checkout)")
+    ap.add_argument("--only", help="comma-separated mutant names")
+    ap.add_argument("--tests", help="ctest -R REGEX: run only these tests")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    opts = ap.parse_args()
+    mutants = MUTANTS
+    if opts.only:
+        names = opts.only.split(",")
+        unknown = set(names) - {m[0] for m in MUTANTS}
+        if unknown:
+            sys.exit(f"mutate.py: unknown mutants {sorted(unknown)}")
+        mutants = [m for m in MUTANTS if m[0] in names]
+    if opts.list:
+        for m in mutants:
+            print(f"{m[0]:24} {m[1]}")
+        return 0
+
+    work = tempfile.mkdtemp(prefix="mcheck-mutate-")
+    src, bdir = os.path.join(work, "src"), os.path.join(work, "build")
+    try:
+        copy_source(os.path.abspath(opts.src), src)
+        # every pattern is checked before anything is built
+        for name, _, globs, pattern, _ in mutants:
+            locate(src, name, globs, pattern)
+        p = sh(["cmake", "-S", src, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release"])
+        if p.returncode != 0:
+            sys.exit(f"mutate.py: cmake failed:\n{p.stderr[-2000:]}")
+        ok, log = build(bdir, opts.jobs)
+        if not ok:
+            sys.exit(f"mutate.py: the unmutated copy does not build:\n{log}")
+        failed, secs = run_ctest(bdir, opts.jobs, opts.tests)
+        if failed:
+            sys.exit(f"mutate.py: the unmutated suite fails ({', '.join(failed)}): "
+                     f"fix that first")
+        print(f"unmutated: every test passes ({secs:.0f} s)", flush=True)
+        bad = 0
+        rows = []
+        for name, what, globs, pattern, repl in mutants:
+            path, text, m = locate(src, name, globs, pattern)
+            mutated = text[:m.start()] + m.expand(repl) + text[m.end():]
+            with open(path, "w") as f:
+                f.write(mutated)
+            try:
+                ok, log = build(bdir, opts.jobs)
+                if not ok:
+                    bad += 1
+                    rows.append((name, "BUILD FAILED", what))
+                    print(f"{name}: the mutant does not build:\n{log}", flush=True)
+                    continue
+                failed, secs = run_ctest(bdir, opts.jobs, opts.tests)
+                status = ("caught by " + ", ".join(failed)) if failed else "MISSED"
+                if not failed:
+                    bad += 1
+                rows.append((name, status, what))
+                print(f"{name}: {status} ({secs:.0f} s)", flush=True)
+            finally:
+                with open(path, "w") as f:
+                    f.write(text)
+        # the unmutated sources restored: rebuild so --keep leaves a sane tree
+        build(bdir, opts.jobs)
+        print()
+        print(f"{'mutant':24} {'result':50} bug")
+        for name, status, what in rows:
+            print(f"{name:24} {status:50} {what}")
+        caught = sum(1 for r in rows if r[1].startswith("caught"))
+        print(f"{caught} of {len(rows)} mutants caught")
+        return 1 if bad else 0
+    finally:
+        if opts.keep:
+            print(f"(scratch copy kept in {work})")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
