@@ -181,6 +181,12 @@ typedef struct gen {
     int joiner, join_tid; /* body that joins static thread join_tid, or -1 */
     int leaker;           /* body that ends holding a lock, or -1 */
     bool undisc;          /* --undisciplined: break LD' now and then */
+    /* spelling only (comma lists, constant expressions): a second generator,
+     * so these choices never change what a seed's model means */
+    uint64_t srng;
+    int exrate;           /* percent of the constants written as expressions */
+    int nconst;           /* consts D0 .. of the expressions */
+    int cval[4];
     int brk;              /* how often (percent of the nominal rates) */
     /* code generation */
     int cur;       /* body being written */
@@ -214,6 +220,68 @@ static int between(gen *g, int lo, int hi)
 static bool chance(gen *g, int pct)
 {
     return rnd(g, 100) < pct;
+}
+
+/* The spelling generator (g->srng): which declarations share a line and
+ * which constants are written as expressions. A separate stream, so the
+ * values and the code of every seed's model are what plain numbers gave. */
+static int srnd(gen *g, int n)
+{
+    uint64_t z = (g->srng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (int)((z ^ (z >> 31)) % (uint64_t)n);
+}
+
+/* The value v written as a constant expression (or plainly): sums,
+ * products, / and % on non-negative operands, unary minus, parentheses and
+ * the consts D0 .. (defined in print_model, some from others, some after
+ * the bodies that use them). The returned text lives until 16 more calls. */
+static const char *ex(gen *g, int v)
+{
+    static char ring[16][64];
+    static int k;
+    char *b = ring[k++ % 16];
+    if (srnd(g, 100) >= g->exrate) {
+        snprintf(b, 64, "%d", v);
+        return b;
+    }
+    if (v < 0) {
+        int a = -v;
+        const char *in = ex(g, a);
+        snprintf(ring[k % 16], 64, "-(%s)", in);
+        return ring[k++ % 16];
+    }
+    int f = srnd(g, 6);
+    if (f <= 1) { /* a const, maybe new: Dc, Dc+d, Dc-d, 2*Dc-d */
+        int c = g->nconst < 4 && (g->nconst == 0 || srnd(g, 3) == 0) ? g->nconst++ : srnd(g, g->nconst);
+        if (!g->cval[c]) g->cval[c] = 1 + srnd(g, 4);
+        int cv = g->cval[c];
+        if (f == 1) {
+            int d = 2 * cv - v;
+            if (d > 0) snprintf(b, 64, "2*D%d-%d", c, d);
+            else if (d < 0) snprintf(b, 64, "D%d*2+%d", c, -d);
+            else snprintf(b, 64, "(D%d+D%d)", c, c);
+        } else if (v > cv) {
+            snprintf(b, 64, "D%d+%d", c, v - cv);
+        } else if (v < cv) {
+            snprintf(b, 64, "(D%d-%d)", c, cv - v);
+        } else {
+            snprintf(b, 64, "D%d", c);
+        }
+    } else if (f == 2) {
+        int a = srnd(g, v + 1);
+        snprintf(b, 64, "%d+%d", a, v - a);
+    } else if (f == 3) {
+        int m = 2 + srnd(g, 2), a = v / m + 1;
+        snprintf(b, 64, "%d*%d-%d", a, m, a * m - v);
+    } else if (f == 4) {
+        snprintf(b, 64, "(%d*3+%d)/3", v, srnd(g, 3));
+    } else {
+        int m = v + 1 + srnd(g, 3);
+        snprintf(b, 64, "(%d+%d)%%%d", v, m * (1 + srnd(g, 2)), m);
+    }
+    return b;
 }
 
 /* --undisciplined only: a chance to break LD' here (pct scaled by the
@@ -629,32 +697,32 @@ static void emit_rmw(gen *g, int v, const char *eidx)
     mem_text(g, v, eidx, m, sizeof m);
     switch (rnd(g, 6)) {
     case 0:
-        EMIT("    store %s, %d\n", m, rnd(g, x->mod));
+        EMIT("    store %s, %s\n", m, ex(g, rnd(g, x->mod)));
         return;
     case 4: /* halve and step: div by a non-zero constant or a register */
         EMIT("    load r0, %s\n", m);
         if (chance(g, 50)) {
-            EMIT("    div r0, r0, %d\n", between(g, 2, 3));
+            EMIT("    div r0, r0, %s\n", ex(g, between(g, 2, 3)));
         } else {
             EMIT("    or r3, r0, 1\n    div r0, %d, r3\n", between(g, 3, 7)); /* r3 odd: not 0 */
         }
-        EMIT("    add r0, r0, 1\n    mod r0, r0, %d\n", x->mod);
+        EMIT("    add r0, r0, 1\n    mod r0, r0, %s\n", ex(g, x->mod));
         break;
     case 1:
         EMIT("    load r0, %s\n", m);
         EMIT("    sub r0, r0, 1\n");
-        EMIT("    mod r0, r0, %d\n", x->mod);
+        EMIT("    mod r0, r0, %s\n", ex(g, x->mod));
         break;
     case 2:
         EMIT("    load r0, %s\n", m);
         EMIT("    mul r0, r0, 3\n");
-        EMIT("    add r0, r0, %d\n", between(g, 1, 2));
-        EMIT("    mod r0, r0, %d\n", x->mod);
+        EMIT("    add r0, r0, %s\n", ex(g, between(g, 1, 2)));
+        EMIT("    mod r0, r0, %s\n", ex(g, x->mod));
         break;
     default:
         EMIT("    load r0, %s\n", m);
-        EMIT("    add r0, r0, %d\n", between(g, 1, x->mod - 1));
-        EMIT("    mod r0, r0, %d\n", x->mod);
+        EMIT("    add r0, r0, %s\n", ex(g, between(g, 1, x->mod - 1)));
+        EMIT("    mod r0, r0, %s\n", ex(g, x->mod));
         break;
     }
     EMIT("    store %s, r0\n", m);
@@ -687,16 +755,16 @@ static void emit_less(gen *g, const char *rd, const char *rs, int bound)
 {
     switch (rnd(g, 5)) {
     case 0:
-        EMIT("    lt %s, %s, %d\n", rd, rs, bound);
+        EMIT("    lt %s, %s, %s\n", rd, rs, ex(g, bound));
         break;
     case 1:
-        EMIT("    le %s, %s, %d\n", rd, rs, bound - 1);
+        EMIT("    le %s, %s, %s\n", rd, rs, ex(g, bound - 1));
         break;
     case 2:
         EMIT("    ge %s, %s, %d\n    not %s, %s\n", rd, rs, bound, rd, rd);
         break;
     case 3: /* -rs > -bound */
-        EMIT("    neg %s, %s\n    gt %s, %s, %d\n", rd, rs, rd, rd, -bound);
+        EMIT("    neg %s, %s\n    gt %s, %s, %s\n", rd, rs, rd, rd, ex(g, -bound));
         break;
     default: /* values above bound do not occur: rs < bound iff rs != bound */
         EMIT("    ne %s, %s, %d\n", rd, rs, bound);
@@ -987,7 +1055,7 @@ static void emit_arith_loop(gen *g)
     if (g->has_k)
         EMIT("    add r1, r1, r7\n    mul r1, r1, K\n    and r1, r1, 7\n");
     else
-        EMIT("    add r1, r1, r7\n    mul r1, r1, %d\n    and r1, r1, 7\n", between(g, 2, 5));
+        EMIT("    add r1, r1, r7\n    mul r1, r1, %s\n    and r1, r1, 7\n", ex(g, between(g, 2, 5)));
     switch (rnd(g, 6)) {
     case 0:
         EMIT("    xor r1, r1, 0x3\n    shr r1, r1, 1\n");
@@ -1008,7 +1076,7 @@ static void emit_arith_loop(gen *g)
         break;
     }
     if (chance(g, 50))
-        EMIT("    add r7, r7, 1\n    lt r2, r7, %d\n    jnz r2, L%d\n", n, l);
+        EMIT("    add r7, r7, 1\n    lt r2, r7, %s\n    jnz r2, L%d\n", ex(g, n), l);
     else
         EMIT("    add r7, r7, 1\n    ge r2, r7, %d\n    jz r2, L%d\n", n, l);
     g->mult /= n;
@@ -1059,7 +1127,7 @@ static void emit_notifier(gen *g, const monitor *m)
     const char *f = g->vars[m->flag].name;
     EMIT("    acquire %s\n", lk);
     if (m->counting)
-        EMIT("    load r3, %s\n    add r3, r3, 1\n    mod r3, r3, 4\n    store %s, r3\n", f, f);
+        EMIT("    load r3, %s\n    add r3, r3, 1\n    mod r3, r3, %s\n    store %s, r3\n", f, ex(g, 4), f);
     else
         EMIT("    store %s, 1\n", f);
     EMIT("    %s %s\n", chance(g, 50) ? "notify" : "notifyall", lk);
@@ -1070,7 +1138,7 @@ static void emit_send(gen *g, const chan *c)
 {
     for (int i = 0; i < c->nmsg; i++) {
         if (chance(g, 50))
-            EMIT("    send %s, %d\n", c->name, rnd(g, 3));
+            EMIT("    send %s, %s\n", c->name, ex(g, rnd(g, 3)));
         else
             EMIT("    mod r1, r1, 3\n    send %s, r1\n", c->name);
     }
@@ -1082,7 +1150,7 @@ static void emit_recv(gen *g, const chan *c)
         EMIT("    recv r1, %s\n", c->name);
         if (chance(g, 25)) {
             int bound = between(g, 2, 3);
-            EMIT("    lt r3, r1, %d\n    assert r3, \"message < %d\"\n", bound, bound);
+            EMIT("    lt r3, r1, %s\n    assert r3, \"message < %d\"\n", ex(g, bound), bound);
         }
     }
 }
@@ -1356,7 +1424,7 @@ static void gen_body(gen *g, int b, bool hazard_here)
         }
         emit_task(g, &t[i]);
         if (i + 1 == loop_to && iters) {
-            EMIT("    add r6, r6, 1\n    lt r0, r6, %d\n    jnz r0, Ltop\n", iters);
+            EMIT("    add r6, r6, 1\n    lt r0, r6, %s\n    jnz r0, Ltop\n", ex(g, iters));
             g->mult /= iters;
             EMIT("    mov r6, 0\n");
             g->loopdepth--;
@@ -1406,63 +1474,170 @@ static void print_model(gen *g, uint64_t seed)
         printf("; generated by gen_model %llu --size %s (a lock-disciplined random model;"
                " size estimate %.0f)\n",
                (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
-    if (g->has_k) printf("const K = %d\n", g->kval);
-    for (int i = 0; i < g->nlocks; i++) {
+    /* the declarations as items (keyword, text, comment), printed below in
+     * comma lists of 1-3 consecutive items of one keyword */
+    char items[MAX_LOCKS + MAX_VARS + MAX_CHANS][160], notes[MAX_LOCKS + MAX_VARS + MAX_CHANS][64];
+    const char *kw[MAX_LOCKS + MAX_VARS + MAX_CHANS];
+    bool alone[MAX_LOCKS + MAX_VARS + MAX_CHANS];
+    int ni = 0;
+    for (int i = 0; i < g->nlocks; i++, ni++) {
+        kw[ni] = "lock";
+        alone[ni] = false;
+        notes[ni][0] = '\0';
         if (g->locks[i].size)
-            printf("lock %s[%d]\n", g->locks[i].name, g->locks[i].size);
+            snprintf(items[ni], sizeof items[ni], "%s[%s]", g->locks[i].name, ex(g, g->locks[i].size));
         else
-            printf("lock %s\n", g->locks[i].name);
+            snprintf(items[ni], sizeof items[ni], "%s", g->locks[i].name);
     }
-    for (int i = 0; i < g->nvars; i++) {
+    for (int i = 0; i < g->nvars; i++, ni++) {
         var *v = &g->vars[i];
         const char *cls = (v->cls == V_VOLATILE || v->cls == V_PUB) ? "volatile"
                           : v->cls == V_UNSHARED                     ? "unshared"
-                                                                                     : "shared";
-        char dims[16] = "";
-        if (v->size) snprintf(dims, sizeof dims, "[%d]", v->size);
-        printf("%s %s%s", cls, v->name, dims);
+                                                                     : "shared";
+        sbuf it = {0};
+        kw[ni] = cls;
+        sb_printf(&it, "%s", v->name);
+        if (v->size) sb_printf(&it, "[%s]", ex(g, v->size));
         if (v->cls == V_READONLY) {
-            printf(" = %d", rnd(g, v->mod));
+            sb_printf(&it, " = %s", ex(g, rnd(g, v->mod)));
         } else if (v->size && chance(g, 40)) {
-            printf(" = {");
+            sb_printf(&it, " = {");
             int k = between(g, 1, v->size);
-            for (int e = 0; e < k; e++) printf("%s%d", e ? ", " : "", rnd(g, v->mod));
-            printf("}");
+            for (int e = 0; e < k; e++) sb_printf(&it, "%s%s", e ? ", " : "", ex(g, rnd(g, v->mod)));
+            sb_printf(&it, "}");
         } else if (v->cls != V_VOLATILE && v->cls != V_PUB && v->twin < 0 && !v->is_flag
                    && chance(g, 30)) {
-            printf(" = %s", chance(g, 50) ? "0x1" : "1");
+            sb_printf(&it, " = %s", chance(g, 50) ? "0x1" : ex(g, 1));
         }
-        if (v->cls == V_INITMAIN || v->init_main) printf(" init main");
-        if (v->init_by >= 0) printf(" init %s", g->bodies[v->init_by].name);
-        if (v->cls == V_INIT) printf(" init %s", g->bodies[v->init_body].name);
+        /* `init T` is last on its line: such an item stands alone */
+        alone[ni] = v->cls == V_INITMAIN || v->init_main || v->init_by >= 0 || v->cls == V_INIT;
+        if (v->cls == V_INITMAIN || v->init_main) sb_printf(&it, " init main");
+        if (v->init_by >= 0) sb_printf(&it, " init %s", g->bodies[v->init_by].name);
+        if (v->cls == V_INIT) sb_printf(&it, " init %s", g->bodies[v->init_body].name);
+        snprintf(items[ni], sizeof items[ni], "%s", it.s);
+        free(it.s);
+        notes[ni][0] = '\0';
         if (v->cls == V_SHARED) {
             const lockdecl *l = &g->locks[v->guard];
             if (v->guard_elem < 0)
-                printf("   ; %s[i] guarded by %s[i]", v->name, l->name);
+                snprintf(notes[ni], sizeof notes[ni], "%s[i] guarded by %s[i]", v->name, l->name);
             else if (l->size)
-                printf("   ; guarded by %s[%d]", l->name, v->guard_elem);
+                snprintf(notes[ni], sizeof notes[ni], "%s guarded by %s[%d]", v->name, l->name,
+                         v->guard_elem);
             else
-                printf("   ; guarded by %s", l->name);
+                snprintf(notes[ni], sizeof notes[ni], "%s guarded by %s", v->name, l->name);
         }
-        printf("\n");
     }
-    for (int i = 0; i < g->nchans; i++) {
+    for (int i = 0; i < g->nchans; i++, ni++) {
+        kw[ni] = "chan";
+        alone[ni] = false;
+        notes[ni][0] = '\0';
         if (g->chans[i].cap == 1 && chance(g, 50))
-            printf("chan %s\n", g->chans[i].name);
+            snprintf(items[ni], sizeof items[ni], "%s", g->chans[i].name);
         else
-            printf("chan %s[%d]\n", g->chans[i].name, g->chans[i].cap);
+            snprintf(items[ni], sizeof items[ni], "%s[%d]", g->chans[i].name, g->chans[i].cap);
+    }
+    /* proc maxima (written with the bodies) may use consts too */
+    char maxes[MAX_BODIES][64];
+    for (int b = 0; b < g->nbodies; b++)
+        snprintf(maxes[b], sizeof maxes[b], "%s", ex(g, g->bodies[b].count));
+
+    /* the consts: K (the arithmetic loop's) and D0 .. (the expressions'),
+     * each D defined plainly or from an earlier D, K maybe from a D; some
+     * printed after the bodies (a const may be used before its declaration) */
+    char cdef[5][64];
+    bool late[5];
+    int nc = 0;
+    if (g->has_k) {
+        if (g->nconst && srnd(g, 2)) {
+            int c = srnd(g, g->nconst), d = g->kval - g->cval[c];
+            snprintf(cdef[nc], sizeof cdef[nc], "K = D%d%s%d", c, d < 0 ? "-" : "+", d < 0 ? -d : d);
+        } else {
+            snprintf(cdef[nc], sizeof cdef[nc], "K = %d", g->kval);
+        }
+        late[nc++] = false;
+    }
+    for (int i = 0; i < g->nconst; i++) {
+        int cv = g->cval[i];
+        if (i && srnd(g, 3)) {
+            int j = srnd(g, i), d = cv - g->cval[j];
+            switch (srnd(g, 3)) {
+            case 0:
+                snprintf(cdef[nc], sizeof cdef[nc], "D%d = D%d%s%d", i, j, d < 0 ? "-" : "+", d < 0 ? -d : d);
+                break;
+            case 1: /* cv = 2*Dj - e */
+                snprintf(cdef[nc], sizeof cdef[nc], "D%d = 2*D%d-(%d)", i, j, 2 * g->cval[j] - cv);
+                break;
+            default: /* cv = (Dj*3 + cv*3 - Dj*3) / 3, spelt with % and - */
+                snprintf(cdef[nc], sizeof cdef[nc], "D%d = (D%d*%d+%d)/%d %% %d + -(%d) + %d", i,
+                         j, cv, 0, g->cval[j], cv + 1, 0, 0);
+                break;
+            }
+        } else {
+            snprintf(cdef[nc], sizeof cdef[nc], "D%d = %s", i, srnd(g, 2) ? "0x0+" : "");
+            size_t l = strlen(cdef[nc]);
+            snprintf(cdef[nc] + l, sizeof cdef[nc] - l, "%d", cv);
+        }
+        late[nc++] = srnd(g, 4) == 0;
+    }
+    /* shuffle the consts' order (definitions may refer forward) */
+    for (int i = nc - 1; i > 0; i--) {
+        int j = srnd(g, i + 1);
+        char t[64];
+        memcpy(t, cdef[i], 64), memcpy(cdef[i], cdef[j], 64), memcpy(cdef[j], t, 64);
+        bool lt = late[i];
+        late[i] = late[j], late[j] = lt;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            /* the declarations, in comma lists */
+            for (int i = 0; i < ni;) {
+                int n = 1;
+                int want = g->exrate || srnd(g, 2) ? 1 + srnd(g, 3) : 1;
+                while (i + n < ni && n < want && !alone[i] && !alone[i + n] && kw[i + n] == kw[i]) n++;
+                printf("%s ", kw[i]);
+                for (int k = 0; k < n; k++) printf("%s%s", k ? ", " : "", items[i + k]);
+                bool any = false;
+                for (int k = 0; k < n; k++)
+                    if (notes[i + k][0]) {
+                        printf("%s%s", any ? ", " : "   ; ", notes[i + k]);
+                        any = true;
+                    }
+                printf("\n");
+                i += n;
+            }
+            break;
+        }
+        for (int i = 0; i < nc;) { /* the early consts */
+            if (late[i]) {
+                i++;
+                continue;
+            }
+            printf("const %s", cdef[i]);
+            int n = 1 + srnd(g, 3);
+            for (i++; i < nc && n > 1; i++, n--)
+                if (!late[i]) printf(", %s", cdef[i]);
+            printf("\n");
+        }
     }
     for (int b = 0; b < g->nbodies; b++) {
         body *bd = &g->bodies[b];
         printf("\n");
         if (bd->proc)
-            printf("proc %s max %d\n", bd->name, bd->count);
+            printf("proc %s max %s\n", bd->name, maxes[b]);
         else if (bd->is_array)
             printf("thread %s[%d]\n", bd->name, bd->count);
         else
             printf("thread %s\n", bd->name);
         fwrite(bd->code.s ? bd->code.s : "", 1, bd->code.n, stdout);
     }
+    bool first = true;
+    for (int i = 0; i < nc; i++)
+        if (late[i]) {
+            printf("%s%s", first ? "\nconst " : ", ", cdef[i]);
+            first = false;
+        }
+    if (!first) printf("   ; declared after its use\n");
 }
 
 static int usage(void)
@@ -1511,6 +1686,8 @@ int main(int argc, char **argv)
         g.medium = medium;
         g.undisc = undisc;
         g.rng = (seed + (uint64_t)attempt * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
+        g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;
+        g.exrate = srnd(&g, 10) < 4 ? 0 : 10 + 5 * srnd(&g, 7);
         plan(&g);
         int hz = g.hazard ? rnd(&g, g.nbodies) : -1;
         for (int b = 0; b < g.nbodies; b++) gen_body(&g, b, b == hz);
