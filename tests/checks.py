@@ -153,8 +153,40 @@ def constructs(text):
     """The set of construct names (see COVERAGE) the model text uses."""
     got = set()
     bodies = _bodies(text)
+    decls = [ln.split(";")[0].rstrip() for ln in text.splitlines()
+             if re.match(r"(const|shared|volatile|unshared|lock|chan)\s", ln)]
+    for d in decls:
+        if d.startswith("chan ") and any(int(c) > 2 for c in re.findall(r"\w\[(\d+)\]", d)):
+            got.add("channel capacity > 2")
+        if "," in re.sub(r"\{[^}]*\}", "", d):
+            got.add("comma list")
+        if any(not re.fullmatch(r"\s*(0x[0-9a-fA-F]+|\d+)\s*", e)
+               for e in re.findall(r"\w\[([^\]]+)\]", d)):
+            got.add("size expression")
+        if d.startswith("const ") and any(re.search(r"[A-Za-z_(*/%+]|\d\s*-", v)
+                                          for v in re.findall(r"=([^,]+)", d)):
+            got.add("const expression")
+    # a const used on a line before its declaration (LANGUAGE.md: names may
+    # be used before they are declared)
+    lines = [ln.split(";")[0] for ln in text.splitlines()]
+    for i, ln in enumerate(lines):
+        if ln.startswith("const "):
+            for name in re.findall(r"(\w+)\s*=", ln):
+                if any(re.search(rf"\b{name}\b", x) for x in lines[:i]):
+                    got.add("const declared after its use")
+    consts = set()
+    for ln in lines:
+        if ln.startswith("const "):
+            consts.update(re.findall(r"(\w+)\s*=", ln))
     for kind, name, count, lines in bodies:
         ops = [ln.split()[0] for ln in lines if ln]
+        for ln in lines:  # an operand written as a constant expression
+            w = ln.split(None, 1)
+            if len(w) == 2 and w[0] in OPS and '"' not in w[1]:
+                for o in w[1].split(","):
+                    o = o.strip()
+                    if re.search(r"[+*/%(]|\w-", o) or o in consts:
+                        got.add("expression operand")
         for op in ops:
             if op in OPS:
                 got.add("op " + op)
@@ -189,20 +221,19 @@ def constructs(text):
         got.add("two or more procs")
     if len(bodies) >= 3:
         got.add("three or more bodies")
-    for m in re.finditer(r"^chan\s+\w+\[(\d+)\]", text, re.M):
-        if int(m.group(1)) > 2:
-            got.add("channel capacity > 2")
     for cls in ("volatile", "unshared"):
         if re.search(rf"^{cls}\s", text, re.M):
             got.add(cls)
     for m in re.finditer(r"^shared\s[^;]*\binit\s+(\w+)", text, re.M):
         got.add("init main" if m.group(1) == "main" else "init T (a thread)")
-    if re.search(r"^lock\s+\w+\[", text, re.M):
+    if re.search(r"^lock\s[^;\n]*\w\[", text, re.M):
         got.add("lock array")
     if re.search(r"^\s*end\w*:", text, re.M):
         got.add("end label")
     if re.search(r"^const\s", text, re.M):
         got.add("const")
+    if re.search(r"^\s*\w+ [^;\n]*; touched by a second body", text, re.M):
+        got.add("unshared touched by a second body")
     return got
 
 
@@ -211,19 +242,24 @@ def constructs(text):
 COVERAGE = sorted(["op " + o for o in OPS] + [
     "proc that spawns", "two or more procs", "three or more bodies", "thread array > 2",
     "channel capacity > 2", "recursive acquire", "wait at depth 2", "wait/notify chain",
-    "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const"])
+    "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const",
+    "comma list", "size expression", "const expression", "const declared after its use",
+    "expression operand"])
+# constructs only the --undisciplined models have (tests/theorem9.py)
+COVERAGE_UNDISC = ["unshared touched by a second body"]
 COVERAGE_MIN_SEEDS = 200
 
 
-def coverage_report(counts, nseeds, label):
-    """Print the constructs per 1000 seeds; returns the constructs never
-    seen (a gap) when nseeds >= COVERAGE_MIN_SEEDS, else []."""
-    per = {c: round(1000 * counts.get(c, 0) / max(1, nseeds)) for c in COVERAGE}
+def coverage_report(counts, nseeds, label, extra=()):
+    """Print the constructs per 1000 seeds (COVERAGE and `extra`); returns
+    the constructs never seen (a gap) when nseeds >= COVERAGE_MIN_SEEDS, else []."""
+    names = sorted(COVERAGE + list(extra))
+    per = {c: round(1000 * counts.get(c, 0) / max(1, nseeds)) for c in names}
     print(f"generator coverage ({label}; models per 1000 seeds using each construct):")
-    items = [f"{c} {per[c]}" for c in COVERAGE]
+    items = [f"{c} {per[c]}" for c in names]
     for i in range(0, len(items), 6):
         print("  " + ", ".join(items[i:i + 6]))
-    gaps = [c for c in COVERAGE if not counts.get(c)]
+    gaps = [c for c in names if not counts.get(c)]
     if gaps:
         print(f"  never used: {', '.join(gaps)}")
     return gaps if nseeds >= COVERAGE_MIN_SEEDS else []

@@ -31,6 +31,11 @@ the messages of the errors listed). Checks:
   * soundness of the other direction: every reduced path is a full path, so
     every kind of error the reduced search finds, the full search finds (a
     reduced violation is a real one);
+  * unshared variables under every --race mode (models declaring one): the
+    full search with `--race=off` finds every unshared violation `--race=ld`
+    finds, and a search whose detector reports nothing of its own (ld full
+    and reduced, goldilocks and eraser full) finds the same error kinds and
+    unshared verdict as `--race=off` in its mode;
   * the first-error search (the default, no --all-errors) agrees: its
     verdict is ok iff the --all-errors search finds nothing, else one of
     the kinds that search finds;
@@ -81,7 +86,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import (SANITIZER, check, constructs, coverage_report, finish,  # noqa: E402
+from checks import (COVERAGE_UNDISC, SANITIZER, check, constructs, coverage_report, finish,  # noqa: E402
                     need_refcheck, parse_seed_args, seed_parser, show_model, too_many_skips)
 
 CASES = os.path.join(HERE, "theorem9_cases")
@@ -202,6 +207,14 @@ def check_model(opts, model, tag, stats):
         runs["full-compact"] = ["--reduce=none", "--all-errors", "--store=compact"]
         runs["reduced-compact"] = ["--reduce=compose", "--all-errors", "--store=compact",
                                    "--dump-states", os.path.join(d, "rc.states")]
+    with open(model) as f:
+        has_unshared = re.search(r"^\s*unshared\b", f.read(), re.M) is not None
+    if has_unshared:
+        # unshared variables are checked in every detector mode, --race=off
+        # included (LANGUAGE.md): the other modes against LD' below
+        runs["off-full"] = ["--reduce=none", "--all-errors", "--race=off"]
+        runs["off-reduced"] = ["--reduce=compose", "--all-errors", "--race=off"]
+        runs["eraser-full"] = ["--reduce=none", "--all-errors", "--race=eraser"]
     full_bfs = opts.full_bfs_every > 0 and (tag is None or tag % opts.full_bfs_every == 0)
     if full_bfs:
         runs["full-bfs"] = ["--reduce=none", "--all-errors", "--search=bfs",
@@ -217,8 +230,6 @@ def check_model(opts, model, tag, stats):
         return "skip", [], str(e)
     fa, ra = res["full"], res["reduced"]
     kf, kr = kinds_of(fa), kinds_of(ra)
-    with open(model) as f:
-        has_unshared = re.search(r"^\s*unshared\b", f.read(), re.M) is not None
 
     generated = tag is not None
 
@@ -267,6 +278,30 @@ def check_model(opts, model, tag, stats):
                         f"race, the reduced one {'does' if gr else 'does not'} "
                         f"(full {kinds_of(res['gold-full'])}, reduced "
                         f"{kinds_of(res['gold-reduced'])})")
+    # unshared variables under every --race mode: a detector only cuts paths
+    # at its own errors, so the full search without one (--race=off) finds
+    # every unshared violation LD' finds; and where a detector reports
+    # nothing of its own (no lock_discipline, no race), it cut nothing: the
+    # same error kinds and the same unshared verdict as --race=off
+    if has_unshared:
+        of, orr = res["off-full"], res["off-reduced"]
+        unof = violation(of)[1]
+        if unf and unof is False:
+            problems.append("--race=off (full) finds no unshared violation, --race=ld does")
+        for name, own, js, off in (("full (ld)", "lock_discipline", fa, of),
+                                   ("reduced (ld)", "lock_discipline", ra, orr),
+                                   ("full (goldilocks)", "race", res["gold-full"], of),
+                                   ("full (eraser)", "race", res["eraser-full"], of)):
+            # (Eraser reports its lockset violations as lock_discipline)
+            if {own, "lock_discipline"} & set(kinds_of(js)) or (own == "lock_discipline" and ldf):
+                continue
+            if kinds_of(js) != kinds_of(off) or violation(js)[1] != violation(off)[1]:
+                problems.append(f"{name}: no {own}, error kinds {kinds_of(js) or ['ok']} "
+                                f"(unshared {violation(js)[1]}); --race=off: "
+                                f"{kinds_of(off) or ['ok']} (unshared {violation(off)[1]})")
+        stats["race modes"] += 1
+        if unof:
+            stats["unshared off"] += 1
     # the first-error search
     v1 = res["reduced-first"]["verdict"]
     if (v1 == "ok") != (not kr) or (v1 != "ok" and v1 not in kr):
@@ -447,10 +482,15 @@ def main():
           f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; compact "
           f"store on {stats['compact']}; "
           f"{stats['ld only as unshared']} where the reduced search met the unshared "
-          f"violation instead of lock_discipline; {skipped} skipped)")
+          f"violation instead of lock_discipline; {skipped} skipped; {stats['race modes']} "
+          f"models with unshared variables also under --race=off and eraser, "
+          f"{stats['unshared off']} with an unshared violation under --race=off)")
+    if opts.count >= 200:
+        check(stats["unshared off"] > 0, "some model has an unshared violation under --race=off")
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     check(many is None, (many or "")[5:])
-    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined")
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined",
+                           COVERAGE_UNDISC)
     check(not gaps, f"the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
     return finish()
 
