@@ -34,6 +34,10 @@ For each seed, gen_model writes a random disciplined model; then
     are shortest: the first error's of its kind, and with --all-errors the
     shortest listed of each kind, against a BFS over refcheck.py's successor
     function (tests/shortest.py);
+  * on every third seed whose model waits (--spurious-every), the full and
+    the reduced search again with `--spurious-wakeups`: the same error kinds,
+    first-error verdicts and visible states, and refcheck.py
+    --spurious-wakeups's counts in both modes on the small ones;
   * the comparisons above run with `--race=off` (detector metadata would
     make one visible state several stored ones); with the default detector
     (LD') both searches find the same error kinds, and their counts equal
@@ -102,9 +106,9 @@ def kinds_of(js):
     return sorted(error_counts(js))
 
 
-def run_refcheck(refcheck, model, ld=False):
+def run_refcheck(refcheck, model, ld=False, extra=()):
     p = subprocess.run([sys.executable, refcheck, "--mode=both", "--quiet"]
-                       + (["--ld"] if ld else []) + [model],
+                       + (["--ld"] if ld else []) + list(extra) + [model],
                        capture_output=True, text=True, timeout=600)
     res = {}
     for line in p.stdout.splitlines():
@@ -113,6 +117,33 @@ def run_refcheck(refcheck, model, ld=False):
             kinds = sorted(k for k in m.group(4).split(",") if k != "ok")
             res[m.group(1)] = (int(m.group(2)), int(m.group(3)), kinds)
     return p.returncode, res, p.stderr.strip()
+
+
+def check_spurious(res, full_dump, red_dump):
+    """The reduced and the full search with --spurious-wakeups: the same
+    error kinds, agreeing first-error verdicts, the same visible states, and
+    the reduced search stores those and its error states only."""
+    problems = []
+    fa, ra = res["sp-full-all"], res["sp-reduced-all"]
+    kf, kr = kinds_of(fa), kinds_of(ra)
+    if kf != kr:
+        problems.append(f"--spurious-wakeups: error kinds reachable: full {kf or ['none']}, "
+                        f"reduced {kr or ['none']}")
+    for name, ks in (("sp-full", kf), ("sp-reduced", kr)):
+        v = res[name]["verdict"]
+        if (v == "ok") != (not ks) or (v != "ok" and v not in ks):
+            problems.append(f"{name}: first-error verdict {v}; --all-errors finds {ks or ['ok']}")
+    if not fa["options"].get("spurious_wakeups"):
+        problems.append("--spurious-wakeups: the report's options say spurious_wakeups false")
+    sa, sb = set(read_states(full_dump)), set(read_states(red_dump))
+    if sa != sb or not sa:
+        problems.append(f"--spurious-wakeups: visible states: full {len(sa)}, reduced {len(sb)}; "
+                        f"{len(sa - sb)} only in full, {len(sb - sa)} only in reduced")
+    nonvis = sum(n for k, n in error_counts(ra).items() if k != "deadlock")
+    if ra["stats"]["states_stored"] != len(sb) + nonvis:
+        problems.append(f"--spurious-wakeups: reduced: {ra['stats']['states_stored']} states "
+                        f"stored, but {len(sb)} dumped and {nonvis} error states")
+    return problems
 
 
 def check_seed(opts, seed):
@@ -159,6 +190,18 @@ def check_seed(opts, seed):
                 runs[f"bfs-{mode}-{'first' if first else 'all'}-{la}"] = (
                     [f"--reduce={mode}", "--race=off", "--search=bfs", f"--lookahead={la}"]
                     + ([] if first else ["--all-errors"]))
+        # --spurious-wakeups (a waiting thread may re-acquire without a
+        # notify) on a share of the models that wait: the same comparisons
+        spurious = (opts.spurious_every > 0 and seed % opts.spurious_every == 0
+                    and re.search(r"^\s*(\w+:\s*)?wait\s", text, re.M) is not None)
+        if spurious:
+            sp_full, sp_red = os.path.join(d, "spf.states"), os.path.join(d, "spr.states")
+            runs["sp-full-all"] = ["--reduce=none", "--race=off", "--all-errors",
+                                   "--spurious-wakeups", "--dump-states", sp_full]
+            runs["sp-reduced-all"] = ["--reduce=compose", "--race=off", "--all-errors",
+                                      "--spurious-wakeups", "--dump-states", sp_red]
+            runs["sp-full"] = ["--reduce=none", "--race=off", "--spurious-wakeups"]
+            runs["sp-reduced"] = ["--reduce=compose", "--race=off", "--spurious-wakeups"]
         res = {}
         for name, args in runs.items():
             code, js, err = mcheck_json(opts.mcheck, args, model)
@@ -207,6 +250,9 @@ def check_seed(opts, seed):
                                 f"--all-errors search finds {ks}")
             if v == "ok" and ks:
                 problems.append(f"{name}: verdict ok, but --all-errors finds {ks}")
+
+        if spurious:
+            problems += check_spurious(res, sp_full, sp_red)
 
         # visible states
         a, b = read_states(full_dump), read_states(red_dump)
@@ -301,6 +347,20 @@ def check_seed(opts, seed):
                                             f"without LD' {kinds_of(fa)} (a generator bug if "
                                             f"LD' is violated)")
             info += ", refcheck"
+            if spurious:
+                rc, ref, err = run_refcheck(opts.refcheck, model, extra=["--spurious-wakeups"])
+                if rc == 2 or "none" not in ref or "reduced" not in ref:
+                    problems.append(f"refcheck --spurious-wakeups exited {rc}: {err[:300]}")
+                else:
+                    for mode, js in (("none", res["sp-full-all"]), ("reduced", res["sp-reduced-all"])):
+                        rs, rt, rk = ref[mode]
+                        st = js["stats"]
+                        if (rs, rt, rk) != (st["states_stored"], st["transitions"], kinds_of(js)):
+                            problems.append(f"refcheck --spurious-wakeups --mode={mode}: {rs} "
+                                            f"states, {rt} transitions, kinds {rk}; mcheck: "
+                                            f"{st['states_stored']} states, {st['transitions']} "
+                                            f"transitions, kinds {kinds_of(js)}")
+                info += ", spurious refcheck"
             # breadth-first counterexamples are shortest (refcheck's BFS
             # over its own successor function gives the lengths)
             if kinds_of(fa):
@@ -312,6 +372,8 @@ def check_seed(opts, seed):
                         for p in check_bfs_report(res[name], depths, name in first):
                             problems.append(f"{name}: {p}")
                 info += ", shortest"
+        if spurious:
+            info += ", spurious"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -320,10 +382,13 @@ def main():
     ap.add_argument("--ref-max-states", type=int, default=4000,
                     help="run refcheck.py on models whose full search stores at most this "
                          "many states (default 4000)")
+    ap.add_argument("--spurious-every", type=int, default=3, metavar="K",
+                    help="on every K-th seed whose model waits, also search with "
+                         "--spurious-wakeups (default 3; 0: never)")
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = 0
+    passed = failed = skipped = refs = spur = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -337,6 +402,8 @@ def main():
             cover.update(constructs(text))
             if "refcheck" in info:
                 refs += 1
+            if "spurious" in info:
+                spur += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -354,7 +421,11 @@ def main():
                 print(f"FAIL seed {seed}: {p}", flush=True)
             print(f"  reproduce: {repro}")
             show_model(text, seed, opts.keep)
-    print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs})")
+    print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
+          f"{spur} searched with --spurious-wakeups too)")
+    if opts.count >= 200 and opts.spurious_every > 0 and not spur:
+        print("FAIL no model was searched with --spurious-wakeups")
+        failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:
         print(many)
