@@ -136,7 +136,8 @@ def test_model(mcheck, path):
     if expect != "ok" and bfs and race in ("ld", "off") and "--adapt" not in opts:
         defs = {k: int(v, 0) for k, v in re.findall(r"-D\s*(\w+)=(\S+)", h.get("options", ""))}
         with open(path) as f:
-            depths = error_depths(f.read(), "--reduce=none" not in opts, race == "ld", defs)
+            depths = error_depths(f.read(), "--reduce=none" not in opts, race == "ld", defs,
+                                  spurious="--spurious-wakeups" in opts)
         problems = check_bfs_report(bfs, depths, "--all-errors" not in opts)
         check(not problems, f"{name} --search=bfs: {'; '.join(problems)}")
 

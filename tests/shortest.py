@@ -14,9 +14,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ref
 import refcheck as R  # noqa: E402
 
 
-def error_depths(model_text, reduced, ld=False, defines=None, max_invis=100000):
+def error_depths(model_text, reduced, ld=False, defines=None, max_invis=100000,
+                 spurious=False):
     """{kind: length of a shortest trace to an error of that kind}."""
     P = R.assemble(model_text, defines or {})
+    P.check_ld = ld  # what refcheck.explore() sets before it searches
+    P.spurious = spurious
     init = R.initial_state(P, ld)
     depth = {init: 0}
     q = deque([init])
