@@ -31,7 +31,8 @@ the messages of the errors listed). Checks:
   * soundness of the other direction: every reduced path is a full path, so
     every kind of error the reduced search finds, the full search finds (a
     reduced violation is a real one);
-  * unshared variables under every --race mode (models declaring one): the
+  * unshared variables under every --race mode (every third seed whose
+    model declares one, --race-modes-every, and each such saved case): the
     full search with `--race=off` finds every unshared violation `--race=ld`
     finds, and a search whose detector reports nothing of its own (ld full
     and reduced, goldilocks and eraser full) finds the same error kinds and
@@ -209,7 +210,9 @@ def check_model(opts, model, tag, stats):
                                    "--dump-states", os.path.join(d, "rc.states")]
     with open(model) as f:
         has_unshared = re.search(r"^\s*unshared\b", f.read(), re.M) is not None
-    if has_unshared:
+    race_modes = has_unshared and opts.race_modes_every > 0 and (
+        tag is None or tag % opts.race_modes_every == 0)
+    if race_modes:
         # unshared variables are checked in every detector mode, --race=off
         # included (LANGUAGE.md): the other modes against LD' below
         runs["off-full"] = ["--reduce=none", "--all-errors", "--race=off"]
@@ -283,7 +286,7 @@ def check_model(opts, model, tag, stats):
     # every unshared violation LD' finds; and where a detector reports
     # nothing of its own (no lock_discipline, no race), it cut nothing: the
     # same error kinds and the same unshared verdict as --race=off
-    if has_unshared:
+    if race_modes:
         of, orr = res["off-full"], res["off-reduced"]
         unof = violation(of)[1]
         if unf and unof is False:
@@ -430,6 +433,10 @@ def main():
     ap.add_argument("--compact-every", type=int, default=4, metavar="K",
                     help="also run both searches with the compact store on every K-th seed "
                          "and each case (default 4; 0: never)")
+    ap.add_argument("--race-modes-every", type=int, default=3, metavar="K",
+                    help="on every K-th seed whose model has unshared variables and each "
+                         "such case, also search with --race=off and eraser (default 3; "
+                         "0: never)")
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)
