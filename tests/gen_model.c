@@ -23,6 +23,15 @@
  * counted or blocks/spins on a visible operation, and every value is reduced
  * modulo a small number, so the state space is finite and small.
  *
+ * The spelling varies too (LANGUAGE.md, "Declarations"): consecutive
+ * declarations of one keyword share a line as a comma list, and constants
+ * (array sizes, initializers, proc maxima, instruction operands) are now and
+ * then written as constant expressions (+ - * / % ( ), unary minus) over
+ * consts D0 .. that are defined from each other, in shuffled order, some
+ * after the bodies that use them. These choices come from a second
+ * generator (srnd(), ex()), so every value and every line of code, and so
+ * the meaning of each seed's model, are what plain numbers gave.
+ *
  * With --undisciplined (tests/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
  * guard or under another lock (maybe only on one branch of a choose or of a
@@ -45,7 +54,8 @@
  *     keep the model disciplined (shared accesses under their guard), finite
  *     (values reduced modulo something, loops counted) and free of runtime
  *     errors unless it is a hazard (emit_hazard, never with --undisciplined);
- *  2. draw every choice through rnd()/chance() (deterministic per seed); in
+ *  2. draw every choice through rnd()/chance() (deterministic per seed;
+ *     srnd() for a choice of spelling only, never of meaning); in
  *     --undisciplined-only code draw through brk() or under g->undisc, so the
  *     disciplined model of each seed does not depend on the option;
  *  3. add the construct to checks.py (constructs(), COVERAGE): the
