@@ -1254,6 +1254,39 @@ static void test_define_blamed(void)
                            "t.bc:1:7: note: 'N' is 1 from the command line (-D N=1)\n");
     done(&r);
 
+    /* in an operand */
+    static const char src5[] = "const N = 1\nshared a[2]\nthread main\n  load r0, a[1/N]\n";
+    r = run_len(src5, strlen(src5), zero, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:4:15: error: division by zero in a constant expression\n"
+                           "  load r0, a[1/N]\n"
+                           "              ^\n"
+                           "t.bc:1:7: note: 'N' is 0 from the command line (-D N=0)\n");
+    done(&r);
+
+    /* limits: too many threads, a state vector too large */
+    vm_define big[] = {{"N", 100000000}};
+    static const char src3[] = "const N = 2\nthread t[N]\n";
+    r = run_len(src3, strlen(src3), big, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:2:8: error: too many threads: 't' brings the total to "
+                           "100000000 (limit 255)\n"
+                           "thread t[N]\n"
+                           "       ^\n"
+                           "t.bc:1:7: note: 'N' is 100000000 from the command line "
+                           "(-D N=100000000)\n");
+    done(&r);
+    static const char src4[] = "const N = 2\nshared a[N]\nthread t\n";
+    r = run_len(src4, strlen(src4), big, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:2:8: error: the state vector would exceed 16777216 bytes at "
+                           "'a'\n"
+                           "shared a[N]\n"
+                           "       ^\n"
+                           "t.bc:1:7: note: 'N' is 100000000 from the command line "
+                           "(-D N=100000000)\n");
+    done(&r);
+
     /* the same error from the file itself gets no note */
     r = run_len("const N = 0\nlock fork[N]\nthread main\n", 36, NULL, 0);
     CHECK(r.p == NULL);

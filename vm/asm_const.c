@@ -29,8 +29,8 @@ typedef struct cx {
 
 static bool cx_expr(cx *x, int32_t *v);
 
-/* Notes on the error reported last which consts in tokens [i0, i1) of line
- * li, directly or through other consts, have their value from -D (at most
+/* Notes on the error reported last which consts in tokens t[i0 .. i1),
+ * directly or through other consts, have their value from -D (at most
  * MAX_NOTES, each once): the value that made the error did not come from
  * the file. The walk through consts is bounded (depth and tokens looked at),
  * so a long or wide chain of consts may go unnamed. */
@@ -40,10 +40,9 @@ typedef struct dnotes {
     int budget; /* tokens still to look at */
 } dnotes;
 
-static void note_defines_in(asm_ctx *c, uint32_t li, uint32_t i0, uint32_t i1, dnotes *w,
+static void note_defines_in(asm_ctx *c, const tok *t, uint32_t i0, uint32_t i1, dnotes *w,
                             int depth)
 {
-    const tok *t = line_toks(c, &c->lines.v[li]);
     for (uint32_t i = i0; i < i1 && w->n < MAX_NOTES && w->budget > 0; i++) {
         w->budget--;
         if (t[i].kind != T_IDENT) continue;
@@ -52,7 +51,8 @@ static void note_defines_in(asm_ctx *c, uint32_t li, uint32_t i0, uint32_t i1, d
         const decl *d = &c->decls.v[di];
         if (!d->overridden) {
             if (d->arg.set && !d->bad && depth < 16)
-                note_defines_in(c, d->arg.li, d->arg.i0, d->arg.i1, w, depth + 1);
+                note_defines_in(c, line_toks(c, &c->lines.v[d->arg.li]), d->arg.i0, d->arg.i1,
+                                w, depth + 1);
             continue;
         }
         bool seen = false;
@@ -65,10 +65,16 @@ static void note_defines_in(asm_ctx *c, uint32_t li, uint32_t i0, uint32_t i1, d
     }
 }
 
-static void note_defines(asm_ctx *c, uint32_t li, uint32_t i0, uint32_t i1)
+static void note_defines(asm_ctx *c, const tok *t, uint32_t i0, uint32_t i1)
 {
     dnotes w = {.n = 0, .budget = 1024};
-    note_defines_in(c, li, i0, i1, &w, 0);
+    note_defines_in(c, t, i0, i1, &w, 0);
+}
+
+/* The same for a recorded constant expression. */
+static void note_defines_cexpr(asm_ctx *c, const cexpr *e)
+{
+    if (e->set) note_defines(c, line_toks(c, &c->lines.v[e->li]), e->i0, e->i1);
 }
 
 static bool tok_is_reg_like(const asm_ctx *c, const tok *t)
@@ -162,7 +168,7 @@ static bool cx_apply(cx *x, const tok *op, int32_t *a, int32_t b)
     if (b == 0) {
         asm_error_at(x->k->c, x->k->li, op->col, "%s by zero in a constant expression",
                      op->punct == '/' ? "division" : "modulo");
-        note_defines(x->k->c, x->k->li, x->i0, x->k->n);
+        note_defines(x->k->c, x->k->t, x->i0, x->k->n);
         return false;
     }
     if (*a == INT32_MIN && b == -1) *a = op->punct == '/' ? INT32_MIN : 0;
@@ -312,7 +318,7 @@ static uint32_t eval_count(asm_ctx *c, const cexpr *e, int32_t hi, const char *w
         asm_error_at(c, e->li, e->col, "%s must be positive, got %d", what, (int)v);
     else
         asm_error_at(c, e->li, e->col, "%s must be 1 .. %d, got %d", what, (int)hi, (int)v);
-    note_defines(c, e->li, e->i0, e->i1);
+    note_defines_cexpr(c, e);
     return 1;
 }
 
@@ -325,7 +331,7 @@ static void resolve_var_init(asm_ctx *c, decl *d)
         if (i == d->count) {
             asm_error_at(c, e->li, e->col, "too many initializers for '%.*s' (%u elements)",
                          NAMEARG(d->name, d->len), (unsigned)d->count);
-            if (d->arg.set) note_defines(c, d->arg.li, d->arg.i0, d->arg.i1);
+            note_defines_cexpr(c, &d->arg);
             break;
         }
         if (eval_cexpr(c, e, &v)) e->val = v;
@@ -377,11 +383,13 @@ static void count_threads(asm_ctx *c)
     for (uint32_t di = 0; di < c->decls.n; di++) {
         decl *d = &c->decls.v[di];
         if (!is_body_kind(d->kind)) continue;
-        if (total <= VM_MAX_THREADS && total + d->count > VM_MAX_THREADS)
+        if (total <= VM_MAX_THREADS && total + d->count > VM_MAX_THREADS) {
             asm_error_at(c, d->li, d->col,
                          "too many threads: '%.*s' brings the total to %llu (limit %d)",
                          NAMEARG(d->name, d->len), (unsigned long long)(total + d->count),
                          VM_MAX_THREADS);
+            note_defines_cexpr(c, &d->arg);
+        }
         total += d->count;
         if (d->kind == S_THREAD) c->nstatic += d->count;
         else c->nspawn += d->count;
@@ -408,6 +416,7 @@ static bool place(asm_ctx *c, uint64_t *off, uint64_t bytes, const decl *d)
     if (*off <= MAX_STATE_BYTES) return true;
     asm_error_at(c, d->li, d->col, "the state vector would exceed %d bytes at '%.*s'",
                  MAX_STATE_BYTES, NAMEARG(d->name, d->len));
+    note_defines_cexpr(c, &d->arg);
     return false;
 }
 
