@@ -2,9 +2,10 @@
  *
  * Diagnostics: every error is counted; the first MAX_SHOWN by position are
  * kept with their notes and printed clang-style (FILE:LINE:COL, the source
- * line, a caret). The lexer splits the input into lines and tokens (one error
- * per line, at the first bad character); it knows nothing of declarations or
- * instructions. Cursors walk the tokens of one line and report what they
+ * line, a caret); a misspelled name gets a "did you mean" note (the closest
+ * candidate by Damerau-Levenshtein distance). The lexer splits the input into
+ * lines and tokens (one error per line, at the first bad character); it knows
+ * nothing of declarations or instructions. Cursors walk the tokens of one line and report what they
  * expected. LANGUAGE.md's lexical rules; docs/language.md has the details. */
 #include "assemble_int.h"
 
