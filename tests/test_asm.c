@@ -1147,6 +1147,153 @@ static void test_error_cap(void)
     done(&r);
 }
 
+/* "did you mean": a note at the misspelled name when a candidate in scope is
+ * within Damerau-Levenshtein distance 2 and a third of the name's length. */
+static void expect_no_suggestion(int line, const char *src)
+{
+    result r = run(src);
+    if (r.p || r.nerr < 1) test_fail(__FILE__, line, "assembly fails");
+    if (strstr(r.diag, "did you mean")) test_fail(__FILE__, line, "no suggestion");
+    done(&r);
+}
+
+static void test_did_you_mean(void)
+{
+    EXPECT_ERROR("lock fork[2]\nthread main\n  aquire fork[0]\n",
+                 "t.bc:3:3: error: unknown instruction 'aquire'\n"
+                 "  aquire fork[0]\n"
+                 "  ^\n"
+                 "t.bc:3:3: note: did you mean 'acquire'?\n"
+                 "  aquire fork[0]\n"
+                 "  ^\n");
+    EXPECT_ERROR("thread main\nagain:\n  jmp agian\n",
+                 "t.bc:3:7: error: undefined label 'agian'\n"
+                 "  jmp agian\n"
+                 "      ^\n"
+                 "t.bc:3:7: note: did you mean 'again'?\n");
+    EXPECT_ERROR("lock fork[2]\nthread main\n  acquire frok[0]\n",
+                 "t.bc:3:11: error: unknown lock 'frok'\n"
+                 "  acquire frok[0]\n"
+                 "          ^\n"
+                 "t.bc:3:11: note: did you mean 'fork'?\n");
+    EXPECT_ERROR("shared count\nthread main\n  load r0, cuont\n",
+                 "t.bc:3:12: error: unknown variable 'cuont'\n"
+                 "  load r0, cuont\n"
+                 "           ^\n"
+                 "t.bc:3:12: note: did you mean 'count'?\n");
+    EXPECT_ERROR("proc worker max 1\nthread main\n  spawn r0, wroker, 1\nproc worker\n",
+                 "note: did you mean 'worker'?\n");
+    EXPECT_ERROR("thread main\n  reg left\n  mov lfet, 1\n",
+                 "t.bc:3:7: error: unknown register 'lfet'\n"
+                 "  mov lfet, 1\n"
+                 "      ^\n"
+                 "t.bc:3:7: note: did you mean 'left'?\n");
+    EXPECT_ERROR("const LIMIT = 3\nthread main\n  mov r0, LIMTI\n",
+                 "t.bc:3:11: error: unknown name 'LIMTI'\n"
+                 "  mov r0, LIMTI\n"
+                 "          ^\n"
+                 "t.bc:3:11: note: did you mean 'LIMIT'?\n");
+    EXPECT_ERROR("const LIMIT = 3\nconst M = LIMT + 1\nthread main\n",
+                 "t.bc:2:11: error: unknown constant 'LIMT'\n"
+                 "const M = LIMT + 1\n"
+                 "          ^\n"
+                 "t.bc:2:11: note: did you mean 'LIMIT'?\n");
+    EXPECT_ERROR("shared x init mian\nthread main\n",
+                 "t.bc:1:15: error: unknown thread 'mian'\n"
+                 "shared x init mian\n"
+                 "              ^\n"
+                 "t.bc:1:15: note: did you mean 'main'?\n");
+    /* ties: the first declared */
+    EXPECT_ERROR("lock abcd\nlock abce\nthread main\n  acquire abcf\n",
+                 "note: did you mean 'abcd'?\n");
+    /* the closest wins over the first */
+    EXPECT_ERROR("lock abcxyz\nlock abcdez\nthread main\n  acquire abcdef\n",
+                 "note: did you mean 'abcdez'?\n");
+    /* too far: more than 2 edits, or more than a third of the name's length */
+    expect_no_suggestion(__LINE__, "thread main\n  xyz r0\n");
+    expect_no_suggestion(__LINE__, "lock ab\nthread main\n  acquire ba\n");
+    expect_no_suggestion(__LINE__, "lock fork\nthread main\n  acquire spoon\n");
+    expect_no_suggestion(__LINE__, "lock forks\nthread main\n  acquire kfors\n");
+    /* only names of the kind wanted: a lock does not answer for a variable */
+    expect_no_suggestion(__LINE__, "lock count\nthread main\n  load r0, cuont\n");
+}
+
+/* An error caused by a -D value says so in a note at the const. */
+static void test_define_blamed(void)
+{
+    static const char src[] = "const N = 5\n"
+                              "lock fork[N]\n"
+                              "thread main\n";
+    vm_define zero[] = {{"N", 0}};
+    result r = run_len(src, strlen(src), zero, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:2:11: error: array size must be positive, got 0\n"
+                           "lock fork[N]\n"
+                           "          ^\n"
+                           "t.bc:1:7: note: 'N' is 0 from the command line (-D N=0)\n"
+                           "const N = 5\n"
+                           "      ^\n");
+    done(&r);
+
+    /* through another const, and in a division by zero */
+    static const char src2[] = "const N = 5\n"
+                               "const M = N - 1\n"
+                               "const Q = 10 / M\n"
+                               "chan c[M]\n"
+                               "thread main\n";
+    vm_define one[] = {{"N", 1}};
+    r = run_len(src2, strlen(src2), one, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:3:14: error: division by zero in a constant expression\n"
+                           "const Q = 10 / M\n"
+                           "             ^\n"
+                           "t.bc:1:7: note: 'N' is 1 from the command line (-D N=1)\n");
+    CHECK_CONTAINS(r.diag, "t.bc:4:8: error: channel capacity must be 1 .. 255, got 0\n"
+                           "chan c[M]\n"
+                           "       ^\n"
+                           "t.bc:1:7: note: 'N' is 1 from the command line (-D N=1)\n");
+    done(&r);
+
+    /* in an operand */
+    static const char src5[] = "const N = 1\nshared a[2]\nthread main\n  load r0, a[1/N]\n";
+    r = run_len(src5, strlen(src5), zero, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:4:15: error: division by zero in a constant expression\n"
+                           "  load r0, a[1/N]\n"
+                           "              ^\n"
+                           "t.bc:1:7: note: 'N' is 0 from the command line (-D N=0)\n");
+    done(&r);
+
+    /* limits: too many threads, a state vector too large */
+    vm_define big[] = {{"N", 100000000}};
+    static const char src3[] = "const N = 2\nthread t[N]\n";
+    r = run_len(src3, strlen(src3), big, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:2:8: error: too many threads: 't' brings the total to "
+                           "100000000 (limit 255)\n"
+                           "thread t[N]\n"
+                           "       ^\n"
+                           "t.bc:1:7: note: 'N' is 100000000 from the command line "
+                           "(-D N=100000000)\n");
+    done(&r);
+    static const char src4[] = "const N = 2\nshared a[N]\nthread t\n";
+    r = run_len(src4, strlen(src4), big, 1);
+    CHECK(r.p == NULL);
+    CHECK_CONTAINS(r.diag, "t.bc:2:8: error: the state vector would exceed 16777216 bytes at "
+                           "'a'\n"
+                           "shared a[N]\n"
+                           "       ^\n"
+                           "t.bc:1:7: note: 'N' is 100000000 from the command line "
+                           "(-D N=100000000)\n");
+    done(&r);
+
+    /* the same error from the file itself gets no note */
+    r = run_len("const N = 0\nlock fork[N]\nthread main\n", 36, NULL, 0);
+    CHECK(r.p == NULL);
+    CHECK(strstr(r.diag, "command line") == NULL);
+    done(&r);
+}
+
 int main(void)
 {
     TEST_RUN(test_declarations);
@@ -1177,5 +1324,7 @@ int main(void)
     TEST_RUN(test_unterminated_buffer);
     TEST_RUN(test_several_errors);
     TEST_RUN(test_error_cap);
+    TEST_RUN(test_did_you_mean);
+    TEST_RUN(test_define_blamed);
     return test_finish();
 }

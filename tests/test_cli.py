@@ -130,6 +130,21 @@ def test_usage():
     check(code == 2 and "error:" in err, "binary garbage: exit 2, no crash")
 
 
+def test_diagnostics_teach():
+    """A misspelling gets a "did you mean" note; an error caused by -D names it."""
+    typo = model("typo.bc", "lock fork[2]\nthread t\nagain:\n    aquire fork[0]\n    jmp agian\n")
+    code, out, err = run(typo)
+    check(code == 2 and f"{typo}:4:5: error: unknown instruction 'aquire'" in err
+          and f"{typo}:4:5: note: did you mean 'acquire'?" in err
+          and f"{typo}:5:9: note: did you mean 'again'?" in err,
+          f"did you mean: exit 2, notes on stderr ({err!r})")
+    sized = model("sized.bc", "const N = 5\nlock fork[N]\nthread t\n")
+    code, out, err = run("-D", "N=0", sized)
+    check(code == 2 and f"{sized}:2:11: error: array size must be positive, got 0" in err
+          and f"{sized}:1:7: note: 'N' is 0 from the command line (-D N=0)" in err,
+          f"-D named in the error it caused: exit 2 ({err!r})")
+
+
 def test_define_changes_the_model():
     ok = model("ok.bc", OK)
     _, out2, _ = run("--json", ok)
@@ -764,7 +779,7 @@ def test_constant_expressions_match_refcheck():
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
-    for t in (test_usage, test_define_changes_the_model, test_simulate, test_json_report,
+    for t in (test_usage, test_diagnostics_teach, test_define_changes_the_model, test_simulate, test_json_report,
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
               test_race_option, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,

@@ -161,6 +161,9 @@ static int32_t take_global(cursor *k, uint8_t want, uint8_t op)
     if (di < 0) {
         asm_error_at(k->c, k->li, t->col, "unknown %s '%.*s'", asm_kind_noun[want],
                      NAMEARG(t->p, t->len));
+        suggest s = asm_suggest_start(t->p, t->len);
+        asm_suggest_decls(k->c, &s, 1u << want);
+        asm_suggest_note(k->c, &s, k->li, t->col);
         return -1;
     }
     const decl *d = &k->c->decls.v[di];
@@ -174,6 +177,17 @@ static int32_t take_global(cursor *k, uint8_t want, uint8_t op)
     else
         asm_error_kind(k->c, k->li, t->col, t->p, t->len, d, what);
     return -1;
+}
+
+/* "did you mean" for an unknown register (and const, when a value may be
+ * one): the body's named registers, then the consts. */
+static void suggest_reg_or_const(cursor *k, const tok *t, bool consts)
+{
+    suggest s = asm_suggest_start(t->p, t->len);
+    for (uint32_t i = 0; i < k->c->b.regs.n; i++)
+        asm_suggest_try(&s, k->c->b.regs.v[i].name, k->c->b.regs.v[i].len);
+    if (consts) asm_suggest_decls(k->c, &s, 1u << S_CONST);
+    asm_suggest_note(k->c, &s, k->li, t->col);
 }
 
 /* rd */
@@ -192,6 +206,7 @@ static bool parse_rd(cursor *k, uint8_t *rd)
     }
     if (is_name) {
         asm_error_at(k->c, k->li, t->col, "unknown register '%.*s'", NAMEARG(t->p, t->len));
+        suggest_reg_or_const(k, t, false);
         return false;
     }
     return asm_cur_fail(k, "a register");
@@ -227,6 +242,7 @@ static bool parse_value(cursor *k, vm_operand *o)
     int32_t di = asm_lookup_global(k->c, t->p, t->len);
     if (di < 0) {
         asm_error_at(k->c, k->li, t->col, "unknown name '%.*s'", NAMEARG(t->p, t->len));
+        suggest_reg_or_const(k, t, true);
         return false;
     }
     const decl *d = &k->c->decls.v[di];
@@ -274,6 +290,10 @@ static bool parse_label_ref(cursor *k, int32_t *pc)
     if (!t || t->kind != T_IDENT) return asm_cur_fail(k, "a label");
     if (!asm_strmap_get(&k->c->b.labelmap, t->p, t->len, &li)) {
         asm_error_at(k->c, k->li, t->col, "undefined label '%.*s'", NAMEARG(t->p, t->len));
+        suggest s = asm_suggest_start(t->p, t->len);
+        for (uint32_t i = 0; i < k->c->b.labels.n; i++)
+            asm_suggest_try(&s, k->c->b.labels.v[i].name, k->c->b.labels.v[i].len);
+        asm_suggest_note(k->c, &s, k->li, t->col);
         return false;
     }
     *pc = (int32_t)k->c->b.labels.v[li].pc;
@@ -407,6 +427,10 @@ static void decode_insn(asm_ctx *c, uint32_t li, vm_insn *in)
     int op = asm_find_opcode(m);
     if (op < 0) {
         asm_error_at(c, li, m->col, "unknown instruction '%.*s'", NAMEARG(m->p, m->len));
+        suggest s = asm_suggest_start(m->p, m->len);
+        for (int i = 0; i < VM_OP_COUNT; i++)
+            asm_suggest_try(&s, vm_ops[i].name, (uint32_t)strlen(vm_ops[i].name));
+        asm_suggest_note(c, &s, li, m->col);
         return;
     }
     in->op = (uint8_t)op;

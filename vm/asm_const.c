@@ -24,9 +24,58 @@ typedef struct cx {
     cursor *k;
     bool eval;
     int depth;
+    uint32_t i0; /* where the expression starts on k's line */
 } cx;
 
 static bool cx_expr(cx *x, int32_t *v);
+
+/* Notes on the error reported last which consts in tokens t[i0 .. i1),
+ * directly or through other consts, have their value from -D (at most
+ * MAX_NOTES, each once): the value that made the error did not come from
+ * the file. The walk through consts is bounded (depth and tokens looked at),
+ * so a long or wide chain of consts may go unnamed. */
+typedef struct dnotes {
+    int32_t noted[MAX_NOTES];
+    int n;
+    int budget; /* tokens still to look at */
+} dnotes;
+
+static void note_defines_in(asm_ctx *c, const tok *t, uint32_t i0, uint32_t i1, dnotes *w,
+                            int depth)
+{
+    for (uint32_t i = i0; i < i1 && w->n < MAX_NOTES && w->budget > 0; i++) {
+        w->budget--;
+        if (t[i].kind != T_IDENT) continue;
+        int32_t di = asm_lookup_global(c, t[i].p, t[i].len);
+        if (di < 0 || c->decls.v[di].kind != S_CONST) continue;
+        const decl *d = &c->decls.v[di];
+        if (!d->overridden) {
+            if (d->arg.set && !d->bad && depth < 16)
+                note_defines_in(c, line_toks(c, &c->lines.v[d->arg.li]), d->arg.i0, d->arg.i1,
+                                w, depth + 1);
+            continue;
+        }
+        bool seen = false;
+        for (int j = 0; j < w->n; j++) seen |= w->noted[j] == di;
+        if (seen) continue;
+        w->noted[w->n++] = di;
+        asm_note_at(c, d->li, d->col, "'%.*s' is %d from the command line (-D %.*s=%d)",
+                    NAMEARG(d->name, d->len), (int)d->value, NAMEARG(d->name, d->len),
+                    (int)d->value);
+    }
+}
+
+static void note_defines(asm_ctx *c, const tok *t, uint32_t i0, uint32_t i1)
+{
+    dnotes w = {.n = 0, .budget = 1024};
+    note_defines_in(c, t, i0, i1, &w, 0);
+}
+
+/* The same for a recorded constant expression. */
+static void note_defines_cexpr(asm_ctx *c, const cexpr *e)
+{
+    if (e->set) note_defines(c, line_toks(c, &c->lines.v[e->li]), e->i0, e->i1);
+}
 
 static bool tok_is_reg_like(const asm_ctx *c, const tok *t)
 {
@@ -55,6 +104,9 @@ static bool cx_name(cx *x, const tok *t, int32_t *v)
     if (di < 0) {
         if (tok_is_reg_like(c, t)) return cx_not_constant(x->k, t);
         asm_error_at(c, x->k->li, t->col, "unknown constant '%.*s'", NAMEARG(t->p, t->len));
+        suggest s = asm_suggest_start(t->p, t->len);
+        asm_suggest_decls(c, &s, 1u << S_CONST);
+        asm_suggest_note(c, &s, x->k->li, t->col);
         return false;
     }
     const decl *d = &c->decls.v[di];
@@ -116,6 +168,7 @@ static bool cx_apply(cx *x, const tok *op, int32_t *a, int32_t b)
     if (b == 0) {
         asm_error_at(x->k->c, x->k->li, op->col, "%s by zero in a constant expression",
                      op->punct == '/' ? "division" : "modulo");
+        note_defines(x->k->c, x->k->t, x->i0, x->k->n);
         return false;
     }
     if (*a == INT32_MIN && b == -1) *a = op->punct == '/' ? INT32_MIN : 0;
@@ -152,7 +205,7 @@ static bool cx_expr(cx *x, int32_t *v)
 bool asm_parse_cexpr(cursor *k, cexpr *e)
 {
     int32_t v;
-    cx x = {k, false, 0};
+    cx x = {k, false, 0, k->i};
     *e = (cexpr){.li = k->li, .i0 = k->i, .col = cur_col(k)};
     if (!cx_expr(&x, &v)) return false;
     e->i1 = k->i;
@@ -165,7 +218,7 @@ bool asm_parse_cexpr(cursor *k, cexpr *e)
 static bool eval_cexpr(asm_ctx *c, const cexpr *e, int32_t *out)
 {
     cursor k = asm_line_cursor(c, e->li, e->i0);
-    cx x = {&k, true, 0};
+    cx x = {&k, true, 0, k.i};
     k.n = e->i1;
     return cx_expr(&x, out);
 }
@@ -174,7 +227,7 @@ static bool eval_cexpr(asm_ctx *c, const cexpr *e, int32_t *out)
  * every const is resolved by then). */
 bool asm_cexpr_value(cursor *k, int32_t *v)
 {
-    cx x = {k, true, 0};
+    cx x = {k, true, 0, k->i};
     return cx_expr(&x, v);
 }
 
@@ -265,6 +318,7 @@ static uint32_t eval_count(asm_ctx *c, const cexpr *e, int32_t hi, const char *w
         asm_error_at(c, e->li, e->col, "%s must be positive, got %d", what, (int)v);
     else
         asm_error_at(c, e->li, e->col, "%s must be 1 .. %d, got %d", what, (int)hi, (int)v);
+    note_defines_cexpr(c, e);
     return 1;
 }
 
@@ -277,6 +331,7 @@ static void resolve_var_init(asm_ctx *c, decl *d)
         if (i == d->count) {
             asm_error_at(c, e->li, e->col, "too many initializers for '%.*s' (%u elements)",
                          NAMEARG(d->name, d->len), (unsigned)d->count);
+            note_defines_cexpr(c, &d->arg);
             break;
         }
         if (eval_cexpr(c, e, &v)) e->val = v;
@@ -286,6 +341,9 @@ static void resolve_var_init(asm_ctx *c, decl *d)
         if (bi < 0) {
             asm_error_at(c, d->init_t.li, d->init_t.col, "unknown thread '%.*s'",
                          NAMEARG(d->init_t.name, d->init_t.len));
+            suggest s = asm_suggest_start(d->init_t.name, d->init_t.len);
+            asm_suggest_decls(c, &s, 1u << S_THREAD | 1u << S_PROC);
+            asm_suggest_note(c, &s, d->init_t.li, d->init_t.col);
         } else if (!is_body_kind(c->decls.v[bi].kind)) {
             asm_error_kind(c, d->init_t.li, d->init_t.col, d->init_t.name, d->init_t.len,
                            &c->decls.v[bi], "a thread or proc");
@@ -325,11 +383,13 @@ static void count_threads(asm_ctx *c)
     for (uint32_t di = 0; di < c->decls.n; di++) {
         decl *d = &c->decls.v[di];
         if (!is_body_kind(d->kind)) continue;
-        if (total <= VM_MAX_THREADS && total + d->count > VM_MAX_THREADS)
+        if (total <= VM_MAX_THREADS && total + d->count > VM_MAX_THREADS) {
             asm_error_at(c, d->li, d->col,
                          "too many threads: '%.*s' brings the total to %llu (limit %d)",
                          NAMEARG(d->name, d->len), (unsigned long long)(total + d->count),
                          VM_MAX_THREADS);
+            note_defines_cexpr(c, &d->arg);
+        }
         total += d->count;
         if (d->kind == S_THREAD) c->nstatic += d->count;
         else c->nspawn += d->count;
@@ -356,6 +416,7 @@ static bool place(asm_ctx *c, uint64_t *off, uint64_t bytes, const decl *d)
     if (*off <= MAX_STATE_BYTES) return true;
     asm_error_at(c, d->li, d->col, "the state vector would exceed %d bytes at '%.*s'",
                  MAX_STATE_BYTES, NAMEARG(d->name, d->len));
+    note_defines_cexpr(c, &d->arg);
     return false;
 }
 

@@ -2,9 +2,10 @@
  *
  * Diagnostics: every error is counted; the first MAX_SHOWN by position are
  * kept with their notes and printed clang-style (FILE:LINE:COL, the source
- * line, a caret). The lexer splits the input into lines and tokens (one error
- * per line, at the first bad character); it knows nothing of declarations or
- * instructions. Cursors walk the tokens of one line and report what they
+ * line, a caret); a misspelled name gets a "did you mean" note (the closest
+ * candidate by Damerau-Levenshtein distance). The lexer splits the input into
+ * lines and tokens (one error per line, at the first bad character); it knows
+ * nothing of declarations or instructions. Cursors walk the tokens of one line and report what they
  * expected. LANGUAGE.md's lexical rules; docs/language.md has the details. */
 #include "assemble_int.h"
 
@@ -91,6 +92,71 @@ void asm_note_at(asm_ctx *c, uint32_t li, int32_t col, const char *fmt, ...)
         va_end(ap);
         return;
     }
+}
+
+/* ---- "did you mean" ----------------------------------------------------- */
+
+/* The optimal-string-alignment (restricted Damerau-Levenshtein) distance
+ * of a and b: insertions, deletions, substitutions and swaps of adjacent
+ * characters each cost 1. Names longer than SUGGEST_MAXLEN get UINT32_MAX. */
+static uint32_t osa_distance(const char *a, uint32_t na, const char *b, uint32_t nb)
+{
+    enum { SUGGEST_MAXLEN = 64 };
+    uint32_t rows[3][SUGGEST_MAXLEN + 1];
+    if (na > SUGGEST_MAXLEN || nb > SUGGEST_MAXLEN) return UINT32_MAX;
+    uint32_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (uint32_t j = 0; j <= nb; j++) prev[j] = j;
+    for (uint32_t i = 1; i <= na; i++) {
+        cur[0] = i;
+        for (uint32_t j = 1; j <= nb; j++) {
+            uint32_t cost = a[i - 1] != b[j - 1];
+            uint32_t d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < d) d = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                pp[j - 2] + 1 < d)
+                d = pp[j - 2] + 1;
+            cur[j] = d;
+        }
+        uint32_t *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[nb];
+}
+
+suggest asm_suggest_start(const char *name, uint32_t len)
+{
+    return (suggest){name, len, NULL, 0, UINT32_MAX};
+}
+
+/* Keeps cand if it is closer than the best so far (ties: the first offered)
+ * and close enough: distance 1 or 2, and at most a third of the name's
+ * length. */
+void asm_suggest_try(suggest *s, const char *cand, uint32_t len)
+{
+    uint32_t d = osa_distance(s->name, s->len, cand, len);
+    if (d == 0 || d > 2 || d * 3 > s->len || d >= s->best_d) return;
+    s->best = cand;
+    s->best_len = len;
+    s->best_d = d;
+}
+
+/* Offers the top-level names whose kind is in the mask (1u << S_*), in
+ * declaration order. */
+void asm_suggest_decls(const asm_ctx *c, suggest *s, unsigned kinds)
+{
+    for (uint32_t i = 0; i < c->decls.n; i++)
+        if (kinds & (1u << c->decls.v[i].kind))
+            asm_suggest_try(s, c->decls.v[i].name, c->decls.v[i].len);
+}
+
+/* "note: did you mean 'x'?" at (li, col) on the error reported last, if a
+ * candidate was close enough. */
+void asm_suggest_note(asm_ctx *c, const suggest *s, uint32_t li, int32_t col)
+{
+    if (s->best) asm_note_at(c, li, col, "did you mean '%.*s'?", NAMEARG(s->best, s->best_len));
 }
 
 /* The source line (a window of it if long) and a caret under `col`. */

@@ -255,6 +255,20 @@ void asm_error_at_top(asm_ctx *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void asm_error_where(asm_ctx *c, uint8_t where, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* Attaches a note to the error reported last (if that one is shown). */
 void asm_note_at(asm_ctx *c, uint32_t li, int32_t col, const char *fmt, ...) PRINTF_LIKE(4, 5);
+/* "Did you mean": offer candidates in declaration order, then attach the
+ * closest (Damerau-Levenshtein distance <= 2 and <= a third of the name's
+ * length; ties: the first offered) as a note to the error reported last. */
+typedef struct suggest {
+    const char *name;
+    uint32_t len;
+    const char *best;
+    uint32_t best_len, best_d;
+} suggest;
+suggest asm_suggest_start(const char *name, uint32_t len);
+void asm_suggest_try(suggest *s, const char *cand, uint32_t len);
+/* Offers the top-level names whose kind is in `kinds` (bits 1u << S_*). */
+void asm_suggest_decls(const asm_ctx *c, suggest *s, unsigned kinds);
+void asm_suggest_note(asm_ctx *c, const suggest *s, uint32_t li, int32_t col);
 /* Reports "out of memory" once; afterwards every stage stops early. */
 void asm_out_of_memory(asm_ctx *c);
 void asm_print_diagnostics(const asm_ctx *c);
