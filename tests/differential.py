@@ -119,6 +119,33 @@ def run_refcheck(refcheck, model, ld=False, extra=()):
     return p.returncode, res, p.stderr.strip()
 
 
+def refcheck_agrees(refcheck, model, label, searches, ld=False, extra=(), hint=False,
+                    kinds_of_search=None):
+    """Problems (strings) where refcheck --mode=both disagrees with mcheck's
+    full and reduced `searches` (two --json reports, --all-errors): states
+    and transitions, and the error kinds of `kinds_of_search` (default: the
+    same two reports)."""
+    rc, ref, err = run_refcheck(refcheck, model, ld=ld, extra=extra)
+    if rc == 2 or "none" not in ref or "reduced" not in ref:
+        return [f"{label} exited {rc}: {err[:300]}"]
+    problems = []
+    for mode, js, kjs in zip(("none", "reduced"), searches, kinds_of_search or searches):
+        rs, rt, rk = ref[mode]
+        st = js["stats"]
+        if (rs, rt) != (st["states_stored"], st["transitions"]):
+            why = ""
+            if hint and rt == st["transitions"] and rk == kinds_of(js):
+                why = (" (same transitions and error kinds: error states identified "
+                       "differently? mcheck stores one per state and faulting "
+                       "thread, refcheck one per state, kind and message)")
+            problems.append(f"{label} --mode={mode}: {rs} states, {rt} transitions; "
+                            f"mcheck: {st['states_stored']} states, "
+                            f"{st['transitions']} transitions{why}")
+        if rk != kinds_of(kjs):
+            problems.append(f"{label} --mode={mode}: error kinds {rk}; mcheck: {kinds_of(kjs)}")
+    return problems
+
+
 def check_spurious(res, full_dump, red_dump):
     """The reduced and the full search with --spurious-wakeups: the same
     error kinds, agreeing first-error verdicts, the same visible states, and
@@ -310,56 +337,18 @@ def check_seed(opts, seed):
         # the reference enumerator
         info = f"full {fa['stats']['states_stored']} states, reduced {ra['stats']['states_stored']}"
         if opts.ref and fa["stats"]["states_stored"] <= opts.ref_max_states:
-            rc, ref, err = run_refcheck(opts.refcheck, model)
-            if rc == 2 or "none" not in ref or "reduced" not in ref:
-                problems.append(f"refcheck exited {rc}: {err[:300]}")
-            else:
-                for mode, js in (("none", fa), ("reduced", ra)):
-                    rs, rt, rk = ref[mode]
-                    st = js["stats"]
-                    if (rs, rt) != (st["states_stored"], st["transitions"]):
-                        hint = ""
-                        if rt == st["transitions"] and rk == kinds_of(js):
-                            hint = (" (same transitions and error kinds: error states identified "
-                                    "differently? mcheck stores one per state and faulting "
-                                    "thread, refcheck one per state, kind and message)")
-                        problems.append(f"refcheck --mode={mode}: {rs} states, {rt} transitions; "
-                                        f"mcheck: {st['states_stored']} states, "
-                                        f"{st['transitions']} transitions{hint}")
-                    if rk != kinds_of(js):
-                        problems.append(f"refcheck --mode={mode}: error kinds {rk}; mcheck: "
-                                        f"{kinds_of(js)}")
-                # with LD' (its metadata canonicalized alike): the same counts,
-                # and the generator's promise that LD' holds
-                rc, ref, err = run_refcheck(opts.refcheck, model, ld=True)
-                if rc == 2 or "none" not in ref or "reduced" not in ref:
-                    problems.append(f"refcheck --ld exited {rc}: {err[:300]}")
-                else:
-                    for mode, js in (("none", res["full-ld"]), ("reduced", res["reduced-ld"])):
-                        rs, rt, rk = ref[mode]
-                        st = js["stats"]
-                        if (rs, rt) != (st["states_stored"], st["transitions"]):
-                            problems.append(f"refcheck --ld --mode={mode}: {rs} states, {rt} "
-                                            f"transitions; mcheck (LD'): {st['states_stored']} "
-                                            f"states, {st['transitions']} transitions")
-                        if rk != kinds_of(fa):
-                            problems.append(f"refcheck --ld --mode={mode}: error kinds {rk}, "
-                                            f"without LD' {kinds_of(fa)} (a generator bug if "
-                                            f"LD' is violated)")
+            problems += refcheck_agrees(opts.refcheck, model, "refcheck", (fa, ra), hint=True)
+            # with LD' (its metadata canonicalized alike): the same counts,
+            # and the generator's promise that LD' holds (the kinds of the
+            # search without LD': a generator bug if LD' is violated)
+            problems += refcheck_agrees(opts.refcheck, model, "refcheck --ld",
+                                        (res["full-ld"], res["reduced-ld"]), ld=True,
+                                        kinds_of_search=(fa, fa))
             info += ", refcheck"
             if spurious:
-                rc, ref, err = run_refcheck(opts.refcheck, model, extra=["--spurious-wakeups"])
-                if rc == 2 or "none" not in ref or "reduced" not in ref:
-                    problems.append(f"refcheck --spurious-wakeups exited {rc}: {err[:300]}")
-                else:
-                    for mode, js in (("none", res["sp-full-all"]), ("reduced", res["sp-reduced-all"])):
-                        rs, rt, rk = ref[mode]
-                        st = js["stats"]
-                        if (rs, rt, rk) != (st["states_stored"], st["transitions"], kinds_of(js)):
-                            problems.append(f"refcheck --spurious-wakeups --mode={mode}: {rs} "
-                                            f"states, {rt} transitions, kinds {rk}; mcheck: "
-                                            f"{st['states_stored']} states, {st['transitions']} "
-                                            f"transitions, kinds {kinds_of(js)}")
+                problems += refcheck_agrees(opts.refcheck, model, "refcheck --spurious-wakeups",
+                                            (res["sp-full-all"], res["sp-reduced-all"]),
+                                            extra=["--spurious-wakeups"])
                 info += ", spurious refcheck"
             # breadth-first counterexamples are shortest (refcheck's BFS
             # over its own successor function gives the lengths)
