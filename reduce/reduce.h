@@ -234,6 +234,13 @@ typedef struct trace {
     char why[256];            /* how it diverged, or the fault it ended in */
 } trace;
 
+/* The trace entry of the instruction thread `tid` is about to run in `s`
+ * (step number, choice, whether it starts its step), marking a re-acquire
+ * after `wait`, notified or (with vm_program.spurious_wakeups) not; no
+ * detector fields. Used by trace replay and by --simulate. */
+trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step, int tid,
+                           uint64_t choice, bool first);
+
 /* Replay `path` from the initial state with the same granularity and
  * detector as the search (`reduce`, `race`) and record every instruction
  * executed, with the accesses the detector saw. Returns 0, or -1

@@ -40,15 +40,22 @@ static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
 static bool replay_before(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first)
 {
     replay_ctx *rc = ctx;
-    trace_entry e = {.step = rc->step,
-                     .tid = tid,
-                     .pc = vm_tpc(rc->p, s, tid),
-                     .choice = choice,
-                     .first = first,
-                     .reacquire = vm_tstatus_of(rc->p, s, tid) != VM_T_RUNNING,
-                     .spurious = vm_tstatus_of(rc->p, s, tid) == VM_T_WAITING,
-                     .elem = -1};
+    trace_entry e = trace_entry_at(rc->p, s, rc->step, tid, choice, first);
     return trace_push(rc->t, &rc->cap, &e);
+}
+
+trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step, int tid,
+                           uint64_t choice, bool first)
+{
+    enum vm_tstatus st = vm_tstatus_of(p, s, tid);
+    return (trace_entry){.step = step,
+                         .tid = tid,
+                         .pc = vm_tpc(p, s, tid),
+                         .choice = choice,
+                         .first = first,
+                         .reacquire = st != VM_T_RUNNING, /* a waiting thread's too */
+                         .spurious = st == VM_T_WAITING,
+                         .elem = -1};
 }
 
 /* step_env.cut: the step ended before the instruction announced last. */

@@ -58,14 +58,7 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         }
         int tid = enabled[below(&rng, n)];
         uint64_t choice = below(&rng, vm_enabled(p, s, tid));
-        trace_entry e = {.step = (uint32_t)step,
-                         .tid = tid,
-                         .pc = vm_tpc(p, s, tid),
-                         .choice = choice,
-                         .first = true,
-                         .reacquire = vm_tstatus_of(p, s, tid) != VM_T_RUNNING,
-                         .spurious = vm_tstatus_of(p, s, tid) == VM_T_WAITING,
-                         .elem = -1};
+        trace_entry e = trace_entry_at(p, s, (uint32_t)step, tid, choice, true);
         trace tr = {.final_state = s};
         report_trace_line(out, p, &tr, &e);
         vm_fault f;
