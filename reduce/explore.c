@@ -40,6 +40,11 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.r = r;
     clock_gettime(CLOCK_MONOTONIC, &S.lim.t0);
     S.lim.next_progress = 2.0;
+    if (o->por && o->reduce != REDUCE_COMPOSE) { /* --por works on composed steps */
+        r->stop = STOP_NOMEM;
+        r->verdict = VERDICT_INCOMPLETE;
+        return -1;
+    }
     if (ls_needed(o->race, p)) { /* LS_OFF too, to check unshared variables */
         S.det = ls_new(o->race, p, p->layout.size);
         if (!S.det) {

@@ -71,6 +71,13 @@ typedef struct explore_options {
     FILE *progress;           /* progress lines every few seconds; NULL: none */
     FILE *dump_states;        /* hex of every stored visible state; NULL: none */
     volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
+    bool por;                 /* Stoller's stronger reduction on top of
+                                 composition (--por): threads' invisible
+                                 starts folded, statically discharged
+                                 elements without detector metadata,
+                                 persistent sets with a cycle proviso. Off by
+                                 default: LANGUAGE.md fixes the default
+                                 search's counts. Needs REDUCE_COMPOSE. */
     lookahead_mode lookahead; /* DFS without a detector: build the steps
                                  likely to come next and prefetch their
                                  lookups, guessing whether each lookup finds

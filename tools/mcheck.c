@@ -53,6 +53,11 @@ static void usage(FILE *out)
           "search:\n"
           "  --reduce=compose|none  compose each visible step with its invisible tail\n"
           "                         (default), or schedule at every instruction\n"
+          "  --por[=on|off]         on top of composition, Stoller's stronger reduction:\n"
+          "                         invisible thread starts folded, detector metadata\n"
+          "                         only where static analysis cannot discharge it, and\n"
+          "                         persistent sets (off by default: the default counts\n"
+          "                         are LANGUAGE.md's)\n"
           "  --race=off|ld|eraser|goldilocks\n"
           "                         check the locking discipline (Stoller's LD') or races\n"
           "                         during the search (default ld: the reduction is\n"
@@ -153,6 +158,7 @@ enum {
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
+    OPT_POR,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -172,6 +178,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"adapt", no_argument, 0, OPT_ADAPT},
         {"lookahead", required_argument, 0, OPT_LOOKAHEAD},
         {"spurious-wakeups", no_argument, 0, OPT_SPURIOUS},
+        {"por", optional_argument, 0, OPT_POR},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -211,6 +218,11 @@ static int parse_args(int argc, char **argv, cli *c)
         }
         case OPT_SIMULATE: c->simulate = true; break;
         case OPT_SPURIOUS: c->spurious = true; break;
+        case OPT_POR:
+            if (!optarg || !strcmp(optarg, "on")) c->eo.por = true;
+            else if (!strcmp(optarg, "off")) c->eo.por = false;
+            else return bad_usage("--por: expected on or off, got '%s'", optarg);
+            break;
         case OPT_SEED:
             if (!parse_u64(optarg, &c->seed)) return bad_usage("--seed: bad number '%s'", optarg);
             break;
@@ -288,6 +300,12 @@ static int parse_args(int argc, char **argv, cli *c)
     if (optind != argc - 1)
         return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
     c->model = argv[optind];
+    if (c->eo.por && c->eo.reduce != REDUCE_COMPOSE)
+        return bad_usage("--por works on composed steps: it cannot be used with --reduce=%s",
+                         reduce_mode_name(c->eo.reduce));
+    if (c->eo.por && c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
+        return bad_usage("--lookahead=%s applies to the search without --por",
+                         lookahead_mode_name(c->eo.lookahead));
     if (c->adapt) {
         /* Only LD' is what the reduction needs: under Eraser or Goldilocks a
          * variable without a violation may still break it (Stoller's Theorem 9

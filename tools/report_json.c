@@ -110,11 +110,12 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
-                 ",\"spurious_wakeups\":%s}",
+                 ",\"spurious_wakeups\":%s,\"por\":%s}",
             reduce_mode_name(eo->reduce), race_mode_name(eo->race),
             store_kind_name(eo->store.kind),
             eo->store.fingerprint_bits, search_order_name(eo->search),
-            eo->max_depth, p->spurious_wakeups ? "true" : "false");
+            eo->max_depth, p->spurious_wakeups ? "true" : "false",
+            eo->por ? "true" : "false");
     if (a) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
         for (uint32_t i = 0; i < a->nvars; i++) {

@@ -185,8 +185,8 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
 {
     const explore_options *eo = run->eo;
     const explore_adaptation *a = run->adapt;
-    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s, store=%s, search=%s)\n", VM_VERSION, run->model,
-            reduce_mode_name(eo->reduce), eo->race != LS_OFF ? ", race=" : "",
+    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s)\n", VM_VERSION,
+            run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", eo->race != LS_OFF ? ", race=" : "",
             eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",
             p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), search_order_name(eo->search));
     for (uint32_t i = 0; i < r->nerrors; i++) {

@@ -212,7 +212,7 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
 
 #define HOOK(h, fn, ...) ((h) && (h)->fn && (h)->fn((h)->ctx, __VA_ARGS__))
 
-static int32_t arith(enum vm_opcode op, int32_t a, int32_t b)
+int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b)
 {
     uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
     switch (op) {
@@ -371,7 +371,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
     case VM_OP_gt: case VM_OP_ge:
         reg_set(&th, s, in->rd,
-                arith((enum vm_opcode)in->op, operand(&th, s, &in->a),
+                vm_arith((enum vm_opcode)in->op, operand(&th, s, &in->a),
                       operand(&th, s, &in->b)));
         break;
     case VM_OP_not:

@@ -334,6 +334,40 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);
 vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
                   const vm_hooks *h, vm_fault *f);
 
+/* The value of a binary arithmetic, bitwise or relational instruction
+ * (add .. ge; div and mod need b != 0), as the interpreter computes it. */
+int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b);
+
+/* ---- static analysis: constant registers (absint.c) ------------------- */
+
+/* An abstract register value: a known int32, VM_ABS_TOP (any value) or
+ * VM_ABS_BOT (the pc is not reached). */
+typedef int64_t vm_absval;
+#define VM_ABS_TOP ((vm_absval)INT64_MIN)
+#define VM_ABS_BOT ((vm_absval)INT64_MAX)
+
+/* Constant propagation over body `body` for a thread whose `self` and
+ * global id are `self` and `tid` (each a known value or VM_ABS_TOP),
+ * starting at pc 0 with every register 0 (a thread's registers start
+ * cleared): the value each register may have when the thread stands at
+ * each pc, regs[pc * (nregs + 1) + r] (nregs = the body's); the extra
+ * entry regs[pc * (nregs + 1) + nregs] is 0 at a pc reachable from pc 0 and
+ * VM_ABS_BOT, like every register there, at a pc that is not. Branches on a known value take
+ * one way only. Sound for every run of such a thread, whatever the other
+ * threads do (loads, recv, choose and spawn results are VM_ABS_TOP). NULL
+ * when memory runs out. The caller frees it. */
+vm_absval *vm_absregs(const vm_program *p, uint32_t body, vm_absval self, vm_absval tid);
+
+/* The value of operand o when the registers are `regs` (one pc's row of
+ * vm_absregs()). */
+vm_absval vm_absop(const vm_operand *o, const vm_absval *regs, vm_absval self, vm_absval tid);
+
+/* The pcs control may go to after the instruction at pc (at most 2;
+ * returns how many), with its registers `regs`: a known jz/jnz operand
+ * picks one way; `end` has none. */
+unsigned vm_abssucc(const vm_body *b, uint32_t pc, const vm_absval *regs, vm_absval self,
+                    vm_absval tid, uint32_t succ[2]);
+
 /* True if thread `tid` stands at a scheduling point of the reduced search:
  * not running (ended, unused, waiting, notified) or its pc is visible. */
 bool vm_at_visible(const vm_program *p, const uint8_t *s, int tid);
