@@ -248,13 +248,13 @@ typedef struct trace {
 trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step, int tid,
                            uint64_t choice, bool first);
 
-/* Replay `path` from the initial state with the same granularity and
- * detector as the search (`reduce`, `race`) and record every instruction
+/* Replay `path` from the initial state with the same options as the search
+ * (o->reduce, o->race, o->max_invisible, o->por) and record every instruction
  * executed, with the accesses the detector saw. Returns 0, or -1
  * on allocation failure. A replay that cannot follow the path (a thread not
  * enabled) sets diverged. Free with trace_free(). */
-int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
-                 ls_kind race, const explore_step *path, uint32_t len, trace *t);
+int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
+                 uint32_t len, trace *t);
 void trace_free(trace *t);
 
 #endif

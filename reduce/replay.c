@@ -95,9 +95,10 @@ REPLAY_HOOK(send, uint32_t)
 REPLAY_HOOK(recv, uint32_t)
 #undef REPLAY_HOOK
 
-int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible,
-                 ls_kind race, const explore_step *path, uint32_t len, trace *t)
+int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
+                 uint32_t len, trace *t)
 {
+    ls_kind race = o->race;
     memset(t, 0, sizeof *t);
     int rc = -1;
     vm_hooks h = {0};
@@ -117,8 +118,8 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
         if (h.send) h.send = replay_send;
         if (h.recv) h.recv = replay_recv;
     }
-    step_env env = {.p = p, .hooks = &h, .det = det, .reduce = reduce,
-                    .max_invisible = max_invisible, .before = replay_before,
+    step_env env = {.p = p, .hooks = &h, .det = det, .reduce = o->reduce,
+                    .max_invisible = o->max_invisible, .before = replay_before,
                     .cut = replay_cut, .ctx = &rctx};
     explore_stats counts = {0}; /* not reported */
     uint8_t *s = malloc(p->layout.size + ls_meta_bytes(det));
@@ -136,11 +137,11 @@ int trace_replay(const vm_program *p, reduce_mode reduce, uint64_t max_invisible
             goto out;
         }
         rctx.step = i + 1;
-        step_outcome o;
-        if (!step_run_observed(&env, s, tid, path[i].choice, &o, &counts)) goto out; /* no memory */
-        if (o.kind != VERDICT_OK) { /* the path ends here */
-            snprintf(t->why, sizeof t->why, "%s", o.msg);
-            if (i + 1 != len && o.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
+        step_outcome so;
+        if (!step_run_observed(&env, s, tid, path[i].choice, &so, &counts)) goto out; /* no memory */
+        if (so.kind != VERDICT_OK) { /* the path ends here */
+            snprintf(t->why, sizeof t->why, "%s", so.msg);
+            if (i + 1 != len && so.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
             rc = 0;
             goto out;
         }

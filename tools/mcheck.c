@@ -406,7 +406,7 @@ static int run_search(cli *c, vm_program *p)
      * available), never the verdict or the statistics. */
     trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;
     for (uint32_t i = 0; traces && i < r.nerrors; i++)
-        if (trace_replay(p, c->eo.reduce, c->eo.max_invisible, c->eo.race, r.errors[i].path, r.errors[i].len,
+        if (trace_replay(p, &c->eo, r.errors[i].path, r.errors[i].len,
                          &traces[i]) != 0)
             trace_free(&traces[i]);
 

@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const explore_error *er = &r.errors[i];
         CHECK(er->kind > VERDICT_OK && er->kind < VERDICT_INCOMPLETE);
         trace t;
-        CHECK(trace_replay(p, o.reduce, o.max_invisible, o.race, er->path, er->len, &t) == 0);
+        CHECK(trace_replay(p, &o, er->path, er->len, &t) == 0);
         check_trace(p, er, &t);
         trace_free(&t);
     }
