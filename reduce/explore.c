@@ -6,8 +6,9 @@
  * (which the interpreter leaves equal to its predecessor) is stored as a
  * state of its own and has no successors (LANGUAGE.md), and the errors of
  * two threads that fault in the same state are two error states, each
- * reported. It runs no step itself (step.c) and orders nothing (dfs.c,
- * bfs.c); the search follows Stoller (section 5.1). */
+ * reported. It runs no step itself (step.c: with --por the static
+ * threads' invisible starts too, before the initial state is stored) and
+ * orders nothing (dfs.c, bfs.c); the search follows Stoller (section 5.1). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,7 @@ static void free_search(search *S)
     free(S->bfs.parent);
     free(S->bfs.via);
     free(S->scratch);
+    free(S->env.fold_undo);
 }
 
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r)
@@ -54,9 +56,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         }
         ls_hooks(S.det, &S.hooks);
     }
-    S.env = (step_env){.p = p, .hooks = &S.hooks, .det = S.det, .reduce = o->reduce,
-                       .max_invisible = o->max_invisible};
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
+    S.env = (step_env){.p = p, .hooks = &S.hooks, .det = S.det, .reduce = o->reduce,
+                       .max_invisible = o->max_invisible, .fold_start = o->por,
+                       .fold_undo = o->por ? malloc(S.ssize) : NULL, .state_bytes = S.ssize};
     S.vsize = S.ssize + 1;
     S.wsize = (S.vsize + 7) & ~(size_t)7;
     S.st = store_new(&o->store, S.vsize);
@@ -69,7 +72,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.ahead.may = dfs_search && !S.det && S.recent.on && o->lookahead != LOOKAHEAD_OFF;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
-    if (!S.st || !S.cur || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false)))) {
+    if (!S.st || !S.cur || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false))) ||
+        (o->por && !S.env.fold_undo)) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         free_search(&S);
@@ -82,7 +86,13 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
     uint32_t first;
     uint64_t nfirst;
-    int rc = insert_successor(&S, s0, &out, &first, &nfirst);
+    /* --por: the static threads' invisible starts, before the initial
+     * state is stored */
+    int rc = INS_STOP;
+    if (S.env.fold_start && !step_fold_starts(&S.env, s0, &r->stats, false))
+        S.lim.stop = STOP_NOMEM; /* the detector ran out of memory */
+    else
+        rc = insert_successor(&S, s0, &out, &first, &nfirst);
     if (rc == INS_ERROR)
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)

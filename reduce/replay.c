@@ -3,7 +3,9 @@
  * search (step_run(), Stoller's C(M) transition, section 5.1), with a
  * fresh detector, and records every instruction executed, with what the
  * detector saw at each access, so a composed step expands into the
- * instructions it ran. A replay that cannot follow the path says so
+ * instructions it ran (with --por, the static threads' invisible starts
+ * as step 0, and a spawned thread's in its spawn step). A replay that
+ * cannot follow the path says so
  * (hash compaction can make a reconstructed path wrong). It does not print:
  * tools/ does. */
 #include <inttypes.h>
@@ -118,15 +120,25 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
         if (h.send) h.send = replay_send;
         if (h.recv) h.recv = replay_recv;
     }
+    size_t state_bytes = p->layout.size + ls_meta_bytes(det);
+    bool fold = o->por && o->reduce == REDUCE_COMPOSE;
     step_env env = {.p = p, .hooks = &h, .det = det, .reduce = o->reduce,
-                    .max_invisible = o->max_invisible, .before = replay_before,
-                    .cut = replay_cut, .ctx = &rctx};
+                    .max_invisible = o->max_invisible, .fold_start = fold,
+                    .fold_undo = fold ? malloc(state_bytes) : NULL, .state_bytes = state_bytes,
+                    .before = replay_before, .cut = replay_cut, .ctx = &rctx};
     explore_stats counts = {0}; /* not reported */
-    uint8_t *s = malloc(p->layout.size + ls_meta_bytes(det));
-    if (!s) goto out;
+    uint8_t *s = malloc(state_bytes);
+    if (!s || (fold && !env.fold_undo)) {
+        free(s);
+        goto out;
+    }
     memcpy(s, p->init_state, p->layout.size);
     if (det) ls_init_meta(det, s);
     t->final_state = s;
+    /* --por: the static threads' invisible starts, as the search's initial
+     * state has them: the entries of step 0 */
+    rctx.step = 0;
+    if (fold && !step_fold_starts(&env, s, &counts, true)) goto out; /* no memory */
     for (uint32_t i = 0; i < len; i++) {
         int tid = path[i].tid;
         if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
@@ -148,6 +160,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
     }
     rc = 0;
 out:
+    free(env.fold_undo);
     if (rc == 0)
         t->det = det;
     else

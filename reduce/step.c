@@ -8,9 +8,13 @@
  * or queues: the search and trace replay both call it. The step itself,
  * step_exec(), is in step_int.h, inline, as it runs once per transition
  * (out of line the BFS ran 2% more instructions); here are its cold parts:
- * the outcomes of a fault, of BoundedInvis and of a detector's report. */
+ * the outcomes of a fault, of BoundedInvis and of a detector's report.
+ * Also here, for --por, a thread's invisible start (step_fold_start()),
+ * run as part of the step before it: the initial state's (explore.c,
+ * replay.c) and a spawned thread's (the spawn step). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "step_int.h"
 
@@ -71,5 +75,57 @@ bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out)
     out->pc = vm_tpc(e->p, s, rep->tid);
     out->elem = rep->elem;
     snprintf(out->msg, sizeof out->msg, "%s", rep->msg);
+    return true;
+}
+
+/* Visible by its own right, not only by InitVis: the visible flag the
+ * assembler gives any pc but 0 (asm_code.c: the opcode's VM_F_VIS, or a
+ * load or store of a volatile variable, vm_make_volatile()'s included). */
+static bool insn_visible(const vm_program *p, const vm_insn *in)
+{
+    unsigned fl = vm_ops[in->op].flags;
+    return (fl & VM_F_VIS) || ((fl & VM_F_MEM) && p->vars[in->obj].cls == VM_VOLATILE);
+}
+
+const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid)
+{
+    if (vm_tstatus_of(p, s, tid) != VM_T_RUNNING) return NULL;
+    const vm_insn *in = &vm_thread_body(p, s, tid)->code[vm_tpc(p, s, tid)];
+    return in->op == VM_OP_spawn ? in : NULL;
+}
+
+bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, bool observed)
+{
+    const vm_program *p = e->p;
+    if (vm_tstatus_of(p, s, tid) != VM_T_RUNNING || vm_tpc(p, s, tid) != 0) return true;
+    if (insn_visible(p, &vm_thread_body(p, s, tid)->code[0])) return true;
+    memcpy(e->fold_undo, s, e->state_bytes);
+    /* As the thread's own step from pc 0 would run it: its first
+     * instruction and at most max_invisible more. Invisible instructions
+     * never block. */
+    uint64_t n = 0;
+    vm_fault f;
+    do {
+        if (n > e->max_invisible) goto roll_back; /* BoundedInvis */
+        if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
+        n++;
+        vm_status rc = vm_step(p, s, tid, 0, e->hooks, &f);
+        if (rc == VM_STOPPED && ls_last_report(e->det)->kind == LS_NOMEM) return false;
+        if (rc != VM_OK) goto roll_back; /* a fault, or the detector's report */
+    } while (!vm_at_visible(p, s, tid));
+    x->instructions += n;
+    x->invisible += n;
+    return true;
+roll_back:
+    memcpy(s, e->fold_undo, e->state_bytes);
+    if (observed)
+        for (uint64_t i = 0; i < n; i++) e->cut(e->ctx);
+    return true;
+}
+
+bool step_fold_starts(const step_env *e, uint8_t *s, explore_stats *x, bool observed)
+{
+    for (uint32_t t = 0; t < e->p->nstatic; t++)
+        if (!step_fold_start(e, s, (int)t, x, observed)) return false;
     return true;
 }

@@ -3,6 +3,8 @@
  * thread's visible instruction, then its invisible tail (execInvis) up to a
  * visible control point, bounded by BoundedInvis, ending before an
  * instruction that errs; a detector's report becomes the step's outcome.
+ * With --por (fold_start) a `spawn` step also runs the new thread's
+ * invisible start (step_fold_start(), step.c).
  * The search (dfs.c, bfs.c, lookahead.c) and trace replay (replay.c) both
  * run steps through step_exec() (step_run(), step_run_observed()); nothing
  * else executes a transition. It is inline (it runs once per transition);
@@ -23,6 +25,13 @@ typedef struct step_env {
     const ls_detector *det;  /* the detector behind the hooks; NULL without */
     reduce_mode reduce;
     uint64_t max_invisible;  /* BoundedInvis */
+    /* --por: threads' invisible starts are folded into the step before them
+     * (step_fold_start()); fold_undo has room for a state of state_bytes
+     * bytes (vm part and detector metadata), to roll a start back. One
+     * step at a time uses it. */
+    bool fold_start;
+    uint8_t *fold_undo;
+    size_t state_bytes;
     bool (*before)(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first);
     void (*cut)(void *ctx);
     void *ctx;
@@ -49,6 +58,25 @@ bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out);
 /* The message of a BoundedInvis error (CAUSE_BOUNDED_INVIS). */
 void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible);
 
+/* --por: a thread's invisible start (step.c). If thread `tid` stands, not
+ * yet moved, at pc 0 and the instruction there is invisible (visible only
+ * by InitVis), run its instructions until it stands at a visible control
+ * point or ends: its prefix, counted in x->instructions and x->invisible.
+ * If an instruction of the prefix faults, the detector reports it, or the
+ * prefix runs into BoundedInvis, the state is restored as it was before
+ * the prefix (detector metadata included; with `observed`, the prefix's
+ * trace entries are cut) and the thread stays at pc 0, an ordinary
+ * scheduling point whose step meets the error. False only when there is
+ * no verdict (the detector or e->before ran out of memory). */
+bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, bool observed);
+
+/* step_fold_start() for every static thread in id order: the initial
+ * state of a search with --por (trace replay records these as step 0). */
+bool step_fold_starts(const step_env *e, uint8_t *s, explore_stats *x, bool observed);
+
+/* The pending instruction of thread `tid` if it is a `spawn`, else NULL. */
+const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid);
+
 /* Inlined into the search loops: it runs once per transition. */
 #if defined(__GNUC__)
 #define HOT_INLINE inline __attribute__((always_inline))
@@ -58,7 +86,12 @@ void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible);
 
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
  * REDUCE_COMPOSE the thread's invisible tail. Counts the instructions it
- * runs in x->instructions and, of those, the tail's in x->invisible. False
+ * runs in x->instructions and, of those, the tail's in x->invisible. With
+ * e->fold_start, a `spawn` step ends with the new thread's invisible start
+ * (step_fold_start()), after the spawner's tail: the step is then the
+ * spawn step followed by the child's first step, a path of the search
+ * without --por (the child's start is folded also when the tail was cut
+ * before an erring instruction, not when the step errs). False
  * only when there is no verdict: the detector or `before` ran out of memory
  * (the caller stops). The search calls step_run(), which leaves out the
  * calls to e->before and e->cut (a constant `observed` folds them away);
@@ -73,8 +106,11 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
     out->elem = UINT32_MAX;
 
     if (observed && !e->before(e->ctx, s, tid, choice, true)) return false;
+    const vm_insn *spawn = e->fold_start ? step_spawn_insn(p, s, tid) : NULL;
     vm_status rc = vm_step(p, s, tid, choice, e->hooks, &f);
     x->instructions++;
+    /* --por: the thread a spawn started, whose start ends the step */
+    const int child = spawn && rc == VM_OK ? vm_rd32(s, vm_treg_off(&p->threads[tid], spawn->rd)) : -1;
     if (rc == VM_OK && e->reduce == REDUCE_COMPOSE) {
         uint64_t n = 0;
         while (!vm_at_visible(p, s, tid)) {
@@ -93,7 +129,7 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
                  * threads had their chance to move first: an assertion that
                  * fails here must not hide what they can reach. */
                 if (observed) e->cut(e->ctx);
-                return true;
+                return child < 0 || step_fold_start(e, s, child, x, observed);
             }
             x->instructions++;
             x->invisible++;
@@ -102,6 +138,7 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
     }
     if (rc == VM_FAULT) step_fault(&f, out);
     else if (rc == VM_STOPPED) return step_detector(e, s, out);
+    else if (child >= 0) return step_fold_start(e, s, child, x, observed);
     return true;
 }
 

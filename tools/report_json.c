@@ -43,6 +43,7 @@ static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
             fprintf(out, ",\"note\":");
             json_string(out, note);
         }
+        if (e->step == 0) fprintf(out, ",\"start\":true"); /* --por: a thread's invisible start */
         fprintf(out, "}");
     }
     fprintf(out, "]");

@@ -94,7 +94,11 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     report_accesses_text(out, p, t);
     fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
-    for (uint32_t i = 0; i < t->n; i++) report_trace_line(out, p, t, &t->entries[i]);
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (i == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
+            fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
+        report_trace_line(out, p, t, &t->entries[i]);
+    }
     if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
     if (er->kind == VERDICT_DEADLOCK) {
         fprintf(out, "blocked threads:\n");
