@@ -62,8 +62,10 @@ void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible);
  * yet moved, at pc 0 and the instruction there is invisible (visible only
  * by InitVis), run its instructions until it stands at a visible control
  * point or ends: its prefix, counted in x->instructions and x->invisible.
- * If an instruction of the prefix faults, the detector reports it, or the
- * prefix runs into BoundedInvis, the state is restored as it was before
+ * If an instruction of the prefix faults, the detector reports it, the
+ * prefix runs into BoundedInvis, or it would load or store a global (it
+ * could decide how other threads' accesses are checked), the state is
+ * restored as it was before
  * the prefix (detector metadata included; with `observed`, the prefix's
  * trace entries are cut) and the thread stays at pc 0, an ordinary
  * scheduling point whose step meets the error. False only when there is
