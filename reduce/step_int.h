@@ -65,11 +65,11 @@ void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible);
  * If an instruction of the prefix faults, the detector reports it, the
  * prefix runs into BoundedInvis, or it would load or store a global (it
  * could decide how other threads' accesses are checked), the state is
- * restored as it was before
- * the prefix (detector metadata included; with `observed`, the prefix's
- * trace entries are cut) and the thread stays at pc 0, an ordinary
- * scheduling point whose step meets the error. False only when there is
- * no verdict (the detector or e->before ran out of memory). */
+ * restored as it was before the prefix (detector metadata included; with
+ * `observed`, the prefix's trace entries are cut) and the thread stays at
+ * pc 0, an ordinary scheduling point whose step meets the error. False
+ * only when there is no verdict (the detector or e->before ran out of
+ * memory). */
 bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, bool observed);
 
 /* step_fold_start() for every static thread in id order: the initial
