@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "por_int.h"
 #include "search_int.h"
 
 static void free_search(search *S)
@@ -28,6 +29,9 @@ static void free_search(search *S)
     free(S->bfs.parent);
     free(S->bfs.via);
     free(S->scratch);
+    por_free(S->por);
+    free(S->ps.frames);
+    free(S->ps.onstack);
 }
 
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r)
@@ -66,10 +70,13 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.recent.on = S.st && store_takes_hash(S.st);
     S.recent.slots = S.recent.on ? calloc(RECENT_SLOTS, sizeof *S.recent.slots) : NULL;
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
-    S.ahead.may = dfs_search && !S.det && S.recent.on && o->lookahead != LOOKAHEAD_OFF;
+    S.ahead.may = dfs_search && !o->por && !S.det && S.recent.on &&
+                  o->lookahead != LOOKAHEAD_OFF;
+    S.por = o->por ? por_new(p, NULL) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
-    if (!S.st || !S.cur || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false)))) {
+    if (!S.st || !S.cur || (o->por && !S.por) ||
+        (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false)))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         free_search(&S);
@@ -87,6 +94,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
+    else if (rc == INS_NEW && S.por)
+        dfs_por(&S);
     else if (rc == INS_NEW)
         dfs(&S, first, nfirst);
 
