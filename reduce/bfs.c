@@ -226,7 +226,7 @@ void bfs(search *S)
                 uint64_t nfirst;
                 int rc = insert_successor(S, ns, &out, &first, &nfirst);
                 if (rc == INS_STOP) break;
-                seen |= rc == INS_SEEN;
+                seen |= rc == INS_SEEN || out.kind != VERDICT_OK; /* an error ends its path */
                 if (rc == INS_ERROR && !bfs_error(S, i, &st, &out)) break;
                 if (rc == INS_NEW && !bfs_push(S, ns, i, &st, true)) break;
                 if (!limits_ok(S)) break;

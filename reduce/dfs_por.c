@@ -5,7 +5,9 @@
  * that on every cycle of the reduced graph some state is fully expanded and
  * no thread's step is ignored forever. Together these keep every deadlock
  * and every reachable control point (so every assertion and runtime error)
- * of the composed search (Stoller, section 6, Theorem 10; Godefroid,
+ * of the composed search. An error state has no successors, so a step into
+ * one is treated like the proviso's: the state is expanded fully (else an
+ * error of one thread could cut off what the others reach after it) (Stoller, section 6, Theorem 10; Godefroid,
  * Theorems 6.14 and 6.18). The stack set is a multiset of the stack states'
  * 64-bit hashes: a collision only expands a state fully. Sleep sets are not
  * used. It shares the plain DFS's undo log (search_int.h) and its
@@ -182,10 +184,13 @@ void dfs_por(search *S)
         int rc = insert_prepared(S, ns, &out, hash, S->recent.on,
                                  S->recent.on && is_recent(S, hash), false, &first, &n);
         if (rc == INS_STOP) break;
-        if (rc == INS_SEEN && (f->todo | f->done) != f->enabled &&
-            onstack_has(S, vec_hash(S, ns, hash))) {
+        if ((f->todo | f->done) != f->enabled &&
+            (out.kind != VERDICT_OK ||
+             (rc == INS_SEEN && onstack_has(S, vec_hash(S, ns, hash))))) {
             /* the proviso: a step back onto the stack (a cycle may close
-             * here), so every thread's step is explored from this state */
+             * here), or a step into an error, which ends its path where the
+             * other threads' steps would have gone on: every thread's step
+             * is explored from this state */
             f->todo = f->enabled & ~f->done;
             x->por_proviso++;
         }
