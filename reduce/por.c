@@ -370,6 +370,52 @@ static void concrete_regs(const vm_program *p, const uint8_t *s, int t, uint32_t
 
 bool por_applies(const por *P) { return P->p->nthreads <= 64; }
 
+/* The objects of live thread t's step in s (t at pc of unit u): the
+ * static set, or, when the first instruction names its object through a
+ * register, that object with the registers now and the static tail (in
+ * the thread's scratch row). */
+static const uint64_t *thread_step(por *P, const uint8_t *s, int t, const por_unit *u,
+                                   uint32_t pc)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    const uint64_t *st = u->step + (size_t)pc * words;
+    const vm_body *b = &p->bodies[u->body];
+    if (u->exact[pc] || b->nregs > VM_MAX_REGS + 64) return st; /* (not met: the assembler's limit) */
+    vm_absval regs[VM_MAX_REGS + 64];
+    uint64_t *w = P->step + (size_t)t * words;
+    memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
+    concrete_regs(p, s, t, b->nregs, regs);
+    vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
+    vm_absval cself = VM_ABS_BOT;
+    op_objects(P, &b->code[pc], regs, self, t, w, &cself);
+    if (cself != VM_ABS_BOT) {
+        uint32_t child = P->top_unit[b->code[pc].obj];
+        for (uint32_t i = 0; i < P->nunits; i++)
+            if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
+                P->units[i].tid == VM_ABS_TOP)
+                child = i;
+        or_into(w, P->units[child].fut, words);
+    }
+    return w;
+}
+
+uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    if (p->nthreads > 64) return 0;
+    const uint64_t *st = thread_step(P, s, t, unit_at(P, s, t), vm_tpc(p, s, t));
+    uint64_t ind = 0;
+    for (mask &= ~(1ull << t); mask; mask &= mask - 1) {
+        uint32_t u = (uint32_t)__builtin_ctzll(mask);
+        if (!meets(st, thread_step(P, s, (int)u, unit_at(P, s, (int)u), vm_tpc(p, s, (int)u)),
+                   words))
+            ind |= 1ull << u;
+    }
+    return ind;
+}
+
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
 {
     const vm_program *p = P->p;
@@ -377,7 +423,6 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
     if (n > 64 || __builtin_popcountll(enabled) <= 1) return enabled;
     uint64_t live = 0;
     const uint64_t *step[64];
-    vm_absval regs[VM_MAX_REGS + 64];
     for (uint32_t t = 0; t < n; t++) {
         enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
         P->fut[t] = NULL;
@@ -386,31 +431,7 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         const por_unit *u = unit_at(P, s, (int)t);
         uint32_t pc = vm_tpc(p, s, (int)t);
         P->fut[t] = u->fut + (size_t)pc * words;
-        if (!((enabled >> t) & 1)) continue;
-        step[t] = u->step + (size_t)pc * words;
-        if (u->exact[pc]) continue;
-        /* the first instruction names its object through a register: with
-         * the thread's registers now, then the tail */
-        const vm_body *b = &p->bodies[u->body];
-        uint64_t *w = P->step + (size_t)t * words;
-        memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
-        if (b->nregs > VM_MAX_REGS + 64) { /* not met: the assembler's limit */
-            memcpy(w, step[t], words * sizeof *w);
-            continue;
-        }
-        concrete_regs(p, s, (int)t, b->nregs, regs);
-        vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, (int)t);
-        vm_absval cself = VM_ABS_BOT;
-        op_objects(P, &b->code[pc], regs, self, t, w, &cself);
-        if (cself != VM_ABS_BOT) {
-            uint32_t child = P->top_unit[b->code[pc].obj];
-            for (uint32_t i = 0; i < P->nunits; i++)
-                if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
-                    P->units[i].tid == VM_ABS_TOP)
-                    child = i;
-            or_into(w, P->units[child].fut, words);
-        }
-        step[t] = w;
+        if ((enabled >> t) & 1) step[t] = thread_step(P, s, (int)t, u, pc);
     }
     /* the graph of the closure: an enabled thread adds the live threads
      * whose future meets its step, a disabled one its enablers */
