@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "por_int.h"
 #include "search_int.h"
 
 bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *via,
@@ -165,7 +166,7 @@ void bfs(search *S)
     bfs_slot *slots = NULL;
     uint8_t *vecs = NULL;
     size_t batch_bytes = BFS_BATCH * (sizeof *slots + S->wsize);
-    if (!S->det && S->recent.on && S->o->lookahead != LOOKAHEAD_OFF &&
+    if (!S->det && !S->por && S->recent.on && S->o->lookahead != LOOKAHEAD_OFF &&
         (!S->o->memlimit || search_memory(S) + batch_bytes <= S->o->memlimit)) {
         slots = malloc(BFS_BATCH * sizeof *slots);
         vecs = malloc(BFS_BATCH * S->wsize);
@@ -201,7 +202,19 @@ void bfs(search *S)
                 continue;
             }
         }
+        /* --por: the persistent set first, then (the proviso) every other
+         * thread if one of its successors had been seen before: on every
+         * cycle the state whose step closes it is expanded fully */
+        uint64_t enabled = 0, todo = 0;
+        bool use_por = S->por && por_applies(S->por), seen = false;
+        if (use_por) {
+            enabled = enabled_mask(p, bfs_vec(S, i));
+            todo = por_persistent(S->por, bfs_vec(S, i), enabled);
+            if (todo != enabled) x->por_reduced++;
+        }
+    again:
         for (int32_t t = 0; t < (int32_t)p->nthreads && S->lim.stop == STOP_COMPLETE; t++) {
+            if (use_por && !((todo >> t) & 1)) continue;
             uint64_t n = vm_enabled(p, bfs_vec(S, i), t);
             for (uint64_t c = 0; c < n; c++) {
                 explore_step st = {t, c};
@@ -213,10 +226,17 @@ void bfs(search *S)
                 uint64_t nfirst;
                 int rc = insert_successor(S, ns, &out, &first, &nfirst);
                 if (rc == INS_STOP) break;
+                seen |= rc == INS_SEEN || out.kind != VERDICT_OK; /* an error ends its path */
                 if (rc == INS_ERROR && !bfs_error(S, i, &st, &out)) break;
                 if (rc == INS_NEW && !bfs_push(S, ns, i, &st, true)) break;
                 if (!limits_ok(S)) break;
             }
+        }
+        if (use_por && seen && todo != enabled && S->lim.stop == STOP_COMPLETE) {
+            todo = enabled & ~todo;
+            enabled = todo; /* once */
+            x->por_proviso++;
+            goto again;
         }
         i++;
     }

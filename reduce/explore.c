@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "por_int.h"
 #include "search_int.h"
 
 static void free_search(search *S)
@@ -30,6 +31,11 @@ static void free_search(search *S)
     free(S->bfs.via);
     free(S->scratch);
     free(S->env.fold_undo);
+    por_free(S->por);
+    free(S->ps.frames);
+    free(S->ps.onstack);
+    free(S->ps.sl_key);
+    free(S->ps.sl_val);
 }
 
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r)
@@ -69,11 +75,13 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.recent.on = S.st && store_takes_hash(S.st);
     S.recent.slots = S.recent.on ? calloc(RECENT_SLOTS, sizeof *S.recent.slots) : NULL;
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
-    S.ahead.may = dfs_search && !S.det && S.recent.on && o->lookahead != LOOKAHEAD_OFF;
+    S.ahead.may = dfs_search && !o->por && !S.det && S.recent.on &&
+                  o->lookahead != LOOKAHEAD_OFF;
+    S.por = o->por ? por_new(p, NULL) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
     if (!S.st || !S.cur || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false))) ||
-        (o->por && !S.env.fold_undo)) {
+        (o->por && (!S.env.fold_undo || !S.por))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         free_search(&S);
@@ -97,6 +105,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
+    else if (rc == INS_NEW && S.por)
+        dfs_por(&S);
     else if (rc == INS_NEW)
         dfs(&S, first, nfirst);
 

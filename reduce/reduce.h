@@ -135,6 +135,10 @@ typedef struct explore_stats {
     uint64_t vector_bytes;    /* state vector size (with detector metadata) */
     uint64_t locksets;        /* distinct locksets interned by the detector */
     double detector_seconds;  /* time in the detector (sampled estimate) */
+    uint64_t por_reduced;     /* --por: states whose persistent set left a
+                                 thread with a step out */
+    uint64_t por_proviso;     /* --por: of those, states the cycle proviso
+                                 expanded fully after all */
     uint64_t store_bytes;
     uint64_t search_bytes;    /* stack or queue */
     uint64_t peak_rss;        /* bytes, from getrusage */

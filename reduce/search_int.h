@@ -155,6 +155,35 @@ typedef struct lookahead {
 
 #define AHEAD(S, k) (&(S)->ahead.slot[((S)->ahead.head + (k)) & (AHEAD_MAX - 1)])
 
+/* ---- the DFS with persistent sets (dfs_por.c) ---------------------------- */
+
+/* A level of the DFS with persistent sets: the threads of its persistent
+ * set still to expand, those taken, and the state's hash (for the stack
+ * set of the cycle proviso). The undo log is the plain DFS's. */
+typedef struct por_frame {
+    uint64_t enabled;  /* threads with a step in the level's state */
+    uint64_t todo;     /* still to expand: the persistent set, or all (proviso) */
+    uint64_t done;     /* taken (being expanded or finished) */
+    uint64_t sleep;    /* the sleep set: threads whose steps need not be
+                          taken here (explored from an ancestor, or here) */
+    uint64_t indep;    /* of the enabled threads, those independent of tid's step */
+    uint64_t hash;     /* of the level's stored vector */
+    uint64_t choice;   /* next choice of tid */
+    uint64_t nchoices;
+    int32_t tid;       /* being expanded; -1: take the next of todo */
+    uint32_t undo;     /* bytes of this level's undo record */
+} por_frame;
+
+typedef struct por_stack {
+    por_frame *frames;
+    size_t cap;
+    uint64_t *onstack; /* a multiset of the stack's hashes, open addressing */
+    size_t on_cap, on_len; /* slots (a power of 2), entries */
+    uint64_t *sl_key, *sl_val; /* hash -> the sleep set a state was first
+                                  explored with (only those not empty) */
+    size_t sl_cap, sl_len;
+} por_stack;
+
 /* ---- the context ---------------------------------------------------------- */
 
 /* One search: what it reads (program, options), what it writes (result),
@@ -179,6 +208,8 @@ typedef struct search {
     dfs_stack dfs;
     bfs_queue bfs;
     lookahead ahead;
+    struct por *por;   /* --por: the persistent-set tables (por_int.h), else NULL */
+    por_stack ps;
 } search;
 
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
@@ -403,6 +434,21 @@ bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *
 static inline uint8_t *bfs_vec(const search *S, uint64_t i)
 {
     return S->bfs.states + (size_t)(i - S->bfs.base) * S->vsize;
+}
+
+/* ---- dfs_por.c -------------------------------------------------------------- */
+
+/* Depth-first with persistent sets and the stack proviso, from the initial
+ * state (S->cur, stored). */
+void dfs_por(search *S);
+
+/* The mask of threads with a step in s (at most 64 threads: S->por). */
+static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
+{
+    uint64_t m = 0;
+    for (uint32_t t = 0; t < p->nthreads && t < 64; t++)
+        if (vm_enabled(p, s, (int)t)) m |= 1ull << t;
+    return m;
 }
 
 /* ---- lookahead.c (the calls dfs() makes: lookahead_int.h) ---------------- */

@@ -1,0 +1,518 @@
+/* por.c: persistent sets over composed steps (Stoller, section 6: Godefroid's
+ * Algorithm 2 computed by Overman's method over the composed system C(M)),
+ * with a conservative version of the "might be the first to interfere"
+ * relation. It computes, for a stored state, the set of threads whose steps
+ * the search must explore there; it does not search (dfs_por.c, bfs.c) and
+ * does not decide the cycle proviso (the searches do).
+ *
+ * Objects. A step touches objects: lock elements (acquire, release, wait and
+ * its re-acquire, notify, notifyall), channels (send, recv), the spawn
+ * counter of a proc (spawn), and global elements: volatile ones, unshared
+ * variables (all elements of one at once: the owner is per variable) and
+ * shared elements that the static analysis has not discharged (lockset/'s
+ * discharge: an element only one thread can touch, or touched only under a
+ * common lock, conflicts through that lock or not at all). Any two accesses
+ * of different threads to one object are dependent, reads included (the
+ * detector's metadata is part of the state, and its updates do not all
+ * commute); so the reduction keeps every Mazurkiewicz trace of the composed
+ * system, detector included, whether LD' holds or not. `join` and `choose`
+ * touch nothing: a join is enabled only once its thread has ended, and
+ * then commutes with everything.
+ *
+ * Static tables (per analysis unit = body with a known or unknown self and
+ * thread id, from vm_absregs()'s constant propagation): per pc, `tail` =
+ * the objects of the invisible instructions a step starting there may run
+ * after its first instruction (Stoller's pendInvisOps'), and `fut` = the
+ * objects of every instruction the thread may still run, the threads it may
+ * spawn included.
+ *
+ * Persistent set (Overman): from a seed thread, T grows until closed: an
+ * enabled thread t in T adds every live thread u whose future may touch an
+ * object of t's step (it might be the first to interfere); a disabled one
+ * adds the threads that can enable it (the owner of the lock it acquires or
+ * re-acquires, the threads that may notify on its lock or use its channel,
+ * the thread it joins). Every enabled thread is tried as the seed and the
+ * smallest set of enabled threads kept. With more than 64 threads the sets
+ * are not computed (every enabled thread is explored). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "por_int.h"
+
+typedef struct por_unit {
+    uint32_t body;
+    vm_absval self, tid;
+    vm_absval *regs;   /* vm_absregs(): (nregs + 1) per pc */
+    uint64_t *tail;    /* ncode * words */
+    uint64_t *fut;     /* ncode * words */
+    uint64_t *step;    /* ncode * words: the first instruction's objects and the tail */
+    uint8_t *exact;    /* per pc: step[pc] holds whatever the registers (no
+                          index or spawn argument left unknown) */
+} por_unit;
+
+struct por {
+    const vm_program *p;
+    const uint8_t *discharged; /* per element, or NULL */
+    uint32_t words;            /* uint64 words per object set */
+    uint32_t obj_chan, obj_spawn, obj_elem;
+    por_unit *units;
+    uint32_t nunits, cap;
+    uint32_t *static_unit;     /* per static thread */
+    uint32_t *top_unit;        /* per body: the unit with self and tid unknown (procs) */
+    /* per state scratch */
+    uint64_t *step;            /* nthreads * words */
+    const uint64_t **fut;      /* per thread: its future at its pc, or NULL if not live */
+    uint64_t *adj;             /* per thread: the threads it adds to a closure */
+    uint64_t *tmp;             /* words */
+};
+
+static inline void set_bit(uint64_t *w, uint32_t i) { w[i >> 6] |= 1ull << (i & 63); }
+
+static bool meets(const uint64_t *a, const uint64_t *b, uint32_t words)
+{
+    for (uint32_t i = 0; i < words; i++)
+        if (a[i] & b[i]) return true;
+    return false;
+}
+
+static bool or_into(uint64_t *dst, const uint64_t *src, uint32_t words)
+{
+    bool changed = false;
+    for (uint32_t i = 0; i < words; i++) {
+        uint64_t v = dst[i] | src[i];
+        if (v != dst[i]) {
+            dst[i] = v;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+static bool known(vm_absval v) { return v != VM_ABS_TOP && v != VM_ABS_BOT; }
+
+/* The unit for (body, self, tid), made if new; UINT32_MAX when memory runs out. */
+static uint32_t unit_of(por *P, uint32_t body, vm_absval self, vm_absval tid)
+{
+    for (uint32_t i = 0; i < P->nunits; i++)
+        if (P->units[i].body == body && P->units[i].self == self && P->units[i].tid == tid)
+            return i;
+    if (P->nunits == P->cap) {
+        uint32_t nc = P->cap ? 2 * P->cap : 16;
+        por_unit *nu = realloc(P->units, nc * sizeof *nu);
+        if (!nu) return UINT32_MAX;
+        P->units = nu;
+        P->cap = nc;
+    }
+    const vm_body *b = &P->p->bodies[body];
+    por_unit *u = &P->units[P->nunits];
+    *u = (por_unit){.body = body, .self = self, .tid = tid};
+    u->regs = vm_absregs(P->p, body, self, tid);
+    u->tail = calloc((size_t)b->ncode * P->words, sizeof *u->tail);
+    u->fut = calloc((size_t)b->ncode * P->words, sizeof *u->fut);
+    u->step = calloc((size_t)b->ncode * P->words, sizeof *u->step);
+    u->exact = calloc(b->ncode, 1);
+    if (!u->regs || !u->tail || !u->fut || !u->step || !u->exact) {
+        free(u->regs);
+        free(u->tail);
+        free(u->fut);
+        free(u->step);
+        free(u->exact);
+        return UINT32_MAX;
+    }
+    return P->nunits++;
+}
+
+/* The objects instruction `in` touches with registers `regs`, into w;
+ * a spawn also names its child's unit in *child (else UINT32_MAX is left). */
+static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, vm_absval self,
+                       vm_absval tid, uint64_t *w, vm_absval *spawn_self)
+{
+    const vm_program *p = P->p;
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_load:
+    case VM_OP_store: {
+        const vm_var *v = &p->vars[in->obj];
+        vm_absval ix = vm_absop(&in->idx, regs, self, tid);
+        bool all = v->cls == VM_UNSHARED || !known(ix);
+        for (uint32_t i = 0; i < v->size; i++) {
+            if (!all && (vm_absval)i != ix) continue;
+            uint32_t e = v->first_elem + i;
+            if (v->cls == VM_SHARED && P->discharged && P->discharged[e]) continue;
+            set_bit(w, P->obj_elem + e);
+        }
+        break;
+    }
+    case VM_OP_acquire:
+    case VM_OP_release:
+    case VM_OP_wait:
+    case VM_OP_notify:
+    case VM_OP_notifyall: {
+        const vm_lockdecl *d = &p->lockdecls[in->obj];
+        vm_absval ix = vm_absop(&in->idx, regs, self, tid);
+        for (uint32_t i = 0; i < d->size; i++)
+            if (!known(ix) || (vm_absval)i == ix) set_bit(w, d->first + i);
+        break;
+    }
+    case VM_OP_send:
+    case VM_OP_recv: set_bit(w, P->obj_chan + (uint32_t)in->obj); break;
+    case VM_OP_spawn:
+        set_bit(w, P->obj_spawn + (uint32_t)in->obj);
+        if (spawn_self) *spawn_self = vm_absop(&in->a, regs, self, tid);
+        break;
+    default: break;
+    }
+}
+
+/* Fill u's tail and fut to a fixpoint within the unit (children's futures
+ * as they stand); true if anything changed. */
+static bool unit_pass(por *P, uint32_t ui, bool *nomem)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    uint32_t body = P->units[ui].body;
+    const vm_body *b = &p->bodies[body];
+    uint32_t nr = b->nregs, row = nr + 1;
+    bool any = false, changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t pc = b->ncode; pc-- > 0;) {
+            por_unit *u = &P->units[ui]; /* unit_of() may move the array */
+            const vm_absval *r = u->regs + (size_t)pc * row;
+            if (r[nr] == VM_ABS_BOT) continue; /* not reached */
+            uint64_t *tmp = P->tmp;
+            memset(tmp, 0, words * sizeof *tmp);
+            vm_absval cself = VM_ABS_BOT;
+            op_objects(P, &b->code[pc], r, u->self, u->tid, tmp, &cself);
+            if (cself != VM_ABS_BOT) { /* a spawn: the child's whole future */
+                uint32_t c = unit_of(P, b->code[pc].obj, known(cself) ? cself : VM_ABS_TOP,
+                                     VM_ABS_TOP);
+                if (c == UINT32_MAX) {
+                    *nomem = true;
+                    return false;
+                }
+                u = &P->units[ui];
+                or_into(tmp, P->units[c].fut, words);
+            }
+            uint32_t succ[2];
+            unsigned ns = vm_abssucc(b, pc, r, u->self, u->tid, succ);
+            uint64_t *t = u->tail + (size_t)pc * words, *f = u->fut + (size_t)pc * words;
+            for (unsigned i = 0; i < ns; i++) {
+                const uint64_t *fs = u->fut + (size_t)succ[i] * words;
+                if (or_into(f, fs, words)) changed = true;
+                if (!b->code[succ[i]].visible) {
+                    /* the step goes on through succ: its first instruction
+                     * and its own tail */
+                    if (or_into(t, u->tail + (size_t)succ[i] * words, words)) changed = true;
+                    uint64_t *tmp2 = P->step; /* scratch: the successor's own objects */
+                    memset(tmp2, 0, words * sizeof *tmp2);
+                    const vm_absval *rs = u->regs + (size_t)succ[i] * row;
+                    vm_absval ss = VM_ABS_BOT;
+                    op_objects(P, &b->code[succ[i]], rs, u->self, u->tid, tmp2, &ss);
+                    if (ss != VM_ABS_BOT) {
+                        uint32_t c = unit_of(P, b->code[succ[i]].obj,
+                                             known(ss) ? ss : VM_ABS_TOP, VM_ABS_TOP);
+                        if (c == UINT32_MAX) {
+                            *nomem = true;
+                            return false;
+                        }
+                        u = &P->units[ui];
+                        t = u->tail + (size_t)pc * words;
+                        f = u->fut + (size_t)pc * words;
+                        or_into(tmp2, P->units[c].fut, words);
+                    }
+                    if (or_into(t, tmp2, words)) changed = true;
+                }
+            }
+            if (or_into(f, tmp, words)) changed = true;
+        }
+        any |= changed;
+    }
+    return any;
+}
+
+/* Does the instruction name its object through a value not known here? */
+static bool needs_regs(const vm_insn *in, const vm_absval *regs, vm_absval self, vm_absval tid)
+{
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_load: case VM_OP_store: case VM_OP_acquire: case VM_OP_release:
+    case VM_OP_wait: case VM_OP_notify: case VM_OP_notifyall:
+        return !known(vm_absop(&in->idx, regs, self, tid));
+    case VM_OP_spawn: return !known(vm_absop(&in->a, regs, self, tid));
+    default: return false;
+    }
+}
+
+/* step[pc] = the first instruction's objects (as far as known statically)
+ * and the tail; exact[pc] when nothing in the first instruction is unknown. */
+static void unit_steps(por *P, por_unit *u)
+{
+    const vm_body *b = &P->p->bodies[u->body];
+    uint32_t words = P->words, row = b->nregs + 1;
+    for (uint32_t pc = 0; pc < b->ncode; pc++) {
+        const vm_absval *r = u->regs + (size_t)pc * row;
+        if (r[b->nregs] == VM_ABS_BOT) continue;
+        uint64_t *w = u->step + (size_t)pc * words;
+        memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
+        vm_absval cself = VM_ABS_BOT;
+        op_objects(P, &b->code[pc], r, u->self, u->tid, w, &cself);
+        if (cself != VM_ABS_BOT) {
+            uint32_t c = P->top_unit[b->code[pc].obj];
+            for (uint32_t i = 0; i < P->nunits; i++)
+                if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
+                    P->units[i].tid == VM_ABS_TOP)
+                    c = i;
+            or_into(w, P->units[c].fut, words);
+        }
+        u->exact[pc] = !needs_regs(&b->code[pc], r, u->self, u->tid);
+    }
+}
+
+por *por_new(const vm_program *p, const uint8_t *discharged)
+{
+    por *P = calloc(1, sizeof *P);
+    if (!P) return NULL;
+    P->p = p;
+    P->discharged = discharged;
+    P->obj_chan = p->nlocks;
+    P->obj_spawn = P->obj_chan + p->nchans;
+    P->obj_elem = P->obj_spawn + p->nbodies;
+    uint32_t nobj = P->obj_elem + p->nelems;
+    P->words = (nobj + 63) / 64;
+    if (!P->words) P->words = 1;
+    uint32_t n = p->nthreads;
+    P->static_unit = calloc(p->nstatic ? p->nstatic : 1, sizeof *P->static_unit);
+    P->top_unit = calloc(p->nbodies ? p->nbodies : 1, sizeof *P->top_unit);
+    P->step = calloc((size_t)n * P->words, sizeof *P->step);
+    P->fut = calloc(n, sizeof *P->fut);
+    P->adj = calloc(n, sizeof *P->adj);
+    P->tmp = calloc(P->words, sizeof *P->tmp);
+    if (!P->static_unit || !P->top_unit || !P->step || !P->fut || !P->adj || !P->tmp)
+        goto fail;
+    for (uint32_t t = 0; t < p->nstatic; t++) {
+        uint32_t u = unit_of(P, (uint32_t)p->threads[t].body, p->threads[t].self, t);
+        if (u == UINT32_MAX) goto fail;
+        P->static_unit[t] = u;
+    }
+    for (uint32_t b = 0; b < p->nbodies; b++) {
+        P->top_unit[b] = UINT32_MAX;
+        if (!p->bodies[b].is_proc) continue;
+        uint32_t u = unit_of(P, b, VM_ABS_TOP, VM_ABS_TOP);
+        if (u == UINT32_MAX) goto fail;
+        P->top_unit[b] = u;
+    }
+    /* to the fixpoint over all units (a spawn reads its child's future) */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < P->nunits; i++) {
+            bool nomem = false;
+            if (unit_pass(P, i, &nomem)) changed = true;
+            if (nomem) goto fail;
+        }
+    }
+    for (uint32_t i = 0; i < P->nunits; i++) unit_steps(P, &P->units[i]);
+    return P;
+fail:
+    por_free(P);
+    return NULL;
+}
+
+void por_free(por *P)
+{
+    if (!P) return;
+    for (uint32_t i = 0; i < P->nunits; i++) {
+        free(P->units[i].regs);
+        free(P->units[i].tail);
+        free(P->units[i].fut);
+        free(P->units[i].step);
+        free(P->units[i].exact);
+    }
+    free(P->units);
+    free(P->static_unit);
+    free(P->top_unit);
+    free(P->step);
+    free(P->fut);
+    free(P->adj);
+    free(P->tmp);
+    free(P);
+}
+
+size_t por_bytes(const por *P)
+{
+    if (!P) return 0;
+    size_t n = sizeof *P + P->cap * sizeof *P->units;
+    for (uint32_t i = 0; i < P->nunits; i++) {
+        const vm_body *b = &P->p->bodies[P->units[i].body];
+        n += (size_t)b->ncode * ((b->nregs + 1) * sizeof(vm_absval) + 2 * P->words * 8);
+    }
+    return n + (size_t)P->p->nthreads * (P->words * 8 + sizeof(void *));
+}
+
+/* The unit of live thread t in s. */
+static const por_unit *unit_at(const por *P, const uint8_t *s, int t)
+{
+    const vm_program *p = P->p;
+    if ((uint32_t)t < p->nstatic) return &P->units[P->static_unit[t]];
+    uint32_t body = vm_tbody_index(p, s, t);
+    vm_absval self = vm_tself(p, s, t);
+    for (uint32_t i = 0; i < P->nunits; i++)
+        if (P->units[i].body == body && P->units[i].self == self && P->units[i].tid == VM_ABS_TOP)
+            return &P->units[i];
+    return &P->units[P->top_unit[body]];
+}
+
+/* The registers of thread t in s, as a vm_absregs() row. */
+static void concrete_regs(const vm_program *p, const uint8_t *s, int t, uint32_t nregs,
+                          vm_absval *out)
+{
+    const vm_thread_slot *sl = &p->threads[t];
+    for (uint32_t r = 0; r < nregs; r++) out[r] = vm_rd32(s, vm_treg_off(sl, r));
+}
+
+bool por_applies(const por *P) { return P->p->nthreads <= 64; }
+
+/* The objects of live thread t's step in s (t at pc of unit u): the
+ * static set, or, when the first instruction names its object through a
+ * register, that object with the registers now and the static tail (in
+ * the thread's scratch row). */
+static const uint64_t *thread_step(por *P, const uint8_t *s, int t, const por_unit *u,
+                                   uint32_t pc)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    const uint64_t *st = u->step + (size_t)pc * words;
+    const vm_body *b = &p->bodies[u->body];
+    if (u->exact[pc] || b->nregs > VM_MAX_REGS + 64) return st; /* (not met: the assembler's limit) */
+    vm_absval regs[VM_MAX_REGS + 64];
+    uint64_t *w = P->step + (size_t)t * words;
+    memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
+    concrete_regs(p, s, t, b->nregs, regs);
+    vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
+    vm_absval cself = VM_ABS_BOT;
+    op_objects(P, &b->code[pc], regs, self, t, w, &cself);
+    if (cself != VM_ABS_BOT) {
+        uint32_t child = P->top_unit[b->code[pc].obj];
+        for (uint32_t i = 0; i < P->nunits; i++)
+            if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
+                P->units[i].tid == VM_ABS_TOP)
+                child = i;
+        or_into(w, P->units[child].fut, words);
+    }
+    return w;
+}
+
+uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    if (p->nthreads > 64) return 0;
+    const uint64_t *st = thread_step(P, s, t, unit_at(P, s, t), vm_tpc(p, s, t));
+    uint64_t ind = 0;
+    for (mask &= ~(1ull << t); mask; mask &= mask - 1) {
+        uint32_t u = (uint32_t)__builtin_ctzll(mask);
+        if (!meets(st, thread_step(P, s, (int)u, unit_at(P, s, (int)u), vm_tpc(p, s, (int)u)),
+                   words))
+            ind |= 1ull << u;
+    }
+    return ind;
+}
+
+uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
+{
+    const vm_program *p = P->p;
+    uint32_t n = p->nthreads, words = P->words;
+    if (n > 64 || __builtin_popcountll(enabled) <= 1) return enabled;
+    uint64_t live = 0;
+    const uint64_t *step[64];
+    for (uint32_t t = 0; t < n; t++) {
+        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
+        P->fut[t] = NULL;
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        live |= 1ull << t;
+        const por_unit *u = unit_at(P, s, (int)t);
+        uint32_t pc = vm_tpc(p, s, (int)t);
+        P->fut[t] = u->fut + (size_t)pc * words;
+        if ((enabled >> t) & 1) step[t] = thread_step(P, s, (int)t, u, pc);
+    }
+    /* the graph of the closure: an enabled thread adds the live threads
+     * whose future meets its step, a disabled one its enablers */
+    for (uint64_t ts = live; ts; ts &= ts - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(ts);
+        uint64_t add = 0;
+        if ((enabled >> t) & 1) {
+            for (uint64_t us = live & ~(1ull << t); us; us &= us - 1) {
+                uint32_t u = (uint32_t)__builtin_ctzll(us);
+                if (meets(step[t], P->fut[u], words)) add |= 1ull << u;
+            }
+        } else {
+            add = por_enablers(P, s, (int)t, live);
+        }
+        P->adj[t] = add;
+    }
+    uint64_t best = enabled;
+    int best_n = __builtin_popcountll(enabled);
+    for (uint64_t seeds = enabled; seeds && best_n > 1; seeds &= seeds - 1) {
+        uint32_t seed = (uint32_t)__builtin_ctzll(seeds);
+        uint64_t T = 1ull << seed, work = T;
+        while (work) {
+            uint32_t t = (uint32_t)__builtin_ctzll(work);
+            work &= work - 1;
+            uint64_t add = P->adj[t] & ~T;
+            T |= add;
+            work |= add;
+        }
+        int k = __builtin_popcountll(T & enabled);
+        if (k < best_n) {
+            best_n = k;
+            best = T & enabled;
+        }
+    }
+    return best;
+}
+
+uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    enum vm_tstatus st = vm_tstatus_of(p, s, t);
+    const vm_body *b = vm_thread_body(p, s, t);
+    uint32_t pc = vm_tpc(p, s, t);
+    const vm_insn *in = &b->code[pc];
+    uint64_t others = live & ~(1ull << t);
+    /* the object the blocked instruction waits on, with the registers now */
+    vm_absval regs[VM_MAX_REGS + 64];
+    if (b->nregs > VM_MAX_REGS + 64) return others;
+    concrete_regs(p, s, t, b->nregs, regs);
+    vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
+    uint64_t *w = P->tmp;
+    memset(w, 0, words * sizeof *w);
+    op_objects(P, in, regs, self, t, w, NULL);
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_acquire:
+    case VM_OP_wait: {
+        if (st == VM_T_WAITING) break; /* needs a notify: whoever may use the lock */
+        /* acquire, or the re-acquire of a notified wait: the owner must release */
+        vm_absval ix = vm_absop(&in->idx, regs, self, t);
+        const vm_lockdecl *d = &p->lockdecls[in->obj];
+        if (!known(ix) || ix < 0 || (uint32_t)ix >= d->size) return others;
+        int owner = vm_lock_owner(p, s, d->first + (uint32_t)ix);
+        if (owner < 0 || owner == t) return others; /* not blocked on the lock: be safe */
+        return (live >> owner) & 1 ? 1ull << owner : 0;
+    }
+    case VM_OP_join: {
+        vm_absval a = vm_absop(&in->a, regs, self, t);
+        if (!known(a) || a < 0 || (uint64_t)a >= p->nthreads) return others;
+        if ((live >> a) & 1) return 1ull << a;
+        return vm_tstatus_of(p, s, (int)a) == VM_T_UNUSED ? others : 0;
+    }
+    case VM_OP_send:
+    case VM_OP_recv: break;
+    default: return others;
+    }
+    /* the threads whose future touches the lock or channel */
+    uint64_t add = 0;
+    for (uint64_t us = others; us; us &= us - 1) {
+        uint32_t u = (uint32_t)__builtin_ctzll(us);
+        if (P->fut[u] && meets(w, P->fut[u], words)) add |= 1ull << u;
+    }
+    return add;
+}

@@ -1,0 +1,41 @@
+/* por_int.h: persistent sets over composed steps (por.c), private to
+ * reduce/: the static tables a search builds once (por_new) and the set of
+ * threads to explore in a state (por_persistent). The cycle proviso is the
+ * searches' (dfs_por.c: a successor on the stack; bfs.c: a successor seen
+ * before), not this file's. */
+#ifndef MCHECK_POR_INT_H
+#define MCHECK_POR_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vm.h"
+
+typedef struct por por;
+
+/* The tables for program p; `discharged` (per global element, non-zero:
+ * the static analysis proved it never conflicts but through a lock; NULL:
+ * none) must outlive the result. NULL when memory runs out. */
+por *por_new(const vm_program *p, const uint8_t *discharged);
+void por_free(por *P); /* NULL is a no-op */
+size_t por_bytes(const por *P);
+
+/* False when the program has more threads than a mask holds (64): then
+ * por_persistent() returns every enabled thread. */
+bool por_applies(const por *P);
+
+/* A persistent set of s: a non-empty subset of `enabled` (bit t: thread t
+ * has a step), equal to it when nothing smaller is found. */
+uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled);
+
+/* The threads of `mask` (enabled in s) whose steps in s are independent
+ * of enabled thread t's: no object in common (so neither disables the
+ * other and they commute). For sleep sets. */
+uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask);
+
+/* The live threads (of `live`) that may enable disabled thread t in s
+ * (used by por_persistent; the caller has filled the futures). */
+uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);
+
+#endif
