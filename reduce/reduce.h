@@ -135,6 +135,9 @@ typedef struct explore_stats {
     uint64_t vector_bytes;    /* state vector size (with detector metadata) */
     uint64_t locksets;        /* distinct locksets interned by the detector */
     double detector_seconds;  /* time in the detector (sampled estimate) */
+    uint64_t shared_elements; /* global elements of shared variables */
+    uint64_t discharged;      /* --por: of those, the ones the static
+                                 analysis discharged (no detector metadata) */
     uint64_t store_bytes;
     uint64_t search_bytes;    /* stack or queue */
     uint64_t peak_rss;        /* bytes, from getrusage */

@@ -105,7 +105,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
     ls_detector *det = NULL;
     replay_ctx rctx = {.t = t, .p = p};
     if (ls_needed(race, p)) { /* LS_OFF too, to check unshared variables */
-        if (!(det = ls_new(race, p, p->layout.size))) return -1;
+        if (!(det = ls_new_opts(race, p, p->layout.size, o->por))) return -1;
         ls_hooks(det, &rctx.det_hooks);
         h = rctx.det_hooks;
         rctx.det = det;
