@@ -725,6 +725,7 @@ static void canonicalize(ls_detector *d, uint8_t *s)
 
 void ls_canonicalize(ls_detector *d, uint8_t *s)
 {
+    if (d->nmeta_vars == 0) return; /* no metadata: nothing to reset, nothing to time */
     struct timespec t0;
     bool timed = sample_begin(d, &t0);
     canonicalize(d, s);
@@ -1104,8 +1105,10 @@ TIMED_HOOK(on_recv, (void *ctx, uint8_t *s, int tid, uint32_t chan), (ctx, s, ti
 void ls_hooks(ls_detector *d, vm_hooks *h)
 {
     h->ctx = d;
-    h->access = d->kind == LS_OFF && d->nmeta_vars == 0 ? NULL : on_access;
-    bool g = d->kind == LS_GOLDILOCKS;
+    /* no element with metadata (nothing shared is left to check, no
+     * unshared owner): no event can lead to a report, so no hook at all */
+    h->access = d->nmeta_vars == 0 ? NULL : on_access;
+    bool g = d->kind == LS_GOLDILOCKS && d->nmeta_vars != 0;
     h->acquire = g ? on_acquire : NULL;
     h->release = g ? on_release : NULL;
     h->spawn = g ? on_spawn : NULL;

@@ -142,7 +142,9 @@ void ls_canonicalize(ls_detector *d, uint8_t *s);
 /* Fill h: ctx and the access/acquire/release/spawn/join/send/recv hooks (exec
  * is left alone). A hook returns true on a violation; ls_last_report() then
  * says what. For LS_OFF only `access` is set, and only when the program has
- * unshared variables. */
+ * unshared variables. When no element has metadata (ls_meta_bytes() is 0:
+ * e.g. every shared element discharged) nothing can be reported and every
+ * hook is NULL. */
 void ls_hooks(ls_detector *d, vm_hooks *h);
 
 typedef struct ls_report {

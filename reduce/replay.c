@@ -74,7 +74,8 @@ static bool replay_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool wr
     e->elem = (int32_t)elem;
     e->write = write;
     e->held = ls_held(rc->det, s, tid);
-    bool stop = rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
+    bool stop = rc->det_hooks.access &&
+                rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
     e->set = stop ? UINT32_MAX : ls_elem_set(rc->det, s, elem);
     e->checked = !stop && ls_elem_checked(rc->det, s, elem);
     return stop;
