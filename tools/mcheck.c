@@ -469,11 +469,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "mcheck: error: out of memory\n");
             rc = 3;
         }
-    }
-    else if (c.simulate)
+    } else if (c.simulate) {
         rc = simulate_run(p, c.seed, c.steps, stdout);
-    else
+    } else {
         rc = run_search(&c, p);
+    }
     vm_program_free(p);
     return rc;
 }
