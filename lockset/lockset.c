@@ -40,6 +40,7 @@ struct ls_detector {
     uint32_t *vol_obj;   /* per element: Goldilocks object of a volatile, or NONE */
     uint32_t *obj_elem;  /* per volatile object index: its element */
     uint32_t nvol;
+    uint32_t ndischarged; /* shared elements without metadata (discharge.c) */
     uint32_t chan_base;  /* object of channel 0 (Goldilocks) */
     uint32_t nobj;       /* sync objects */
     uint32_t words;      /* uint64 words per set */
@@ -395,8 +396,16 @@ static bool compute_future(ls_detector *d)
 
 ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
 {
+    return ls_new_opts(kind, p, meta_off, false);
+}
+
+ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
+                         bool discharge)
+{
     ls_detector *d = calloc(1, sizeof *d);
     if (!d) return NULL;
+    ls_elem_facts *facts = NULL;
+    if (discharge && kind != LS_OFF && !(facts = ls_discharge_facts(p))) goto fail;
     d->kind = kind;
     d->p = p;
     d->clock_ns = clock_overhead();
@@ -421,8 +430,12 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
             d->elem_off[e] = NONE;
             d->vol_obj[e] = NONE;
             if (kind != LS_OFF && var->cls == VM_SHARED) {
-                d->elem_off[e] = off;
-                off += d->rec;
+                if (facts && ls_discharge_why(kind, p, facts, e) != LS_CHECKED) {
+                    d->ndischarged++; /* never reported: no metadata */
+                } else {
+                    d->elem_off[e] = off;
+                    off += d->rec;
+                }
             }
             if (kind == LS_GOLDILOCKS && var->cls == VM_VOLATILE) {
                 d->vol_obj[e] = p->nlocks + p->nthreads + d->nvol;
@@ -457,19 +470,28 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
     d->tstate = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tstate);
     d->tfut = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tfut);
     if (!d->live || !d->meta_vars || !d->meta_mask || !d->tstate || !d->tfut) goto fail;
-    for (uint32_t v = 0; v < p->nvars; v++)
-        if (p->vars[v].cls == VM_UNSHARED || (kind != LS_OFF && p->vars[v].cls == VM_SHARED)) {
+    for (uint32_t v = 0; v < p->nvars; v++) {
+        const vm_var *var = &p->vars[v];
+        bool meta = var->cls == VM_UNSHARED;
+        for (uint32_t e = var->first_elem; !meta && e < var->first_elem + var->size; e++)
+            meta = var->cls == VM_SHARED && d->elem_off[e] != NONE;
+        if (meta) {
             d->meta_index[v] = d->nmeta_vars;
             d->meta_vars[d->nmeta_vars++] = v;
             bit_set(d->meta_mask, v);
         }
+    }
     if ((kind != LS_OFF || d->nmeta_vars) && !compute_future(d)) goto fail;
     if (intern(d, d->tmp) != 0) goto fail; /* the empty set is id 0 */
+    free(facts);
     return d;
 fail:
+    free(facts);
     ls_free(d);
     return NULL;
 }
+
+uint32_t ls_discharged(const ls_detector *d) { return d ? d->ndischarged : 0; }
 
 void ls_free(ls_detector *d)
 {
@@ -657,6 +679,7 @@ static void canonicalize(ls_detector *d, uint8_t *s)
             }
         for (uint32_t i = 0; i < var->size; i++) {
             uint32_t e = var->first_elem + i;
+            if (d->elem_off[e] == NONE) continue; /* discharged: no metadata */
             uint32_t o = d->meta_off + d->elem_off[e];
             uint8_t *m = s + o;
             bool may_access, may_write;
@@ -702,6 +725,7 @@ static void canonicalize(ls_detector *d, uint8_t *s)
 
 void ls_canonicalize(ls_detector *d, uint8_t *s)
 {
+    if (d->nmeta_vars == 0) return; /* no metadata: nothing to reset, nothing to time */
     struct timespec t0;
     bool timed = sample_begin(d, &t0);
     canonicalize(d, s);
@@ -1008,6 +1032,7 @@ static bool on_access_(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write
     ls_detector *d = ctx;
     const vm_var *var = vm_elem_var(d->p, elem);
     if (var->cls == VM_UNSHARED) return access_unshared(d, s, tid, elem, var, write);
+    if (var->cls == VM_SHARED && d->elem_off[elem] == NONE) return false; /* discharged */
     switch (d->kind) {
     case LS_OFF: return false;
     case LS_LD:
@@ -1080,8 +1105,10 @@ TIMED_HOOK(on_recv, (void *ctx, uint8_t *s, int tid, uint32_t chan), (ctx, s, ti
 void ls_hooks(ls_detector *d, vm_hooks *h)
 {
     h->ctx = d;
-    h->access = d->kind == LS_OFF && d->nmeta_vars == 0 ? NULL : on_access;
-    bool g = d->kind == LS_GOLDILOCKS;
+    /* no element with metadata (nothing shared is left to check, no
+     * unshared owner): no event can lead to a report, so no hook at all */
+    h->access = d->nmeta_vars == 0 ? NULL : on_access;
+    bool g = d->kind == LS_GOLDILOCKS && d->nmeta_vars != 0;
     h->acquire = g ? on_acquire : NULL;
     h->release = g ? on_release : NULL;
     h->spawn = g ? on_spawn : NULL;

@@ -35,7 +35,9 @@
  *                  does). An LS_OFF detector keeps nothing else.
  *                  ls_canonicalize() forgets an owner once no live thread
  *                  may touch the variable again.
- *   volatile elements carry no metadata.
+ *   volatile elements carry no metadata, and neither do the shared elements
+ *                  a detector made with discharge (mcheck --por) knows
+ *                  statically it can never report (discharge.c).
  *
  * LD' versus Eraser. LD' (Stoller) has no exclusive phase: without `init T`
  * every access is checked from the first one on, and the candidate set is the
@@ -109,6 +111,16 @@ bool ls_needed(ls_kind kind, const vm_program *p);
  * byte meta_off of the state vector. Returns NULL when memory runs out.
  * The caller owns it: ls_free(). */
 ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off);
+
+/* ls_new(), and with `discharge` (mcheck --por) the shared elements that
+ * ls_discharge_why() discharges for `kind` get no metadata and no checks,
+ * like volatile elements (a smaller metadata area: ls_meta_bytes()). */
+ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
+                         bool discharge);
+
+/* Shared elements the detector keeps no metadata for because the static
+ * analysis discharged them (0 unless made with discharge). */
+uint32_t ls_discharged(const ls_detector *d);
 void ls_free(ls_detector *d); /* NULL is a no-op */
 
 /* Bytes of metadata the detector needs in the state vector (LS_OFF: one
@@ -130,7 +142,9 @@ void ls_canonicalize(ls_detector *d, uint8_t *s);
 /* Fill h: ctx and the access/acquire/release/spawn/join/send/recv hooks (exec
  * is left alone). A hook returns true on a violation; ls_last_report() then
  * says what. For LS_OFF only `access` is set, and only when the program has
- * unshared variables. */
+ * unshared variables. When no element has metadata (ls_meta_bytes() is 0:
+ * e.g. every shared element discharged) nothing can be reported and every
+ * hook is NULL. */
 void ls_hooks(ls_detector *d, vm_hooks *h);
 
 typedef struct ls_report {
@@ -185,5 +199,46 @@ uint32_t ls_held(ls_detector *d, const uint8_t *s, int tid);
  * else "t3"). Returns buf. */
 char *ls_format_set(const ls_detector *d, const uint8_t *s, uint32_t id,
                     char *buf, size_t n);
+
+/* ---- static discharge (discharge.c) ------------------------------------- */
+
+/* What the static analysis knows of one global element of a `shared`
+ * variable, over every thread that may ever exist (each static instance
+ * with its self and id, each proc body as `max` threads of unknown self). */
+#define LS_NO_UNIT INT32_MIN
+typedef struct ls_elem_facts {
+    uint8_t threads; /* threads that may access it: 0, 1, or 2 for "2 or more" */
+    bool init_ok;    /* no `init T`, or every thread that may access it runs T */
+    uint32_t lock;   /* the lowest lock element held at every access (a
+                        must-hold analysis), or UINT32_MAX for none */
+    int32_t unit;    /* with threads == 1: that thread, a static id, or
+                        -1 - body for a proc body; else LS_NO_UNIT */
+} ls_elem_facts;
+
+/* Why a detector needs no metadata for an element (discharge.c's header
+ * comment argues each case for LD', Eraser and Goldilocks). */
+typedef enum ls_why {
+    LS_CHECKED = 0, /* not discharged: the detector keeps its metadata */
+    LS_UNACCESSED,  /* no thread may access it */
+    LS_ONE_THREAD,  /* at most one thread may access it (Eraser, Goldilocks) */
+    LS_COMMON_LOCK, /* one lock is held at every access (LD': and every
+                       accessor is an instance of its `init T` body) */
+} ls_why;
+
+/* The facts of every global element (p->nelems entries; those of
+ * non-shared elements mean nothing), or NULL when memory runs out. The
+ * caller frees it with free(). */
+ls_elem_facts *ls_discharge_facts(const vm_program *p);
+
+/* Whether detector `kind` may drop element elem's metadata, and why
+ * (LS_CHECKED for LS_OFF, and for elements not of a shared variable). */
+ls_why ls_discharge_why(ls_kind kind, const vm_program *p, const ls_elem_facts *f,
+                        uint32_t elem);
+
+/* mcheck --dump's section: per shared variable, which elements the static
+ * analysis discharges for `kind` and why, and which it cannot. Prints
+ * nothing when p has no shared variable. Returns 0, or -1 when memory runs
+ * out. */
+int ls_discharge_print(const vm_program *p, ls_kind kind, FILE *out);
 
 #endif

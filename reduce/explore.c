@@ -54,7 +54,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         return -1;
     }
     if (ls_needed(o->race, p)) { /* LS_OFF too, to check unshared variables */
-        S.det = ls_new(o->race, p, p->layout.size);
+        /* --por: statically discharged elements get no metadata */
+        S.det = ls_new_opts(o->race, p, p->layout.size, o->por);
         if (!S.det) {
             r->stop = STOP_NOMEM;
             r->verdict = VERDICT_INCOMPLETE;
@@ -111,6 +112,9 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         dfs(&S, first, nfirst);
 
     fill_stats(&S);
+    for (uint32_t v = 0; v < p->nvars; v++)
+        if (p->vars[v].cls == VM_SHARED) r->stats.shared_elements += p->vars[v].size;
+    r->stats.discharged = ls_discharged(S.det);
     if (S.lim.stop == STOP_COMPLETE && S.lim.truncated) S.lim.stop = STOP_DEPTH;
     r->stop = S.lim.stop;
     if (r->nerrors)

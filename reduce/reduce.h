@@ -139,6 +139,9 @@ typedef struct explore_stats {
                                  thread with a step out */
     uint64_t por_proviso;     /* --por: of those, states the cycle proviso
                                  expanded fully after all */
+    uint64_t shared_elements; /* global elements of shared variables */
+    uint64_t discharged;      /* --por: of those, the ones the static
+                                 analysis discharged (no detector metadata) */
     uint64_t store_bytes;
     uint64_t search_bytes;    /* stack or queue */
     uint64_t peak_rss;        /* bytes, from getrusage */

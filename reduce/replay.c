@@ -76,7 +76,8 @@ static bool replay_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool wr
     e->elem = (int32_t)elem;
     e->write = write;
     e->held = ls_held(rc->det, s, tid);
-    bool stop = rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
+    bool stop = rc->det_hooks.access &&
+                rc->det_hooks.access(rc->det_hooks.ctx, s, tid, elem, write);
     e->set = stop ? UINT32_MAX : ls_elem_set(rc->det, s, elem);
     e->checked = !stop && ls_elem_checked(rc->det, s, elem);
     return stop;
@@ -107,7 +108,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
     ls_detector *det = NULL;
     replay_ctx rctx = {.t = t, .p = p};
     if (ls_needed(race, p)) { /* LS_OFF too, to check unshared variables */
-        if (!(det = ls_new(race, p, p->layout.size))) return -1;
+        if (!(det = ls_new_opts(race, p, p->layout.size, o->por))) return -1;
         ls_hooks(det, &rctx.det_hooks);
         h = rctx.det_hooks;
         rctx.det = det;

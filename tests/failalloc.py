@@ -43,6 +43,7 @@ VARIANTS = [
     ["--all-errors", "--json"],
     ["--fingerprint=128", "--trace-json", os.devnull],
     ["--reduce=none", "--all-errors"],  # thousands of allocations: sampled
+    ["--por", "--all-errors"],  # the static discharge's allocations too
 ]
 FIRST_ALL = 200   # every failure point up to here
 SAMPLE = 60       # then about this many more, evenly spaced

@@ -776,6 +776,77 @@ def test_constant_expressions_match_refcheck():
           f"(exit {code}, differ: {[(k, got.get(k), want[k]) for k in diff[:3]]})")
 
 
+def test_por_discharges_metadata():
+    # --por: shared elements the static analysis discharges (lockset/discharge.c)
+    # get no detector metadata, so LD' no longer splits the philosophers' states
+    phil = os.path.join(MODELS, "philosophers.bc")
+    base = ["--all-errors", "-D", "N=3", "--json", phil]
+    res = {}
+    for name, opts in (("por", ["--por"]), ("por-off", ["--por", "--race=off"]), ("default", [])):
+        code, out, _ = run(*(opts + base))
+        res[name] = json.loads(out)
+    st = {k: v["stats"]["states_stored"] for k, v in res.items()}
+    check(st["por"] == st["por-off"] and st["por"] < st["default"],
+          f"philosophers N=3 --por: as many states with LD' as with --race=off, fewer than "
+          f"without --por ({st})")
+    check(res["por"]["stats"].get("discharged_elements") == 3
+          and res["por"]["stats"].get("shared_elements") == 3,
+          f"--por JSON: 3 of 3 shared elements discharged ({res['por']['stats']})")
+    check("discharged_elements" not in res["default"]["stats"],
+          "without --por the JSON stats are as they were")
+    code, out, _ = run("--por", "--all-errors", "-D", "N=3", phil)
+    check("  discharged           3 of 3 shared elements (static analysis" in out,
+          f"--por text statistics: the discharged line ({out[-900:]})")
+    code, out, _ = run("--all-errors", "-D", "N=3", phil)
+    check("discharged" not in out, "without --por the text statistics are as they were")
+    # the discipline's violations are still found
+    for name in ("race_counter.bc", "semaphore_stoller.bc"):
+        code, out, _ = run("--por", "--json", os.path.join(MODELS, name))
+        js = json.loads(out)
+        check(code == 1 and js["verdict"] == "lock_discipline",
+              f"{name} --por: lock_discipline ({js['verdict']})")
+    # every bundled model: the same error kinds with and without --por, per detector
+    for name in sorted(os.listdir(MODELS)):
+        if not name.endswith(".bc"):
+            continue
+        path = os.path.join(MODELS, name)
+        with open(path) as f:
+            opts = next((l.split(":", 1)[1].split() for l in f if l.startswith("; options:")), [])
+        opts = [o for o in opts if o != "--adapt"]
+        for race in ("ld", "eraser", "goldilocks"):
+            kinds = []
+            for por in ([], ["--por"]):
+                code, out, _ = run(*(opts + por + [f"--race={race}", "--all-errors", "--json",
+                                                   "--quiet", path]))
+                js = json.loads(out)
+                kinds.append(sorted(k for k, v in js["error_counts"].items() if v))
+            check(kinds[0] == kinds[1],
+                  f"{name} --race={race}: the same error kinds with --por ({kinds})")
+    # --dump says which elements are discharged and why, and which are not
+    code, out, _ = run("--dump", "-D", "N=3", phil)
+    check(code == 0 and "static discharge for --race=ld: 3 of 3 shared elements discharged"
+          in out and "  meals[0..2]    discharged: one thread each (phil[0] .. phil[2]), "
+          "each always under an element of fork" in out,
+          f"--dump: the philosophers' meals are discharged ({out[-400:]})")
+    code, out, _ = run("--dump", os.path.join(MODELS, "race_counter.bc"))
+    check("  count          kept: 2+ threads, no lock held at every access" in out,
+          f"--dump: race_counter's count is kept ({out[-300:]})")
+    code, out, _ = run("--dump", os.path.join(MODELS, "counters_locked.bc"))
+    check("  total          discharged: 2+ threads, always under m" in out,
+          f"--dump: counters_locked's total is always under m ({out[-400:]})")
+    lone = model("lone.bc", "shared x\nthread a\n    store x, 1\n")
+    code, out, _ = run("--dump", lone)
+    check("  x              kept: one thread (a), no lock held at every access (LD' checks "
+          "a lone thread's accesses too)" in out, f"--dump: LD' keeps a lone thread's "
+          f"unlocked element ({out[-300:]})")
+    code, out, _ = run("--dump", "--race=eraser", lone)
+    check("  x              discharged: one thread (a)" in out,
+          f"--dump --race=eraser: a lone thread's element is discharged ({out[-300:]})")
+    code, out, _ = run("--por", "--json", lone)
+    check(code == 1 and json.loads(out)["verdict"] == "lock_discipline",
+          "--por: a lone thread's unlocked write still violates LD'")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -785,7 +856,7 @@ def main():
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,
-              test_constant_expressions_match_refcheck):
+              test_constant_expressions_match_refcheck, test_por_discharges_metadata):
         t()
     return finish()
 

@@ -463,12 +463,17 @@ int main(int argc, char **argv)
     free(c.defs);
     if (!p) return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
     p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
-    if (c.dump)
+    if (c.dump) {
         vm_dump(p, stdout);
-    else if (c.simulate)
+        if (ls_discharge_print(p, c.eo.race, stdout) != 0) {
+            fprintf(stderr, "mcheck: error: out of memory\n");
+            rc = 3;
+        }
+    } else if (c.simulate) {
         rc = simulate_run(p, c.seed, c.steps, stdout);
-    else
+    } else {
         rc = run_search(&c, p);
+    }
     vm_program_free(p);
     return rc;
 }

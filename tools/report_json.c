@@ -155,6 +155,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
             x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
             x->locksets, x->detector_seconds);
+    if (eo->por) /* only with --por: the default report stays as it was */
+        fprintf(out, ",\"discharged_elements\":%" PRIu64 ",\"shared_elements\":%" PRIu64,
+                x->discharged, x->shared_elements);
     /* bitstate covers part of the states, by an estimate; the others all */
     if (eo->por)
         fprintf(out, ",\"por_reduced_states\":%" PRIu64 ",\"por_proviso_states\":%" PRIu64,

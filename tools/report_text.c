@@ -147,6 +147,10 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
         fprintf(out, "  detector time        %.3f s (%.0f%% of the search; 1 call in 64 timed)\n",
                 x->detector_seconds,
                 x->seconds > 0 ? 100.0 * x->detector_seconds / x->seconds : 0.0);
+        if (eo->por)
+            fprintf(out, "  discharged           %" PRIu64 " of %" PRIu64
+                         " shared elements (static analysis: no detector metadata)\n",
+                    x->discharged, x->shared_elements);
     }
     if (eo->store.kind == STORE_COMPACT)
         fprintf(out, "  store                compact, %u-bit fingerprints, %s (%.1f bytes/state)\n",
