@@ -78,7 +78,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
     S.ahead.may = dfs_search && !o->por && !S.det && S.recent.on &&
                   o->lookahead != LOOKAHEAD_OFF;
-    S.por = o->por ? por_new(p, NULL) : NULL;
+    S.por = o->por ? por_new(p) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
     if (!S.st || !S.cur || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false))) ||

@@ -9,9 +9,12 @@
  * its re-acquire, notify, notifyall), channels (send, recv), the spawn
  * counter of a proc (spawn), and global elements: volatile ones, unshared
  * variables (all elements of one at once: the owner is per variable) and
- * shared elements that the static analysis has not discharged (lockset/'s
- * discharge: an element only one thread can touch, or touched only under a
- * common lock, conflicts through that lock or not at all). Any two accesses
+ * shared elements not proved independent by the static analysis
+ * (lockset/discharge.c's facts: an element only one thread can touch never
+ * conflicts; one touched only under a common lock conflicts through that
+ * lock: a step that touches it either acquires the lock, or runs while its
+ * thread holds it, and then no other thread can reach the element before
+ * that thread's own later steps release it). Any two accesses
  * of different threads to one object are dependent, reads included (the
  * detector's metadata is part of the state, and its updates do not all
  * commute); so the reduction keeps every Mazurkiewicz trace of the composed
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lockset.h"
 #include "por_int.h"
 
 typedef struct por_unit {
@@ -52,7 +56,7 @@ typedef struct por_unit {
 
 struct por {
     const vm_program *p;
-    const uint8_t *discharged; /* per element, or NULL */
+    uint8_t *discharged;       /* per element: independent of other threads' */
     uint32_t words;            /* uint64 words per object set */
     uint32_t obj_chan, obj_spawn, obj_elem;
     por_unit *units;
@@ -137,7 +141,7 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
         for (uint32_t i = 0; i < v->size; i++) {
             if (!all && (vm_absval)i != ix) continue;
             uint32_t e = v->first_elem + i;
-            if (v->cls == VM_SHARED && P->discharged && P->discharged[e]) continue;
+            if (v->cls == VM_SHARED && P->discharged[e]) continue;
             set_bit(w, P->obj_elem + e);
         }
         break;
@@ -267,12 +271,26 @@ static void unit_steps(por *P, por_unit *u)
     }
 }
 
-por *por_new(const vm_program *p, const uint8_t *discharged)
+por *por_new(const vm_program *p)
 {
     por *P = calloc(1, sizeof *P);
     if (!P) return NULL;
     P->p = p;
-    P->discharged = discharged;
+    ls_elem_facts *facts = ls_discharge_facts(p);
+    P->discharged = calloc(p->nelems ? p->nelems : 1, 1);
+    if (!facts || !P->discharged) {
+        free(facts);
+        goto fail;
+    }
+    for (uint32_t v = 0; v < p->nvars; v++) {
+        const vm_var *var = &p->vars[v];
+        if (var->cls != VM_SHARED) continue;
+        for (uint32_t i = 0; i < var->size; i++) {
+            const ls_elem_facts *f = &facts[var->first_elem + i];
+            P->discharged[var->first_elem + i] = f->threads <= 1 || f->lock != UINT32_MAX;
+        }
+    }
+    free(facts);
     P->obj_chan = p->nlocks;
     P->obj_spawn = P->obj_chan + p->nchans;
     P->obj_elem = P->obj_spawn + p->nbodies;
@@ -333,6 +351,7 @@ void por_free(por *P)
     free(P->fut);
     free(P->adj);
     free(P->tmp);
+    free(P->discharged);
     free(P);
 }
 

@@ -14,10 +14,9 @@
 
 typedef struct por por;
 
-/* The tables for program p; `discharged` (per global element, non-zero:
- * the static analysis proved it never conflicts but through a lock; NULL:
- * none) must outlive the result. NULL when memory runs out. */
-por *por_new(const vm_program *p, const uint8_t *discharged);
+/* The tables for program p (p must outlive them). NULL when memory runs
+ * out. */
+por *por_new(const vm_program *p);
 void por_free(por *P); /* NULL is a no-op */
 size_t por_bytes(const por *P);
 
