@@ -86,19 +86,23 @@ def test_philosophers():
         opts = ["--race=off", "--all-errors", "--store=exact", "-D", f"N={n}", phil]
         _, a = run_json(*opts)
         code, b = run_json("--por", *opts)
+        # 6^N with the starts folded; the persistent sets may remove more
+        # (not at N=3: every state there has a dependent pair enabled)
         check(a and b and a["stats"]["states_stored"] == plain
-              and b["stats"]["states_stored"] == por and b["verdict"] == a["verdict"] == "deadlock"
-              and code == 1,
-              f"philosophers N={n}: {plain} states, {por} = 6^{n} with --por "
-              f"({a and a['stats']['states_stored']}, {b and b['stats']['states_stored']})")
+              and (b["stats"]["states_stored"] == por if n == 3
+                   else 0 < b["stats"]["states_stored"] <= por)
+              and b["verdict"] == a["verdict"] == "deadlock" and code == 1,
+              f"philosophers N={n}: {plain} states, {'' if n == 3 else 'at most '}{por} = 6^{n} "
+              f"with --por ({a and a['stats']['states_stored']}, "
+              f"{b and b['stats']['states_stored']})")
         # the folded instructions are counted: 3 per philosopher, once
         check(b and b["stats"]["instructions"] > 0
               and b["stats"]["invisible_instructions"] >= 3 * n,
               f"philosophers N={n}: folded instructions counted")
     # issue 15's target: at most the hand-reduced SPIN model's 279,936 = 6^7
     code, b = run_json("--por", "--race=off", "--all-errors", "--store=exact", "-D", "N=7", phil)
-    check(code == 1 and b and b["stats"]["states_stored"] == 279936,
-          f"philosophers N=7 with --por: 279936 states ({b and b['stats']['states_stored']})")
+    check(code == 1 and b and 0 < b["stats"]["states_stored"] <= 279936,
+          f"philosophers N=7 with --por: at most 279936 states ({b and b['stats']['states_stored']})")
     # the default search is untouched: its figure with LD' on
     _, a = run_json("--all-errors", "--store=exact", phil)
     check(a and a["stats"]["states_stored"] == 729, "philosophers without --por: 729 states")
