@@ -30,21 +30,28 @@ static void hint_huge(void *p, size_t bytes)
 #endif
 }
 
-bool dfs_grow_slow(search *S, size_t need, bool enforce)
+bool frames_grow_slow(search *S, void **frames, size_t *cap, size_t need, size_t entry,
+                      bool enforce)
 {
-    dfs_stack *d = &S->dfs;
-    uint64_t nc = grown_capacity(S, d->cap, need, sizeof(frame), (size_t)1 << 20, 1u << 16,
-                                 enforce);
+    uint64_t nc = grown_capacity(S, *cap, need, entry, (size_t)1 << 20, 1u << 16, enforce);
     if (!nc) return false;
-    frame *nf = realloc(d->frames, (size_t)nc * sizeof *nf);
+    void *nf = realloc(*frames, (size_t)nc * entry);
     if (!nf) {
         S->lim.stop = STOP_NOMEM;
         return false;
     }
-    d->frames = nf;
-    d->cap = (size_t)nc;
-    hint_huge(nf, (size_t)nc * sizeof *nf);
+    *frames = nf;
+    *cap = (size_t)nc;
+    hint_huge(nf, (size_t)nc * entry);
     return true;
+}
+
+bool dfs_grow_slow(search *S, size_t need, bool enforce)
+{
+    void *f = S->dfs.frames;
+    bool ok = frames_grow_slow(S, &f, &S->dfs.cap, need, sizeof(frame), enforce);
+    S->dfs.frames = f;
+    return ok;
 }
 
 bool undo_grow_slow(search *S, size_t need)
@@ -63,9 +70,8 @@ bool undo_grow_slow(search *S, size_t need)
     return true;
 }
 
-/* Record an error reached from the top of the stack (index depth) by `last`. */
-static bool dfs_error(search *S, size_t depth, const explore_step *last,
-                      const step_outcome *out)
+bool stack_error(search *S, const void *frames, size_t stride, size_t depth,
+                 const explore_step *last, const step_outcome *out)
 {
     if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
     explore_step *path = malloc((depth + 1) * sizeof *path);
@@ -74,7 +80,7 @@ static bool dfs_error(search *S, size_t depth, const explore_step *last,
         return false;
     }
     for (size_t i = 0; i < depth; i++) { /* level i + 1 came from level i's last step */
-        const frame *f = &S->dfs.frames[i];
+        const frame *f = (const frame *)((const char *)frames + i * stride);
         path[i] = (explore_step){f->tid, f->choice - 1};
     }
     path[depth] = *last;
@@ -141,7 +147,8 @@ void dfs(search *S, uint32_t first, uint64_t n)
         int rc = insert_prepared(S, ns, &out, hash, S->recent.on, recent, known, &first, &n);
         ahead_after_insert(S, recent, rc);
         if (rc == INS_STOP) break;
-        if (rc == INS_ERROR && !dfs_error(S, depth, &st, &out)) break;
+        if (rc == INS_ERROR && !stack_error(S, S->dfs.frames, sizeof(frame), depth, &st, &out))
+            break;
         if (rc == INS_NEW) { /* push */
             if (!dfs_grow(S, depth + 2, true) || !undo_grow(S)) break;
             depth++;

@@ -165,17 +165,10 @@ static bool frames_grow(search *S, size_t need)
 {
     por_stack *ps = &S->ps;
     if (need <= ps->cap) return true;
-    uint64_t nc = grown_capacity(S, ps->cap, need, sizeof(por_frame), (size_t)1 << 20,
-                                 1u << 16, true);
-    if (!nc) return false;
-    por_frame *nf = realloc(ps->frames, (size_t)nc * sizeof *nf);
-    if (!nf) {
-        S->lim.stop = STOP_NOMEM;
-        return false;
-    }
-    ps->frames = nf;
-    ps->cap = (size_t)nc;
-    return true;
+    void *f = ps->frames;
+    bool ok = frames_grow_slow(S, &f, &ps->cap, need, sizeof(por_frame), true);
+    ps->frames = f;
+    return ok;
 }
 
 /* Start level f for state s (hash h) with sleep set z: for a new state its
@@ -203,28 +196,8 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
     }
     f->done = 0;
     f->hash = h;
-    f->tid = -1;
-    f->choice = f->nchoices = 0;
-}
-
-/* Record an error reached from level `depth` by `last`. */
-static bool por_error(search *S, size_t depth, const explore_step *last,
-                      const step_outcome *out)
-{
-    if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
-    explore_step *path = malloc((depth + 1) * sizeof *path);
-    if (!path) {
-        S->lim.stop = STOP_NOMEM;
-        return false;
-    }
-    for (size_t i = 0; i < depth; i++) {
-        const por_frame *f = &S->ps.frames[i];
-        path[i] = (explore_step){f->tid, f->choice - 1};
-    }
-    path[depth] = *last;
-    bool go_on = record_error(S, out, path, (uint32_t)depth + 1);
-    free(path);
-    return go_on;
+    f->fr.tid = -1;
+    f->fr.choice = f->fr.nchoices = 0;
 }
 
 void dfs_por(search *S)
@@ -240,26 +213,26 @@ void dfs_por(search *S)
 
     while (S->lim.stop == STOP_COMPLETE) {
         por_frame *f = &S->ps.frames[depth];
-        if (f->tid < 0 || f->choice >= f->nchoices) { /* the next thread */
-            if (f->tid >= 0) f->sleep |= 1ull << f->tid; /* its steps are explored */
+        if (f->fr.tid < 0 || f->fr.choice >= f->fr.nchoices) { /* the next thread */
+            if (f->fr.tid >= 0) f->sleep |= 1ull << f->fr.tid; /* its steps are explored */
             if (!f->todo) { /* backtrack */
                 onstack_remove(S, f->hash);
                 if (depth == 0) break;
-                undo_pop(S, f->undo);
+                undo_pop(S, f->fr.undo);
                 depth--;
                 continue;
             }
             uint32_t t = (uint32_t)__builtin_ctzll(f->todo);
             f->todo &= f->todo - 1;
             f->done |= 1ull << t;
-            f->tid = (int32_t)t;
-            f->choice = 0;
-            f->nchoices = vm_enabled(p, S->cur, (int)t);
+            f->fr.tid = (int32_t)t;
+            f->fr.choice = 0;
+            f->fr.nchoices = vm_enabled(p, S->cur, (int)t);
             /* what stays asleep in its successors */
             f->indep = f->sleep ? por_independent(S->por, S->cur, (int)t, f->sleep) : 0;
             continue;
         }
-        explore_step st = {f->tid, f->choice++};
+        explore_step st = {f->fr.tid, f->fr.choice++};
         uint8_t *ns = S->dfs.next;
         step_outcome out;
         memcpy(ns, S->cur, S->ssize);
@@ -292,7 +265,7 @@ void dfs_por(search *S)
                 z &= hz;
             }
         }
-        if (rc == INS_ERROR && !por_error(S, depth, &st, &out)) break;
+        if (rc == INS_ERROR && !stack_error(S, S->ps.frames, sizeof(por_frame), depth, &st, &out)) break;
         if (rc == INS_NEW || again) { /* push */
             if (!frames_grow(S, depth + 2) || !undo_grow(S)) break;
             uint64_t h = vec_hash(S, ns, hash);
@@ -300,7 +273,7 @@ void dfs_por(search *S)
             if (rc == INS_NEW && z && !sleep_put(S, h, z)) break;
             depth++;
             por_frame *nf = &S->ps.frames[depth];
-            nf->undo = undo_push(S, S->cur, ns);
+            nf->fr.undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
             level_start(S, nf, S->cur, h, z, again);

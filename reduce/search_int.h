@@ -161,6 +161,8 @@ typedef struct lookahead {
  * set still to expand, those taken, and the state's hash (for the stack
  * set of the cycle proviso). The undo log is the plain DFS's. */
 typedef struct por_frame {
+    frame fr;          /* the thread being expanded (tid -1: take the next of
+                          todo), its next choice, the level's undo record */
     uint64_t enabled;  /* threads with a step in the level's state */
     uint64_t todo;     /* still to expand: the persistent set, or all (proviso) */
     uint64_t done;     /* taken (being expanded or finished) */
@@ -168,10 +170,6 @@ typedef struct por_frame {
                           taken here (explored from an ancestor, or here) */
     uint64_t indep;    /* of the enabled threads, those independent of tid's step */
     uint64_t hash;     /* of the level's stored vector */
-    uint64_t choice;   /* next choice of tid */
-    uint64_t nchoices;
-    int32_t tid;       /* being expanded; -1: take the next of todo */
-    uint32_t undo;     /* bytes of this level's undo record */
 } por_frame;
 
 typedef struct por_stack {
@@ -367,6 +365,15 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
  * enabled thread is `first` with `n` choices. */
 void dfs(search *S, uint32_t first, uint64_t n);
 bool dfs_grow_slow(search *S, size_t need, bool enforce);
+/* Grow a DFS's array of frames (`entry` bytes each: dfs.c's, dfs_por.c's) to
+ * hold `need`; false with S->lim.stop set if it cannot. */
+bool frames_grow_slow(search *S, void **frames, size_t *cap, size_t need, size_t entry,
+                      bool enforce);
+/* Record an error reached by `last` from level `depth` of a DFS whose
+ * frames (`stride` bytes apart) each begin with a `frame`: the path is each
+ * level's tid and last choice taken. False if the search must stop. */
+bool stack_error(search *S, const void *frames, size_t stride, size_t depth,
+                 const explore_step *last, const step_outcome *out);
 bool undo_grow_slow(search *S, size_t need);
 
 /* Room for `need` frames on the DFS stack; false with S->lim.stop set if not. */
