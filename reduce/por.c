@@ -234,6 +234,25 @@ static bool unit_pass(por *P, uint32_t ui, bool *nomem)
     return any;
 }
 
+/* The unit of a thread of proc `body` with `self` (its spawn argument): the
+ * one made for that value if any, else the proc's unit with self unknown. */
+static uint32_t spawn_unit(const por *P, uint32_t body, vm_absval self)
+{
+    for (uint32_t i = 0; i < P->nunits; i++)
+        if (P->units[i].body == body && P->units[i].self == self && P->units[i].tid == VM_ABS_TOP)
+            return i;
+    return P->top_unit[body];
+}
+
+/* op_objects(), and for a spawn its child's whole future. */
+static void insn_objects(const por *P, const vm_insn *in, const vm_absval *regs,
+                         vm_absval self, vm_absval tid, uint64_t *w)
+{
+    vm_absval cself = VM_ABS_BOT;
+    op_objects(P, in, regs, self, tid, w, &cself);
+    if (cself != VM_ABS_BOT) or_into(w, P->units[spawn_unit(P, (uint32_t)in->obj, cself)].fut, P->words);
+}
+
 /* Does the instruction name its object through a value not known here? */
 static bool needs_regs(const vm_insn *in, const vm_absval *regs, vm_absval self, vm_absval tid)
 {
@@ -257,16 +276,7 @@ static void unit_steps(por *P, por_unit *u)
         if (r[b->nregs] == VM_ABS_BOT) continue;
         uint64_t *w = u->step + (size_t)pc * words;
         memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
-        vm_absval cself = VM_ABS_BOT;
-        op_objects(P, &b->code[pc], r, u->self, u->tid, w, &cself);
-        if (cself != VM_ABS_BOT) {
-            uint32_t c = P->top_unit[b->code[pc].obj];
-            for (uint32_t i = 0; i < P->nunits; i++)
-                if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
-                    P->units[i].tid == VM_ABS_TOP)
-                    c = i;
-            or_into(w, P->units[c].fut, words);
-        }
+        insn_objects(P, &b->code[pc], r, u->self, u->tid, w);
         u->exact[pc] = !needs_regs(&b->code[pc], r, u->self, u->tid);
     }
 }
@@ -371,12 +381,7 @@ static const por_unit *unit_at(const por *P, const uint8_t *s, int t)
 {
     const vm_program *p = P->p;
     if ((uint32_t)t < p->nstatic) return &P->units[P->static_unit[t]];
-    uint32_t body = vm_tbody_index(p, s, t);
-    vm_absval self = vm_tself(p, s, t);
-    for (uint32_t i = 0; i < P->nunits; i++)
-        if (P->units[i].body == body && P->units[i].self == self && P->units[i].tid == VM_ABS_TOP)
-            return &P->units[i];
-    return &P->units[P->top_unit[body]];
+    return &P->units[spawn_unit(P, vm_tbody_index(p, s, t), vm_tself(p, s, t))];
 }
 
 /* The registers of thread t in s, as a vm_absregs() row. */
@@ -406,16 +411,7 @@ static const uint64_t *thread_step(por *P, const uint8_t *s, int t, const por_un
     memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
     concrete_regs(p, s, t, b->nregs, regs);
     vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
-    vm_absval cself = VM_ABS_BOT;
-    op_objects(P, &b->code[pc], regs, self, t, w, &cself);
-    if (cself != VM_ABS_BOT) {
-        uint32_t child = P->top_unit[b->code[pc].obj];
-        for (uint32_t i = 0; i < P->nunits; i++)
-            if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
-                P->units[i].tid == VM_ABS_TOP)
-                child = i;
-        or_into(w, P->units[child].fut, words);
-    }
+    insn_objects(P, &b->code[pc], regs, self, t, w);
     return w;
 }
 
