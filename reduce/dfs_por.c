@@ -1,6 +1,8 @@
 /* dfs_por.c: the depth-first search of --por: at each state only the threads
- * of a persistent set (por.c) are expanded, with the cycle proviso of
- * Godefroid's stateful selective search (his thesis, section 6.3): a state
+ * of a persistent set (por.c) not in the state's sleep set are expanded,
+ * with the cycle proviso of Godefroid's stateful selective search (his
+ * thesis, chapter 6, the search with persistent sets, sleep sets and state
+ * caching; Stoller, section 6): a state
  * one of whose explored successors is on the stack is expanded fully, so
  * that on every cycle of the reduced graph some state is fully expanded and
  * no thread's step is ignored forever. Together these keep every deadlock
@@ -9,9 +11,19 @@
  * one is treated like the proviso's: the state is expanded fully (else an
  * error of one thread could cut off what the others reach after it) (Stoller, section 6, Theorem 10; Godefroid,
  * Theorems 6.14 and 6.18). The stack set is a multiset of the stack states'
- * 64-bit hashes: a collision only expands a state fully. Sleep sets are not
- * used. It shares the plain DFS's undo log (search_int.h) and its
- * insertion; it has no look-ahead. */
+ * 64-bit hashes: a collision only expands a state fully.
+ *
+ * Sleep sets, per thread (a thread's step with all its choices is one
+ * transition): once a thread's step has been explored from a state, the
+ * later successors of that state put it to sleep if their step is
+ * independent of it (por_independent), and a sleeping thread is not
+ * expanded until a dependent step wakes it. A state is stored with the
+ * sleep set it was first explored with (only a non-empty one, in a map from
+ * its hash); reached again with a sleep set that lacks some of those
+ * threads, it is explored again for them (Godefroid's rule: H(s) := H(s) ∩
+ * Sleep), so state matching never loses a step. It shares the plain DFS's
+ * undo log (search_int.h) and its insertion; it has no look-ahead. The BFS
+ * (bfs.c) uses persistent sets without sleep sets. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +98,62 @@ static void onstack_remove(search *S, uint64_t h)
     ps->on_len--;
 }
 
+/* ---- the stored sleep sets ---------------------------------------------------- */
+
+static inline size_t sl_home(uint64_t k, size_t m) { return (size_t)(k * 0x9e3779b97f4a7c15ull >> 24) & m; }
+
+/* The sleep set state h was first explored with (0: none or empty). */
+static uint64_t sleep_get(const search *S, uint64_t h)
+{
+    const por_stack *ps = &S->ps;
+    if (!ps->sl_cap) return 0;
+    uint64_t k = on_key(h);
+    size_t m = ps->sl_cap - 1;
+    for (size_t j = sl_home(k, m); ps->sl_key[j]; j = (j + 1) & m)
+        if (ps->sl_key[j] == k) return ps->sl_val[j];
+    return 0;
+}
+
+static bool sleep_put(search *S, uint64_t h, uint64_t z)
+{
+    por_stack *ps = &S->ps;
+    if (2 * (ps->sl_len + 1) > ps->sl_cap) {
+        size_t nc = ps->sl_cap ? 2 * ps->sl_cap : 1024;
+        if (S->o->memlimit && search_memory(S) + (nc - ps->sl_cap) * 16 > S->o->memlimit) {
+            S->lim.stop = STOP_MEMLIMIT;
+            return false;
+        }
+        uint64_t *nk = calloc(nc, sizeof *nk), *nv = malloc(nc * sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+        for (size_t i = 0; i < ps->sl_cap; i++) {
+            if (!ps->sl_key[i]) continue;
+            size_t j = sl_home(ps->sl_key[i], nc - 1);
+            while (nk[j]) j = (j + 1) & (nc - 1);
+            nk[j] = ps->sl_key[i];
+            nv[j] = ps->sl_val[i];
+        }
+        free(ps->sl_key);
+        free(ps->sl_val);
+        ps->sl_key = nk;
+        ps->sl_val = nv;
+        ps->sl_cap = nc;
+    }
+    uint64_t k = on_key(h);
+    size_t m = ps->sl_cap - 1, j = sl_home(k, m);
+    while (ps->sl_key[j] && ps->sl_key[j] != k) j = (j + 1) & m;
+    if (!ps->sl_key[j]) {
+        ps->sl_key[j] = k;
+        ps->sl_len++;
+    }
+    ps->sl_val[j] = z;
+    return true;
+}
+
 /* ---- the search ------------------------------------------------------------- */
 
 static uint64_t vec_hash(const search *S, const uint8_t *v, uint64_t hash)
@@ -110,12 +178,29 @@ static bool frames_grow(search *S, size_t need)
     return true;
 }
 
-/* Start level f for state s (stored, hash h): its persistent set. */
-static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h)
+/* Start level f for state s (hash h) with sleep set z: for a new state its
+ * persistent set less the sleeping threads; for one explored before, the
+ * threads `again` (woken since). */
+static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, uint64_t z,
+                        uint64_t again)
 {
     f->enabled = enabled_mask(S->p, s);
-    f->todo = por_persistent(S->por, s, f->enabled);
-    if (f->todo != f->enabled) S->r->stats.por_reduced++;
+    f->sleep = z & f->enabled;
+    if (again) {
+        f->todo = again & f->enabled;
+    } else {
+        uint64_t ps = por_persistent(S->por, s, f->enabled);
+        if (ps != f->enabled) S->r->stats.por_reduced++;
+        f->todo = ps & ~f->sleep;
+        if (!f->todo && (f->enabled & ~f->sleep)) {
+            /* the persistent set is all asleep: none of its steps is taken
+             * here, so none can be seen to leave the stack, and a sleeping
+             * step may lead back to this very state (a loop): the proviso
+             * holds vacuously, every thread not asleep is expanded */
+            f->todo = f->enabled & ~f->sleep;
+            if (ps != f->enabled) S->r->stats.por_proviso++;
+        }
+    }
     f->done = 0;
     f->hash = h;
     f->tid = -1;
@@ -151,11 +236,12 @@ void dfs_por(search *S)
     if (!frames_grow(S, 1)) return;
     uint64_t h0 = vec_hash(S, S->cur, S->recent.on ? store_hash(S->st, S->cur) : 0);
     if (!onstack_add(S, h0)) return;
-    level_start(S, &S->ps.frames[0], S->cur, h0);
+    level_start(S, &S->ps.frames[0], S->cur, h0, 0, 0);
 
     while (S->lim.stop == STOP_COMPLETE) {
         por_frame *f = &S->ps.frames[depth];
         if (f->tid < 0 || f->choice >= f->nchoices) { /* the next thread */
+            if (f->tid >= 0) f->sleep |= 1ull << f->tid; /* its steps are explored */
             if (!f->todo) { /* backtrack */
                 onstack_remove(S, f->hash);
                 if (depth == 0) break;
@@ -169,6 +255,8 @@ void dfs_por(search *S)
             f->tid = (int32_t)t;
             f->choice = 0;
             f->nchoices = vm_enabled(p, S->cur, (int)t);
+            /* what stays asleep in its successors */
+            f->indep = f->sleep ? por_independent(S->por, S->cur, (int)t, f->sleep) : 0;
             continue;
         }
         explore_step st = {f->tid, f->choice++};
@@ -184,27 +272,38 @@ void dfs_por(search *S)
         int rc = insert_prepared(S, ns, &out, hash, S->recent.on,
                                  S->recent.on && is_recent(S, hash), false, &first, &n);
         if (rc == INS_STOP) break;
-        if ((f->todo | f->done) != f->enabled &&
+        if ((f->todo | f->done | f->sleep) != f->enabled &&
             (out.kind != VERDICT_OK ||
              (rc == INS_SEEN && onstack_has(S, vec_hash(S, ns, hash))))) {
             /* the proviso: a step back onto the stack (a cycle may close
              * here), or a step into an error, which ends its path where the
              * other threads' steps would have gone on: every thread's step
-             * is explored from this state */
-            f->todo = f->enabled & ~f->done;
+             * not asleep is explored from this state */
+            f->todo = f->enabled & ~f->done & ~f->sleep;
             x->por_proviso++;
         }
+        uint64_t z = f->sleep & f->indep; /* the successor's sleep set */
+        uint64_t again = 0;               /* a seen state's threads to explore again */
+        if (rc == INS_SEEN && out.kind == VERDICT_OK) {
+            uint64_t h = vec_hash(S, ns, hash), hz = sleep_get(S, h);
+            if (hz & ~z) { /* first explored with them asleep: not any more */
+                again = hz & ~z;
+                if (!sleep_put(S, h, hz & z)) break;
+                z &= hz;
+            }
+        }
         if (rc == INS_ERROR && !por_error(S, depth, &st, &out)) break;
-        if (rc == INS_NEW) { /* push */
+        if (rc == INS_NEW || again) { /* push */
             if (!frames_grow(S, depth + 2) || !undo_grow(S)) break;
             uint64_t h = vec_hash(S, ns, hash);
             if (!onstack_add(S, h)) break;
+            if (rc == INS_NEW && z && !sleep_put(S, h, z)) break;
             depth++;
             por_frame *nf = &S->ps.frames[depth];
             nf->undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
-            level_start(S, nf, S->cur, h);
+            level_start(S, nf, S->cur, h, z, again);
             if (max_depth && depth >= max_depth) {
                 if (nf->enabled) S->lim.truncated = true;
                 nf->todo = 0; /* a leaf: do not expand */

@@ -32,6 +32,8 @@ static void free_search(search *S)
     por_free(S->por);
     free(S->ps.frames);
     free(S->ps.onstack);
+    free(S->ps.sl_key);
+    free(S->ps.sl_val);
 }
 
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r)

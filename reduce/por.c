@@ -45,6 +45,9 @@ typedef struct por_unit {
     vm_absval *regs;   /* vm_absregs(): (nregs + 1) per pc */
     uint64_t *tail;    /* ncode * words */
     uint64_t *fut;     /* ncode * words */
+    uint64_t *step;    /* ncode * words: the first instruction's objects and the tail */
+    uint8_t *exact;    /* per pc: step[pc] holds whatever the registers (no
+                          index or spawn argument left unknown) */
 } por_unit;
 
 struct por {
@@ -59,7 +62,7 @@ struct por {
     /* per state scratch */
     uint64_t *step;            /* nthreads * words */
     const uint64_t **fut;      /* per thread: its future at its pc, or NULL if not live */
-    uint64_t *conflict_known, *conflict; /* nthreads * nthreads bits, lazily */
+    uint64_t *adj;             /* per thread: the threads it adds to a closure */
     uint64_t *tmp;             /* words */
 };
 
@@ -106,10 +109,14 @@ static uint32_t unit_of(por *P, uint32_t body, vm_absval self, vm_absval tid)
     u->regs = vm_absregs(P->p, body, self, tid);
     u->tail = calloc((size_t)b->ncode * P->words, sizeof *u->tail);
     u->fut = calloc((size_t)b->ncode * P->words, sizeof *u->fut);
-    if (!u->regs || !u->tail || !u->fut) {
+    u->step = calloc((size_t)b->ncode * P->words, sizeof *u->step);
+    u->exact = calloc(b->ncode, 1);
+    if (!u->regs || !u->tail || !u->fut || !u->step || !u->exact) {
         free(u->regs);
         free(u->tail);
         free(u->fut);
+        free(u->step);
+        free(u->exact);
         return UINT32_MAX;
     }
     return P->nunits++;
@@ -223,6 +230,43 @@ static bool unit_pass(por *P, uint32_t ui, bool *nomem)
     return any;
 }
 
+/* Does the instruction name its object through a value not known here? */
+static bool needs_regs(const vm_insn *in, const vm_absval *regs, vm_absval self, vm_absval tid)
+{
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_load: case VM_OP_store: case VM_OP_acquire: case VM_OP_release:
+    case VM_OP_wait: case VM_OP_notify: case VM_OP_notifyall:
+        return !known(vm_absop(&in->idx, regs, self, tid));
+    case VM_OP_spawn: return !known(vm_absop(&in->a, regs, self, tid));
+    default: return false;
+    }
+}
+
+/* step[pc] = the first instruction's objects (as far as known statically)
+ * and the tail; exact[pc] when nothing in the first instruction is unknown. */
+static void unit_steps(por *P, por_unit *u)
+{
+    const vm_body *b = &P->p->bodies[u->body];
+    uint32_t words = P->words, row = b->nregs + 1;
+    for (uint32_t pc = 0; pc < b->ncode; pc++) {
+        const vm_absval *r = u->regs + (size_t)pc * row;
+        if (r[b->nregs] == VM_ABS_BOT) continue;
+        uint64_t *w = u->step + (size_t)pc * words;
+        memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
+        vm_absval cself = VM_ABS_BOT;
+        op_objects(P, &b->code[pc], r, u->self, u->tid, w, &cself);
+        if (cself != VM_ABS_BOT) {
+            uint32_t c = P->top_unit[b->code[pc].obj];
+            for (uint32_t i = 0; i < P->nunits; i++)
+                if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
+                    P->units[i].tid == VM_ABS_TOP)
+                    c = i;
+            or_into(w, P->units[c].fut, words);
+        }
+        u->exact[pc] = !needs_regs(&b->code[pc], r, u->self, u->tid);
+    }
+}
+
 por *por_new(const vm_program *p, const uint8_t *discharged)
 {
     por *P = calloc(1, sizeof *P);
@@ -240,12 +284,9 @@ por *por_new(const vm_program *p, const uint8_t *discharged)
     P->top_unit = calloc(p->nbodies ? p->nbodies : 1, sizeof *P->top_unit);
     P->step = calloc((size_t)n * P->words, sizeof *P->step);
     P->fut = calloc(n, sizeof *P->fut);
-    size_t cw = ((size_t)n * n + 63) / 64;
-    P->conflict_known = calloc(cw, sizeof *P->conflict_known);
-    P->conflict = calloc(cw, sizeof *P->conflict);
+    P->adj = calloc(n, sizeof *P->adj);
     P->tmp = calloc(P->words, sizeof *P->tmp);
-    if (!P->static_unit || !P->top_unit || !P->step || !P->fut || !P->conflict_known ||
-        !P->conflict || !P->tmp)
+    if (!P->static_unit || !P->top_unit || !P->step || !P->fut || !P->adj || !P->tmp)
         goto fail;
     for (uint32_t t = 0; t < p->nstatic; t++) {
         uint32_t u = unit_of(P, (uint32_t)p->threads[t].body, p->threads[t].self, t);
@@ -268,6 +309,7 @@ por *por_new(const vm_program *p, const uint8_t *discharged)
             if (nomem) goto fail;
         }
     }
+    for (uint32_t i = 0; i < P->nunits; i++) unit_steps(P, &P->units[i]);
     return P;
 fail:
     por_free(P);
@@ -281,14 +323,15 @@ void por_free(por *P)
         free(P->units[i].regs);
         free(P->units[i].tail);
         free(P->units[i].fut);
+        free(P->units[i].step);
+        free(P->units[i].exact);
     }
     free(P->units);
     free(P->static_unit);
     free(P->top_unit);
     free(P->step);
     free(P->fut);
-    free(P->conflict_known);
-    free(P->conflict);
+    free(P->adj);
     free(P->tmp);
     free(P);
 }
@@ -327,13 +370,59 @@ static void concrete_regs(const vm_program *p, const uint8_t *s, int t, uint32_t
 
 bool por_applies(const por *P) { return P->p->nthreads <= 64; }
 
+/* The objects of live thread t's step in s (t at pc of unit u): the
+ * static set, or, when the first instruction names its object through a
+ * register, that object with the registers now and the static tail (in
+ * the thread's scratch row). */
+static const uint64_t *thread_step(por *P, const uint8_t *s, int t, const por_unit *u,
+                                   uint32_t pc)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    const uint64_t *st = u->step + (size_t)pc * words;
+    const vm_body *b = &p->bodies[u->body];
+    if (u->exact[pc] || b->nregs > VM_MAX_REGS + 64) return st; /* (not met: the assembler's limit) */
+    vm_absval regs[VM_MAX_REGS + 64];
+    uint64_t *w = P->step + (size_t)t * words;
+    memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
+    concrete_regs(p, s, t, b->nregs, regs);
+    vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
+    vm_absval cself = VM_ABS_BOT;
+    op_objects(P, &b->code[pc], regs, self, t, w, &cself);
+    if (cself != VM_ABS_BOT) {
+        uint32_t child = P->top_unit[b->code[pc].obj];
+        for (uint32_t i = 0; i < P->nunits; i++)
+            if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
+                P->units[i].tid == VM_ABS_TOP)
+                child = i;
+        or_into(w, P->units[child].fut, words);
+    }
+    return w;
+}
+
+uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
+{
+    const vm_program *p = P->p;
+    uint32_t words = P->words;
+    if (p->nthreads > 64) return 0;
+    const uint64_t *st = thread_step(P, s, t, unit_at(P, s, t), vm_tpc(p, s, t));
+    uint64_t ind = 0;
+    for (mask &= ~(1ull << t); mask; mask &= mask - 1) {
+        uint32_t u = (uint32_t)__builtin_ctzll(mask);
+        if (!meets(st, thread_step(P, s, (int)u, unit_at(P, s, (int)u), vm_tpc(p, s, (int)u)),
+                   words))
+            ind |= 1ull << u;
+    }
+    return ind;
+}
+
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
 {
     const vm_program *p = P->p;
     uint32_t n = p->nthreads, words = P->words;
     if (n > 64 || __builtin_popcountll(enabled) <= 1) return enabled;
     uint64_t live = 0;
-    vm_absval regs[VM_MAX_REGS + 64];
+    const uint64_t *step[64];
     for (uint32_t t = 0; t < n; t++) {
         enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
         P->fut[t] = NULL;
@@ -342,31 +431,23 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         const por_unit *u = unit_at(P, s, (int)t);
         uint32_t pc = vm_tpc(p, s, (int)t);
         P->fut[t] = u->fut + (size_t)pc * words;
-        if (!((enabled >> t) & 1)) continue;
-        /* the step: its first instruction with the thread's registers now,
-         * then its tail (static) */
-        const vm_body *b = &p->bodies[u->body];
-        uint64_t *w = P->step + (size_t)t * words;
-        memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
-        uint32_t nr = b->nregs < VM_MAX_REGS + 64 ? b->nregs : 0;
-        const vm_absval *rr = u->regs + (size_t)pc * (b->nregs + 1);
-        if (nr == b->nregs) {
-            concrete_regs(p, s, (int)t, nr, regs);
-            rr = regs;
-        }
-        vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, (int)t);
-        vm_absval cself = VM_ABS_BOT;
-        op_objects(P, &b->code[pc], rr, self, t, w, &cself);
-        if (cself != VM_ABS_BOT) {
-            uint32_t child = P->top_unit[b->code[pc].obj];
-            for (uint32_t i = 0; i < P->nunits; i++)
-                if (P->units[i].body == (uint32_t)b->code[pc].obj && P->units[i].self == cself &&
-                    P->units[i].tid == VM_ABS_TOP)
-                    child = i;
-            or_into(w, P->units[child].fut, words);
-        }
+        if ((enabled >> t) & 1) step[t] = thread_step(P, s, (int)t, u, pc);
     }
-    memset(P->conflict_known, 0, ((size_t)n * n + 63) / 64 * 8);
+    /* the graph of the closure: an enabled thread adds the live threads
+     * whose future meets its step, a disabled one its enablers */
+    for (uint64_t ts = live; ts; ts &= ts - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(ts);
+        uint64_t add = 0;
+        if ((enabled >> t) & 1) {
+            for (uint64_t us = live & ~(1ull << t); us; us &= us - 1) {
+                uint32_t u = (uint32_t)__builtin_ctzll(us);
+                if (meets(step[t], P->fut[u], words)) add |= 1ull << u;
+            }
+        } else {
+            add = por_enablers(P, s, (int)t, live);
+        }
+        P->adj[t] = add;
+    }
     uint64_t best = enabled;
     int best_n = __builtin_popcountll(enabled);
     for (uint64_t seeds = enabled; seeds && best_n > 1; seeds &= seeds - 1) {
@@ -375,26 +456,9 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         while (work) {
             uint32_t t = (uint32_t)__builtin_ctzll(work);
             work &= work - 1;
-            uint64_t add = 0;
-            if ((enabled >> t) & 1) {
-                const uint64_t *w = P->step + (size_t)t * words;
-                for (uint64_t us = live & ~T; us; us &= us - 1) {
-                    uint32_t u = (uint32_t)__builtin_ctzll(us);
-                    size_t k = (size_t)t * n + u;
-                    if (!((P->conflict_known[k >> 6] >> (k & 63)) & 1)) {
-                        P->conflict_known[k >> 6] |= 1ull << (k & 63);
-                        if (meets(w, P->fut[u], words)) P->conflict[k >> 6] |= 1ull << (k & 63);
-                        else P->conflict[k >> 6] &= ~(1ull << (k & 63));
-                    }
-                    if ((P->conflict[k >> 6] >> (k & 63)) & 1) add |= 1ull << u;
-                }
-            } else {
-                add = por_enablers(P, s, (int)t, live);
-            }
-            add &= ~T;
+            uint64_t add = P->adj[t] & ~T;
             T |= add;
             work |= add;
-            if (__builtin_popcountll(T & enabled) >= best_n) break;
         }
         int k = __builtin_popcountll(T & enabled);
         if (k < best_n) {

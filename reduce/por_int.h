@@ -29,6 +29,11 @@ bool por_applies(const por *P);
  * has a step), equal to it when nothing smaller is found. */
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled);
 
+/* The threads of `mask` (enabled in s) whose steps in s are independent
+ * of enabled thread t's: no object in common (so neither disables the
+ * other and they commute). For sleep sets. */
+uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask);
+
 /* The live threads (of `live`) that may enable disabled thread t in s
  * (used by por_persistent; the caller has filled the futures). */
 uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);

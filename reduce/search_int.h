@@ -164,6 +164,9 @@ typedef struct por_frame {
     uint64_t enabled;  /* threads with a step in the level's state */
     uint64_t todo;     /* still to expand: the persistent set, or all (proviso) */
     uint64_t done;     /* taken (being expanded or finished) */
+    uint64_t sleep;    /* the sleep set: threads whose steps need not be
+                          taken here (explored from an ancestor, or here) */
+    uint64_t indep;    /* of the enabled threads, those independent of tid's step */
     uint64_t hash;     /* of the level's stored vector */
     uint64_t choice;   /* next choice of tid */
     uint64_t nchoices;
@@ -176,6 +179,9 @@ typedef struct por_stack {
     size_t cap;
     uint64_t *onstack; /* a multiset of the stack's hashes, open addressing */
     size_t on_cap, on_len; /* slots (a power of 2), entries */
+    uint64_t *sl_key, *sl_val; /* hash -> the sleep set a state was first
+                                  explored with (only those not empty) */
+    size_t sl_cap, sl_len;
 } por_stack;
 
 /* ---- the context ---------------------------------------------------------- */

@@ -155,6 +155,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
             x->locksets, x->detector_seconds);
     /* bitstate covers part of the states, by an estimate; the others all */
+    if (eo->por)
+        fprintf(out, ",\"por_reduced_states\":%" PRIu64 ",\"por_proviso_states\":%" PRIu64,
+                x->por_reduced, x->por_proviso);
     if (eo->store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
     else

@@ -132,6 +132,10 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
         fprintf(out, " (%" PRIu64 " invisible merged, %.2f per composed step)", x->invisible,
                 x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
     fprintf(out, "\n");
+    if (eo->por)
+        fprintf(out, "  persistent sets      %" PRIu64 " states reduced, %" PRIu64
+                     " of them expanded fully after all (cycle or error proviso)\n",
+                x->por_reduced, x->por_proviso);
     fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
     if (eo->race != LS_OFF) {
         fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
