@@ -68,7 +68,11 @@ the messages of the errors listed). Checks:
     tests/theorem9_cases/error_state_metadata.bc was the regression).
 
 
-Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks;
+Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks
+(the por_*.bc ones are small disciplined models, each pinning one part of
+--por's closure or provisos that the random models seldom exercise: enablers
+of a blocked thread, a spawner's future, the error and cycle provisos; each
+catches one of tests/mutate.py's por-* mutants);
 skipping one of them fails. A seed is skipped only when a search hits the
 time limit (or an unshared violation cannot be decided), and more than
 --max-skip-percent (3%) skipped seeds fail the test; an --all-errors search
