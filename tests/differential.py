@@ -198,8 +198,24 @@ def por_states(path):
     return states, dead
 
 
+def thread_blocks(mcheck, model):
+    """[(thread id, first hex digit, last, static)] of each thread's part of
+    the state vector (pc, status, registers), from `mcheck --dump`'s layout."""
+    p = subprocess.run([mcheck, "--dump", model], capture_output=True, text=True, timeout=60)
+    return [(int(m.group(3)), 2 * int(m.group(1)), 2 * (int(m.group(1)) + int(m.group(2))),
+             m.group(4) != "spawn slot")
+            for m in re.finditer(r"^\s+(\d+)\s+(\d+)\s+thread (\d+): (\w+(?: slot)?)",
+                                 p.stdout, re.M)]
+
+
+def local_states(states, blocks):
+    """The set of (thread, its part of the vector) over `states`."""
+    return {(t, x[a:b]) for x in states for t, a, b, _ in blocks}
+
+
 def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduced-all",
-                                                                       "reduced-bfs")):
+                                                                       "reduced-bfs"),
+              blocks=None):
     """--por (`dumps`: run name -> its --dump-states file, --all-errors)
     against the full search `full`: the same error kinds and deadlocked
     states, stored states among the full search's visible ones and no more
@@ -224,6 +240,20 @@ def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduce
             problems.append(f"{label}{name}: {len(ps - fs)} of {len(ps)} stored states are "
                             f"not visible states of the full search"
                             + (f", e.g. {sorted(ps - fs)[0]}" if ps - fs else ""))
+        if blocks:
+            # every thread's local state (pc, status, registers) in some
+            # visible state of the full search is one in some state --por
+            # stores (Godefroid, Theorem 6.14: an explored path holds every
+            # thread's steps of any path, in order, reading the same values);
+            # a static thread's initial one aside (--por may start past its
+            # invisible prefix)
+            first = read_states(full_dump)[0].split()[0]
+            init = local_states([first], [bl for bl in blocks if bl[3]])
+            lost = local_states(fs, blocks) - local_states(ps, blocks) - init
+            if lost:
+                t, x = sorted(lost)[0]
+                problems.append(f"{label}{name}: {len(lost)} local states of threads that the "
+                                f"full search reaches are in no stored state, e.g. thread {t}: {x}")
         st = js["stats"]["states_stored"]
         nonvis = sum(n for k, n in error_counts(js).items() if k != "deadlock")
         if st != len(ps) + nonvis:
@@ -359,7 +389,9 @@ def check_seed(opts, seed):
                                   full="sp-full-all", compose=("sp-reduced-all",))
 
         # --por against the full search
-        problems += check_por(res, full_dump, {"por-all": por_dump, "por-bfs": porbfs_dump})
+        blocks = thread_blocks(opts.mcheck, model)
+        problems += check_por(res, full_dump, {"por-all": por_dump, "por-bfs": porbfs_dump},
+                              blocks=blocks)
         vp = res["por-first"]["verdict"]
         if (vp == "ok") != (not kf) or (vp != "ok" and vp not in kf):
             problems.append(f"por-first: first-error verdict {vp}; the full search finds "
