@@ -43,7 +43,10 @@ For each seed, gen_model writes a random disciplined model; then
     same deadlocked states (`--dump-states` ends their lines with
     " deadlock"), every state --por stores (but its error states) is a
     visible state of the full search, it stores no more states than
-    `--reduce=compose` (DFS and BFS alike), its first-error verdict is one
+    `--reduce=compose` (DFS and BFS alike), every thread's local state
+    (its part of the vector: pc, status, registers) in a visible state of
+    the full search is in some state it stores (but a static thread's
+    initial one), its first-error verdict is one
     of the reachable kinds; with the default detector (LD') it finds the
     kinds `--reduce=compose` finds; with `--spurious-wakeups` (on the share
     above) the same error kinds and deadlocked states as the full search.
