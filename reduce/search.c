@@ -243,7 +243,10 @@ static bool all_visible(search *S, const uint8_t *s)
     return true;
 }
 
-void dump_state(search *S, const uint8_t *s)
+/* --dump-states: the hex of a stored non-error state (of the full search:
+ * only when every thread can be at a visible control point), then
+ * " deadlock" if it is one. */
+void dump_state(search *S, const uint8_t *s, bool deadlock)
 {
     static const char hex[] = "0123456789abcdef";
     if (!S->o->dump_states) return;
@@ -252,6 +255,7 @@ void dump_state(search *S, const uint8_t *s)
         fputc(hex[s[i] >> 4], S->o->dump_states);
         fputc(hex[s[i] & 15], S->o->dump_states);
     }
+    if (deadlock) fputs(" deadlock", S->o->dump_states);
     fputc('\n', S->o->dump_states);
 }
 

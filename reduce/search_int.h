@@ -219,7 +219,7 @@ bool limits_check(search *S);
 uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
                         size_t first_bytes, uint64_t first_max, bool enforce);
 bool record_error(search *S, const step_outcome *e, const explore_step *path, uint32_t len);
-void dump_state(search *S, const uint8_t *s);
+void dump_state(search *S, const uint8_t *s, bool deadlock);
 
 /* The first thread enabled in s, and its number of choices in *n; nthreads
  * (and *n = 0) if none. */
@@ -343,9 +343,13 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
     }
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
-    if (S->o->dump_states) dump_state(S, s);
-    if (known) return INS_NEW; /* a thread is enabled */
-    return is_deadlock(S->p, s, out, first, n) ? INS_ERROR : INS_NEW;
+    if (known) { /* a thread is enabled */
+        if (S->o->dump_states) dump_state(S, s, false);
+        return INS_NEW;
+    }
+    bool dead = is_deadlock(S->p, s, out, first, n);
+    if (S->o->dump_states) dump_state(S, s, dead);
+    return dead ? INS_ERROR : INS_NEW;
 }
 
 static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,

@@ -230,6 +230,8 @@ def constructs(text):
         got.add("lock array")
     if re.search(r"^\s*end\w*:", text, re.M):
         got.add("end label")
+    if re.search(r"^\s*jmp Lforever\b", text, re.M):
+        got.add("forever loop")
     if re.search(r"^const\s", text, re.M):
         got.add("const")
     if re.search(r"^\s*\w+ [^;\n]*; touched by a second body", text, re.M):
@@ -244,7 +246,7 @@ COVERAGE = sorted(["op " + o for o in OPS] + [
     "channel capacity > 2", "recursive acquire", "wait at depth 2", "wait/notify chain",
     "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const",
     "comma list", "size expression", "const expression", "const declared after its use",
-    "expression operand"])
+    "expression operand", "forever loop"])
 # constructs only the --undisciplined models have (tests/theorem9.py)
 COVERAGE_UNDISC = ["unshared touched by a second body"]
 COVERAGE_MIN_SEEDS = 200

@@ -38,6 +38,22 @@ For each seed, gen_model writes a random disciplined model; then
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
     --spurious-wakeups's counts in both modes on the small ones;
+  * --por (persistent sets with the cycle provisos, DFS and BFS, issue 15)
+    against the full search (`--all-errors`): the same error kinds, the
+    same deadlocked states (`--dump-states` ends their lines with
+    " deadlock"), every state --por stores (but its error states) is a
+    visible state of the full search, it stores no more states than
+    `--reduce=compose` (DFS and BFS alike), every thread's local state
+    (its part of the vector: pc, status, registers) in a visible state of
+    the full search is in some state it stores (but a static thread's
+    initial one), its first-error verdict is one
+    of the reachable kinds; with the default detector (LD') it finds the
+    kinds `--reduce=compose` finds; with `--spurious-wakeups` (on the share
+    above) the same error kinds and deadlocked states as the full search.
+    (--por's states are not compared with composition's: the initial state
+    may be past the threads' invisible starts and detector metadata may be
+    discharged statically, so only the full search's visible states are
+    the reference);
   * the comparisons above run with `--race=off` (detector metadata would
     make one visible state several stored ones); with the default detector
     (LD') both searches find the same error kinds, and their counts equal
@@ -173,6 +189,87 @@ def check_spurious(res, full_dump, red_dump):
     return problems
 
 
+def por_states(path):
+    """(every state, the deadlocked ones) of a --dump-states file, as sets
+    of hex strings."""
+    states, dead = set(), set()
+    for line in read_states(path):
+        hexs, _, tag = line.partition(" ")
+        states.add(hexs)
+        if tag == "deadlock":
+            dead.add(hexs)
+    return states, dead
+
+
+def thread_blocks(mcheck, model):
+    """[(thread id, first hex digit, last, static)] of each thread's part of
+    the state vector (pc, status, registers), from `mcheck --dump`'s layout."""
+    p = subprocess.run([mcheck, "--dump", model], capture_output=True, text=True, timeout=60)
+    return [(int(m.group(3)), 2 * int(m.group(1)), 2 * (int(m.group(1)) + int(m.group(2))),
+             m.group(4) != "spawn slot")
+            for m in re.finditer(r"^\s+(\d+)\s+(\d+)\s+thread (\d+): (\w+(?: slot)?)",
+                                 p.stdout, re.M)]
+
+
+def local_states(states, blocks):
+    """The set of (thread, its part of the vector) over `states`."""
+    return {(t, x[a:b]) for x in states for t, a, b, _ in blocks}
+
+
+def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduced-all",
+                                                                       "reduced-bfs"),
+              blocks=None):
+    """--por (`dumps`: run name -> its --dump-states file, --all-errors)
+    against the full search `full`: the same error kinds and deadlocked
+    states, stored states among the full search's visible ones and no more
+    of them than composition's (runs `compose`, same options)."""
+    problems = []
+    fa = res[full]
+    kf = kinds_of(fa)
+    fs, fd = por_states(full_dump)
+    for name, dump in dumps.items():
+        js = res[name]
+        if kinds_of(js) != kf:
+            problems.append(f"{label}{name}: error kinds {kinds_of(js) or ['none']}, the full "
+                            f"search {kf or ['none']}")
+        ps, pd = por_states(dump)
+        if pd != fd:
+            problems.append(f"{label}{name}: {len(pd)} deadlocked states, the full search "
+                            f"{len(fd)}; {len(fd - pd)} missed"
+                            + (f", e.g. {sorted(fd - pd)[0]}" if fd - pd else "")
+                            + (f"; {len(pd - fd)} not the full search's, e.g. "
+                               f"{sorted(pd - fd)[0]}" if pd - fd else ""))
+        if not ps <= fs or not ps:
+            problems.append(f"{label}{name}: {len(ps - fs)} of {len(ps)} stored states are "
+                            f"not visible states of the full search"
+                            + (f", e.g. {sorted(ps - fs)[0]}" if ps - fs else ""))
+        if blocks:
+            # every thread's local state (pc, status, registers) in some
+            # visible state of the full search is one in some state --por
+            # stores (Godefroid, Theorem 6.14: an explored path holds every
+            # thread's steps of any path, in order, reading the same values);
+            # a static thread's initial one aside (--por may start past its
+            # invisible prefix)
+            first = read_states(full_dump)[0].split()[0]
+            init = local_states([first], [bl for bl in blocks if bl[3]])
+            lost = local_states(fs, blocks) - local_states(ps, blocks) - init
+            if lost:
+                t, x = sorted(lost)[0]
+                problems.append(f"{label}{name}: {len(lost)} local states of threads that the "
+                                f"full search reaches are in no stored state, e.g. thread {t}: {x}")
+        st = js["stats"]["states_stored"]
+        nonvis = sum(n for k, n in error_counts(js).items() if k != "deadlock")
+        if st != len(ps) + nonvis:
+            problems.append(f"{label}{name}: {st} states stored, but {len(ps)} dumped and "
+                            f"{nonvis} error states")
+        for c in compose:
+            cs = res[c]["stats"]["states_stored"]
+            if st > cs:
+                problems.append(f"{label}{name}: {st} states stored, more than "
+                                f"--reduce=compose's {cs} ({c})")
+    return problems
+
+
 def check_seed(opts, seed):
     """Returns (status, [problem lines], model text, info) with status in
     pass / fail / skip."""
@@ -188,6 +285,7 @@ def check_seed(opts, seed):
             f.write(text)
         full_dump, red_dump = os.path.join(d, "full.states"), os.path.join(d, "reduced.states")
         bfs_dump = os.path.join(d, "bfs.states")
+        por_dump, porbfs_dump = os.path.join(d, "por.states"), os.path.join(d, "porbfs.states")
         # the reduction itself is compared without a detector (its metadata
         # would make one visible state several stored ones); the default
         # detector (LD') is run too, and must find nothing
@@ -202,6 +300,13 @@ def check_seed(opts, seed):
             "reduced-bfs-first": ["--reduce=compose", "--race=off", "--search=bfs"],
             "full-ld": ["--reduce=none", "--all-errors"],
             "reduced-ld": ["--reduce=compose", "--all-errors"],
+            # --por, depth-first and breadth-first, against the full search
+            "por-all": ["--reduce=compose", "--por", "--race=off", "--all-errors",
+                        "--dump-states", por_dump],
+            "por-bfs": ["--reduce=compose", "--por", "--race=off", "--all-errors",
+                        "--search=bfs", "--dump-states", porbfs_dump],
+            "por-first": ["--reduce=compose", "--por", "--race=off"],
+            "por-ld": ["--reduce=compose", "--por", "--all-errors"],
         }
         # the compact store with each lookahead and without, and its cache
         # of recent lookups
@@ -229,6 +334,9 @@ def check_seed(opts, seed):
                                       "--spurious-wakeups", "--dump-states", sp_red]
             runs["sp-full"] = ["--reduce=none", "--race=off", "--spurious-wakeups"]
             runs["sp-reduced"] = ["--reduce=compose", "--race=off", "--spurious-wakeups"]
+            sp_por = os.path.join(d, "spp.states")
+            runs["sp-por-all"] = ["--reduce=compose", "--por", "--race=off", "--all-errors",
+                                  "--spurious-wakeups", "--dump-states", sp_por]
         res = {}
         for name, args in runs.items():
             code, js, err = mcheck_json(opts.mcheck, args, model)
@@ -280,6 +388,20 @@ def check_seed(opts, seed):
 
         if spurious:
             problems += check_spurious(res, sp_full, sp_red)
+            problems += check_por(res, sp_full, {"sp-por-all": sp_por}, "--spurious-wakeups: ",
+                                  full="sp-full-all", compose=("sp-reduced-all",))
+
+        # --por against the full search
+        blocks = thread_blocks(opts.mcheck, model)
+        problems += check_por(res, full_dump, {"por-all": por_dump, "por-bfs": porbfs_dump},
+                              blocks=blocks)
+        vp = res["por-first"]["verdict"]
+        if (vp == "ok") != (not kf) or (vp != "ok" and vp not in kf):
+            problems.append(f"por-first: first-error verdict {vp}; the full search finds "
+                            f"{kf or ['ok']}")
+        if kinds_of(res["por-ld"]) != kinds_of(res["reduced-ld"]):
+            problems.append(f"por-ld: error kinds {kinds_of(res['por-ld']) or ['none']}, "
+                            f"--reduce=compose {kinds_of(res['reduced-ld']) or ['none']}")
 
         # visible states
         a, b = read_states(full_dump), read_states(red_dump)

@@ -19,9 +19,12 @@
  * `choose`, Java-monitor wait/notify in a re-checking loop
  * (at depth 2 now and then, chained: woken, then notifying another monitor),
  * channels of capacity 1-4, every arithmetic and comparison operation, asserts
- * that may fail, rare runtime errors, end labels, bounded loops. Every loop is
- * counted or blocks/spins on a visible operation, and every value is reduced
- * modulo a small number, so the state space is finite and small.
+ * that may fail, rare runtime errors, end labels, bounded loops, and now and
+ * then a body that ends in a loop that never ends (emit_forever: a cycle of
+ * the state graph, for --por's cycle provisos). Every loop is counted,
+ * blocks/spins on a visible operation or runs forever through one, and every
+ * value is reduced modulo a small number, so the state space is finite and
+ * small.
  *
  * The spelling varies too (LANGUAGE.md, "Declarations"): consecutive
  * declarations of one keyword share a line as a comma list, and constants
@@ -1255,6 +1258,57 @@ static void piece(gen *g, int depth)
         emit_arith_loop(g);
 }
 
+/* A loop that never ends, at the end of a body (a cycle of the state graph
+ * on which one thread moves forever: what a persistent-set search without
+ * its cycle proviso gets wrong, postponing the other threads' steps for
+ * ever; Godefroid's "ignoring problem"). Each round takes one visible step
+ * that touches nothing (choose), a lock, a volatile, or a guarded variable
+ * under its lock; values stay bounded, so the model stays finite-state and
+ * disciplined. */
+static void emit_forever(gen *g)
+{
+    int k = rnd(g, 4), v = -1;
+    if (k == 2) {
+        for (int i = 0; i < g->nvars && v < 0; i++)
+            if (g->vars[i].cls == V_VOLATILE && !g->vars[i].size) v = i;
+        if (v < 0) k = 0;
+    } else if (k == 3) {
+        for (int i = 0; i < g->nvars && v < 0; i++) {
+            const var *x = &g->vars[i];
+            if (x->cls == V_SHARED && !x->size && x->guard >= 0 && x->guard_elem >= 0 &&
+                x->twin < 0 && !x->is_flag)
+                v = i;
+        }
+        if (v < 0) k = 1;
+    }
+    char lt[32];
+    int decl = 0, elem = 0;
+    if (k == 1) pick_static_lock(g, &decl, &elem);
+    if (k == 3) {
+        decl = g->vars[v].guard;
+        elem = g->vars[v].guard_elem;
+    }
+    if (g->locks[decl].size)
+        snprintf(lt, sizeof lt, "%s[%d]", g->locks[decl].name, elem);
+    else
+        snprintf(lt, sizeof lt, "%s", g->locks[decl].name);
+    EMIT("Lforever:   ; never ends\n");
+    switch (k) {
+    case 0: EMIT("    choose r1, 0, 1\n"); break;
+    case 1: EMIT("    acquire %s\n    release %s\n", lt, lt); break;
+    case 2:
+        EMIT("    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, 3\n    store %s, r1\n",
+             g->vars[v].name, g->vars[v].name);
+        break;
+    default:
+        EMIT("    acquire %s\n    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, %d\n"
+             "    store %s, r1\n    release %s\n",
+             lt, g->vars[v].name, g->vars[v].mod, g->vars[v].name, lt);
+        break;
+    }
+    EMIT("    jmp Lforever\n");
+}
+
 /* ---- bodies -------------------------------------------------------------- */
 
 typedef enum role { R_PIECE, R_WAIT, R_NOTIFY, R_SEND, R_RECV, R_HAZARD } role;
@@ -1467,6 +1521,8 @@ static void gen_body(gen *g, int b, bool hazard_here)
         EMIT("end_srv:\n    recv r1, %s\n", c->name);
         if (chance(g, 50)) EMIT("    mod r1, r1, 2\n");
         EMIT("    jmp end_srv\n");
+    } else if (chance(g, 10)) {
+        emit_forever(g);
     } else if (chance(g, 20)) {
         EMIT("    end\n");
     }

@@ -25,6 +25,13 @@ the messages of the errors listed). Checks:
     to end the path before other threads could move to a violation:
     tests/theorem9_cases/assert_hides_violation.bc. Now an instruction that
     errs is a scheduling point of its own.)
+  * the same for --por (persistent sets over composed steps, depth-first
+    and breadth-first; Stoller, Theorem 10): a violation in the full search
+    implies one in the --por search; every error kind --por finds, the full
+    search finds, and its unshared violations too; with no violation in
+    either, the same error kinds and the same deadlocked states (the lines
+    `--dump-states` ends with " deadlock") as the full search, and every
+    state --por stores is one the full search dumps;
   * the same for Goldilocks (`--race=goldilocks`): the full search finds a
     race iff the reduced search does (a race-free prefix commutes like a
     disciplined one: Elmas & Qadeer, section 5);
@@ -61,7 +68,11 @@ the messages of the errors listed). Checks:
     tests/theorem9_cases/error_state_metadata.bc was the regression).
 
 
-Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks;
+Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks
+(the por_*.bc ones are small disciplined models, each pinning one part of
+--por's closure or provisos that the random models seldom exercise: enablers
+of a blocked thread, a spawner's future, the error and cycle provisos; each
+catches one of tests/mutate.py's por-* mutants);
 skipping one of them fails. A seed is skipped only when a search hits the
 time limit (or an unshared violation cannot be decided), and more than
 --max-skip-percent (3%) skipped seeds fail the test; an --all-errors search
@@ -190,12 +201,17 @@ def check_model(opts, model, tag, stats):
     d = os.path.dirname(model)
     full_dump, red_dump = os.path.join(d, "full.states"), os.path.join(d, "red.states")
     rbfs_dump, fbfs_dump = os.path.join(d, "rbfs.states"), os.path.join(d, "fbfs.states")
+    por_dump, porbfs_dump = os.path.join(d, "por.states"), os.path.join(d, "porbfs.states")
     runs = {
         "full": ["--reduce=none", "--all-errors", "--dump-states", full_dump],
         "reduced": ["--reduce=compose", "--all-errors", "--dump-states", red_dump],
         "reduced-bfs": ["--reduce=compose", "--all-errors", "--search=bfs",
                         "--dump-states", rbfs_dump],
         "reduced-first": ["--reduce=compose"],
+        # --por, depth-first and breadth-first (Theorem 10)
+        "por": ["--reduce=compose", "--por", "--all-errors", "--dump-states", por_dump],
+        "por-bfs": ["--reduce=compose", "--por", "--all-errors", "--search=bfs",
+                    "--dump-states", porbfs_dump],
         # the same question for Goldilocks (docs/usage.md, "Detectors"): a
         # race in the full search implies one in the reduced search
         "gold-full": ["--reduce=none", "--all-errors", "--race=goldilocks"],
@@ -263,8 +279,35 @@ def check_model(opts, model, tag, stats):
             problems.append(what)
         elif ldf and not ldr and name == "reduced":
             stats["ld only as unshared"] += 1
+    # Theorem 10: --por keeps a violation; and every --por path is a full
+    # path; with no violation anywhere, Theorems 4, 5 and 10: the same error
+    # kinds and deadlocked states, and only the full search's visible states
+    full_states = set(read_states(full_dump))
+    full_dead = {x for x in full_states if x.endswith(" deadlock")}
+    full_vis = {x.split()[0] for x in full_states}
+    for name, dump in (("por", por_dump), ("por-bfs", porbfs_dump)):
+        ldp, unp = violation(res[name])
+        if unp is None:
+            return "skip", [], f"undecidable unshared violation ({name}): {info}"
+        if (ldf or unf) and not (ldp or unp):
+            problems.append(f"THEOREM 10: the full search finds a violation (lock_discipline "
+                            f"{ldf}, unshared {unf}), {name} finds none; {name} kinds "
+                            f"{kinds_of(res[name]) or ['ok']}")
+        if not (ldf or unf or ldp or unp):
+            pst = set(read_states(dump))
+            pdead = {x for x in pst if x.endswith(" deadlock")}
+            if kinds_of(res[name]) != kf:
+                problems.append(f"{name}: no violation, but error kinds "
+                                f"{kinds_of(res[name]) or ['ok']}; full {kf or ['ok']}")
+            if pdead != full_dead:
+                problems.append(f"{name}: no violation, but {len(pdead)} deadlocked states; "
+                                f"full {len(full_dead)}; {len(full_dead - pdead)} missed")
+            extra = {x.split()[0] for x in pst} - full_vis
+            if extra:
+                problems.append(f"{name}: {len(extra)} stored states are not visible states "
+                                f"of the full search, e.g. {sorted(extra)[0]}")
     # every reduced path is a full path
-    for name in ("reduced", "reduced-bfs"):
+    for name in ("reduced", "reduced-bfs", "por", "por-bfs"):
         extra = set(kinds_of(res[name])) - set(kf)
         if extra:
             problems.append(f"{name} finds {sorted(extra)}, the full search does not "
