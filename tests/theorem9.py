@@ -460,6 +460,22 @@ def check_case(opts, path):
         with open(model, "w") as f:
             f.write(text)
         status, problems, info = check_model(opts, model, None, stats)
+        # a case may pin what --por stores (`; expect-states-por: N`, with
+        # --race=off): a part of the algorithm that loses no error kind,
+        # deadlock or local state on its own still shows in the count
+        m = re.search(r"^; expect-states-por: (\d+)", text, re.M)
+        if m and status != "skip":
+            try:
+                js = mcheck_json(opts.mcheck, ["--race=off", "--por", "--all-errors"], model,
+                                 problems, "por-count")
+            except Skip as e:
+                js, status = None, "skip"
+                problems.append(str(e))
+            if js and js["stats"]["states_stored"] != int(m.group(1)):
+                problems.append(f"por-count: --por --race=off stores "
+                                f"{js['stats']['states_stored']} states, expected {m.group(1)}")
+            if problems and status == "pass":
+                status = "fail"
     return status, problems, text, info, stats
 
 
