@@ -248,11 +248,11 @@ def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduce
             # visible state of the full search is one in some state --por
             # stores (Godefroid, Theorem 6.14: an explored path holds every
             # thread's steps of any path, in order, reading the same values);
-            # a static thread's initial one aside (--por may start past its
-            # invisible prefix)
-            first = read_states(full_dump)[0].split()[0]
-            init = local_states([first], [bl for bl in blocks if bl[3]])
-            lost = local_states(fs, blocks) - local_states(ps, blocks) - init
+            # a thread standing at pc 0 aside, its start (--por runs a static
+            # thread's invisible prefix at the initial state, a spawned one's
+            # in the spawn step: status running, pc 0 is "010000")
+            lost = {(t, x) for t, x in local_states(fs, blocks) - local_states(ps, blocks)
+                    if not x.startswith("010000")}
             if lost:
                 t, x = sorted(lost)[0]
                 problems.append(f"{label}{name}: {len(lost)} local states of threads that the "
