@@ -198,6 +198,7 @@ typedef struct search {
     ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
     step_env env;      /* what step_run() runs with */
+    uint8_t **ran;     /* env.ran: the instructions run (step_ran_new()) */
     uint8_t *cur;      /* DFS: the state of the top level; BFS: the successor being built */
     size_t vec_bytes;  /* of the work vectors, look-ahead, batch and recent cache */
     uint8_t *scratch;  /* a state to try a step on (all_visible) */
@@ -240,14 +241,19 @@ static inline bool any_enabled(const vm_program *p, const uint8_t *s)
 /* Make e the outcome of a deadlock (search.c). */
 void deadlock_outcome(step_outcome *e);
 
-/* Classify a newly stored, non-error state: a deadlock is an error. The
+/* Classify a newly stored, non-error state: a deadlock is an error. In a
+ * state where no thread can move, the instructions the threads stand at
+ * are marked ran (step_ran_mark_stuck()). The
  * first enabled thread and its choices go to *first, *n (first_enabled()),
  * where the DFS starts expanding the state. */
-static inline bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
+static inline bool is_deadlock(const step_env *env, const uint8_t *s, step_outcome *e,
                                uint32_t *first, uint64_t *n)
 {
+    const vm_program *p = env->p;
     *first = first_enabled(p, s, n);
-    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
+    if (*first < p->nthreads) return false;
+    step_ran_mark_stuck(p, s, env->ran); /* no thread can move: what they wait at is reached */
+    if (vm_valid_end(p, s)) return false;
     deadlock_outcome(e);
     return true;
 }
@@ -347,7 +353,7 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
         if (S->o->dump_states) dump_state(S, s, false);
         return INS_NEW;
     }
-    bool dead = is_deadlock(S->p, s, out, first, n);
+    bool dead = is_deadlock(&S->env, s, out, first, n);
     if (S->o->dump_states) dump_state(S, s, dead);
     return dead ? INS_ERROR : INS_NEW;
 }
