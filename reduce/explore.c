@@ -147,7 +147,9 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         r->verdict = VERDICT_OK;
     else
         r->verdict = VERDICT_INCOMPLETE;
-    if (S.lim.stop == STOP_COMPLETE) collect_unreached(p, S.ran, r);
+    /* bitstate may have missed states: then what they run is not unreached */
+    if (S.lim.stop == STOP_COMPLETE && o->store.kind != STORE_BITSTATE)
+        collect_unreached(p, S.ran, r);
     if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
     free_search(&S);
     return 0;

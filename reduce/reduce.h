@@ -169,7 +169,8 @@ typedef struct explore_result {
      * thread stood at it in a state where no thread could move (a deadlock
      * or a valid end). The implicit trailing `end` of each body is never
      * listed. In body order, then pc order. */
-    bool unreached_known;     /* false: the search was partial (or out of memory) */
+    bool unreached_known;     /* false: the search was partial, or bitstate
+                                 (it may miss states), or out of memory */
     explore_unreached *unreached;
     uint32_t nunreached;
 } explore_result;
