@@ -241,9 +241,7 @@ static inline bool any_enabled(const vm_program *p, const uint8_t *s)
 /* Make e the outcome of a deadlock (search.c). */
 void deadlock_outcome(step_outcome *e);
 
-/* Classify a newly stored, non-error state: a deadlock is an error. In a
- * state where no thread can move, the instructions the threads stand at
- * are marked ran (step_ran_mark_stuck()). The
+/* Classify a newly stored, non-error state: a deadlock is an error. The
  * first enabled thread and its choices go to *first, *n (first_enabled()),
  * where the DFS starts expanding the state. */
 static inline bool is_deadlock(const step_env *env, const uint8_t *s, step_outcome *e,
@@ -251,9 +249,7 @@ static inline bool is_deadlock(const step_env *env, const uint8_t *s, step_outco
 {
     const vm_program *p = env->p;
     *first = first_enabled(p, s, n);
-    if (*first < p->nthreads) return false;
-    step_ran_mark_stuck(p, s, env->ran); /* no thread can move: what they wait at is reached */
-    if (vm_valid_end(p, s)) return false;
+    if (*first < p->nthreads || vm_valid_end(p, s)) return false;
     deadlock_outcome(e);
     return true;
 }
@@ -300,6 +296,23 @@ static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome 
     if (S->det) ls_canonicalize(S->det, s); /* metadata no later check reads */
     /* tid < VM_MAX_THREADS = 255, so tid + 1 fits the byte */
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
+}
+
+/* Mark as ran the instruction each thread stands at in a new state: a
+ * thread blocked there for good (a deadlock, a valid end, a `join` of a
+ * thread that faulted, an `acquire` of a lock never released) has reached
+ * it, as SPIN counts reached states; the others will run it from here.
+ * Once per new state, a few instructions per thread. */
+static inline void mark_reached(const search *S, const uint8_t *s)
+{
+    const vm_program *p = S->p;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        const vm_thread_slot *sl = &p->threads[t];
+        uint8_t st = s[sl->offset + VM_TS_STATUS];
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        uint32_t b = sl->body >= 0 ? (uint32_t)sl->body : s[sl->offset + VM_TS_BODY];
+        S->ran[b][vm_rd16(s, sl->offset + VM_TS_PC)] = 1;
+    }
 }
 
 /* Is the hash in the cache of recent lookups (see insert_prepared())? */
@@ -349,6 +362,7 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
     }
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
+    mark_reached(S, s);
     if (known) { /* a thread is enabled */
         if (S->o->dump_states) dump_state(S, s, false);
         return INS_NEW;

@@ -102,15 +102,6 @@ uint8_t **step_ran_new(const vm_program *p)
     return ran;
 }
 
-void step_ran_mark_stuck(const vm_program *p, const uint8_t *s, uint8_t *const *ran)
-{
-    for (uint32_t t = 0; t < p->nthreads; t++) {
-        enum vm_tstatus st = vm_tstatus_of(p, s, (int)t);
-        if (st != VM_T_UNUSED && st != VM_T_ENDED)
-            ran[vm_tbody_index(p, s, (int)t)][vm_tpc(p, s, (int)t)] = 1;
-    }
-}
-
 const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid)
 {
     if (vm_tstatus_of(p, s, tid) != VM_T_RUNNING) return NULL;

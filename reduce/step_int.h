@@ -85,11 +85,6 @@ bool step_fold_starts(const step_env *e, uint8_t *s, explore_stats *x, bool obse
  * body b, in one allocation (free() it); NULL if out of memory. */
 uint8_t **step_ran_new(const vm_program *p);
 
-/* Mark as ran the instruction each thread of `s` stands at, but for ended
- * and unused threads: a state where no thread can move (a deadlock or a
- * valid end) reaches what its blocked threads wait at. */
-void step_ran_mark_stuck(const vm_program *p, const uint8_t *s, uint8_t *const *ran);
-
 /* The pending instruction of thread `tid` if it is a `spawn`, else NULL. */
 const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid);
 
