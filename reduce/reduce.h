@@ -166,9 +166,9 @@ typedef struct explore_result {
      * complete search (stop STOP_COMPLETE; with all_errors that is one
      * that went past every error). An instruction is reached when a step
      * ran it (or tried to: it faulted or the detector stopped it), or a
-     * thread stood at it in a state where no thread could move (a deadlock
-     * or a valid end). The implicit trailing `end` of each body is never
-     * listed. In body order, then pc order. */
+     * thread stood at it in a stored state (blocked there, perhaps for
+     * good). The implicit trailing `end` of each body is never listed. In
+     * body order, then pc order. */
     bool unreached_known;     /* false: the search was partial, or bitstate
                                  (it may miss states), or out of memory */
     explore_unreached *unreached;

@@ -244,10 +244,9 @@ void deadlock_outcome(step_outcome *e);
 /* Classify a newly stored, non-error state: a deadlock is an error. The
  * first enabled thread and its choices go to *first, *n (first_enabled()),
  * where the DFS starts expanding the state. */
-static inline bool is_deadlock(const step_env *env, const uint8_t *s, step_outcome *e,
+static inline bool is_deadlock(const vm_program *p, const uint8_t *s, step_outcome *e,
                                uint32_t *first, uint64_t *n)
 {
-    const vm_program *p = env->p;
     *first = first_enabled(p, s, n);
     if (*first < p->nthreads || vm_valid_end(p, s)) return false;
     deadlock_outcome(e);
@@ -367,7 +366,7 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
         if (S->o->dump_states) dump_state(S, s, false);
         return INS_NEW;
     }
-    bool dead = is_deadlock(&S->env, s, out, first, n);
+    bool dead = is_deadlock(S->p, s, out, first, n);
     if (S->o->dump_states) dump_state(S, s, dead);
     return dead ? INS_ERROR : INS_NEW;
 }

@@ -38,7 +38,9 @@ typedef struct step_env {
     /* What ran, for the report of unreached code: ran[b][pc] is set to 1
      * for every instruction of body b that a step runs (or tries to run:
      * it may fault or be stopped by the detector). One store per
-     * instruction, unconditional: every step_env needs it (step_ran_new()). */
+     * instruction, unconditional: every step_env needs it (step_ran_new()).
+     * The search also marks where threads stand in new states
+     * (mark_reached(), search_int.h). */
     uint8_t *const *ran;
 } step_env;
 
