@@ -955,6 +955,22 @@ def test_unreached_code():
           f"stuck: only the assert after the recv and the unspawned proc are unreached ({got})")
 
 
+def test_unreached_same_in_every_search():
+    # the unreached code of a complete search (past every error) does not
+    # depend on the order, the reduction or the store
+    for name in sorted(f for f in os.listdir(MODELS) if f.endswith(".bc")):
+        path = os.path.join(MODELS, name)
+        lists = {}
+        for opts in ([], ["--search=bfs"], ["--search=bfs", "--store=exact"], ["--por"],
+                     ["--reduce=none"]):
+            code, out, _ = run("--json", "--quiet", "--all-errors", *opts, path)
+            js = json.loads(out)
+            if js["complete"]:
+                lists[" ".join(opts) or "default"] = js["unreached"]
+        check(len(set(json.dumps(v) for v in lists.values())) <= 1,
+              f"{name}: the same unreached code in every complete search ({lists})")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -965,7 +981,7 @@ def main():
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,
               test_constant_expressions_match_refcheck, test_por_discharges_metadata,
-              test_unreached_code):
+              test_unreached_code, test_unreached_same_in_every_search):
         t()
     return finish()
 
