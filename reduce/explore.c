@@ -8,7 +8,9 @@
  * two threads that fault in the same state are two error states, each
  * reported. It runs no step itself (step.c: with --por the static
  * threads' invisible starts too, before the initial state is stored) and
- * orders nothing (dfs.c, bfs.c); the search follows Stoller (section 5.1). */
+ * orders nothing (dfs.c, bfs.c); the search follows Stoller (section 5.1).
+ * After a complete search it lists the instructions no step ran (the
+ * steps mark them in S.ran, step_int.h), like SPIN's unreached code. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,11 +33,31 @@ static void free_search(search *S)
     free(S->bfs.via);
     free(S->scratch);
     free(S->env.fold_undo);
+    free(S->ran);
     por_free(S->por);
     free(S->ps.frames);
     free(S->ps.onstack);
     free(S->ps.sl_key);
     free(S->ps.sl_val);
+}
+
+/* After a complete search: the instructions no step ran, but for each
+ * body's implicit trailing `end` (the assembler's, not the user's). Out of
+ * memory, r->unreached_known stays false. */
+static void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r)
+{
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc + 1 < p->bodies[b].ncode; pc++) n += !ran[b][pc];
+    explore_unreached *u = n ? malloc(n * sizeof *u) : NULL;
+    if (n && !u) return;
+    n = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc + 1 < p->bodies[b].ncode; pc++)
+            if (!ran[b][pc]) u[n++] = (explore_unreached){.body = b, .pc = pc};
+    r->unreached = u;
+    r->nunreached = n;
+    r->unreached_known = true;
 }
 
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r)
@@ -67,6 +89,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.env = (step_env){.p = p, .hooks = &S.hooks, .det = S.det, .reduce = o->reduce,
                        .max_invisible = o->max_invisible, .fold_start = o->por,
                        .fold_undo = o->por ? malloc(S.ssize) : NULL, .state_bytes = S.ssize};
+    S.ran = step_ran_new(p);
+    S.env.ran = S.ran;
     S.vsize = S.ssize + 1;
     S.wsize = (S.vsize + 7) & ~(size_t)7;
     S.st = store_new(&o->store, S.vsize);
@@ -81,7 +105,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.por = o->por ? por_new(p) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
-    if (!S.st || !S.cur || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false))) ||
+    if (!S.st || !S.cur || !S.ran || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false))) ||
         (o->por && (!S.env.fold_undo || !S.por))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
@@ -123,6 +147,9 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         r->verdict = VERDICT_OK;
     else
         r->verdict = VERDICT_INCOMPLETE;
+    /* bitstate may have missed states: then what they run is not unreached */
+    if (S.lim.stop == STOP_COMPLETE && o->store.kind != STORE_BITSTATE)
+        collect_unreached(p, S.ran, r);
     if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
     free_search(&S);
     return 0;
@@ -135,4 +162,8 @@ void explore_result_free(explore_result *r)
     free(r->errors);
     r->errors = NULL;
     r->nerrors = 0;
+    free(r->unreached);
+    r->unreached = NULL;
+    r->nunreached = 0;
+    r->unreached_known = false;
 }

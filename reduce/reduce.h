@@ -149,6 +149,12 @@ typedef struct explore_stats {
     double seconds;
 } explore_stats;
 
+/* An instruction the search never reached: pc of p->bodies[body]. */
+typedef struct explore_unreached {
+    uint32_t body;
+    uint32_t pc;
+} explore_unreached;
+
 typedef struct explore_result {
     verdict verdict;          /* the first error's kind, OK, or INCOMPLETE */
     stop_reason stop;
@@ -156,6 +162,17 @@ typedef struct explore_result {
     uint32_t nerrors;
     uint64_t error_count[VERDICT_INCOMPLETE]; /* every error found, by kind */
     explore_stats stats;
+    /* Unreached code, like SPIN's "unreached in proctype": only after a
+     * complete search (stop STOP_COMPLETE; with all_errors that is one
+     * that went past every error). An instruction is reached when a step
+     * ran it (or tried to: it faulted or the detector stopped it), or a
+     * thread stood at it in a stored state (blocked there, perhaps for
+     * good). The implicit trailing `end` of each body is never listed. In
+     * body order, then pc order. */
+    bool unreached_known;     /* false: the search was partial, or bitstate
+                                 (it may miss states), or out of memory */
+    explore_unreached *unreached;
+    uint32_t nunreached;
 } explore_result;
 
 /* Run the search. Returns 0, or -1 if the options are invalid or nothing

@@ -127,9 +127,11 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
                     .max_invisible = o->max_invisible, .fold_start = fold,
                     .fold_undo = fold ? malloc(state_bytes) : NULL, .state_bytes = state_bytes,
                     .before = replay_before, .cut = replay_cut, .ctx = &rctx};
+    uint8_t **ran = step_ran_new(p); /* written by the steps, not read */
+    env.ran = ran;
     explore_stats counts = {0}; /* not reported */
     uint8_t *s = malloc(state_bytes);
-    if (!s || (fold && !env.fold_undo)) {
+    if (!s || !ran || (fold && !env.fold_undo)) {
         free(s);
         goto out;
     }
@@ -162,6 +164,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
     rc = 0;
 out:
     free(env.fold_undo);
+    free(ran);
     if (rc == 0)
         t->det = det;
     else

@@ -198,6 +198,7 @@ typedef struct search {
     ls_detector *det;  /* lock-discipline / race detector, NULL for --race=off */
     vm_hooks hooks;
     step_env env;      /* what step_run() runs with */
+    uint8_t **ran;     /* env.ran: the instructions run (step_ran_new()) */
     uint8_t *cur;      /* DFS: the state of the top level; BFS: the successor being built */
     size_t vec_bytes;  /* of the work vectors, look-ahead, batch and recent cache */
     uint8_t *scratch;  /* a state to try a step on (all_visible) */
@@ -296,6 +297,23 @@ static inline void mark_outcome(const search *S, uint8_t *s, const step_outcome 
     s[S->ssize] = out->kind != VERDICT_OK ? (uint8_t)(out->tid + 1) : 0;
 }
 
+/* Mark as ran the instruction each thread stands at in a new state: a
+ * thread blocked there for good (a deadlock, a valid end, a `join` of a
+ * thread that faulted, an `acquire` of a lock never released) has reached
+ * it, as SPIN counts reached states; the others will run it from here.
+ * Once per new state, a few instructions per thread. */
+static inline void mark_reached(const search *S, const uint8_t *s)
+{
+    const vm_program *p = S->p;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        const vm_thread_slot *sl = &p->threads[t];
+        uint8_t st = s[sl->offset + VM_TS_STATUS];
+        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
+        uint32_t b = sl->body >= 0 ? (uint32_t)sl->body : s[sl->offset + VM_TS_BODY];
+        S->ran[b][vm_rd16(s, sl->offset + VM_TS_PC)] = 1;
+    }
+}
+
 /* Is the hash in the cache of recent lookups (see insert_prepared())? */
 static inline bool is_recent(const search *S, uint64_t hash)
 {
@@ -343,6 +361,7 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
     }
     x->states_stored++;
     if (out->kind != VERDICT_OK) return INS_ERROR;
+    mark_reached(S, s);
     if (known) { /* a thread is enabled */
         if (S->o->dump_states) dump_state(S, s, false);
         return INS_NEW;

@@ -14,6 +14,7 @@
  * replay.c) and a spawned thread's (the spawn step). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "step_int.h"
@@ -87,6 +88,20 @@ static bool insn_visible(const vm_program *p, const vm_insn *in)
     return (fl & VM_F_VIS) || ((fl & VM_F_MEM) && p->vars[in->obj].cls == VM_VOLATILE);
 }
 
+uint8_t **step_ran_new(const vm_program *p)
+{
+    size_t rows = p->nbodies * sizeof(uint8_t *), bytes = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++) bytes += p->bodies[b].ncode;
+    uint8_t **ran = calloc(1, rows + bytes + 1);
+    if (!ran) return NULL;
+    uint8_t *row = (uint8_t *)ran + rows;
+    for (uint32_t b = 0; b < p->nbodies; b++) {
+        ran[b] = row;
+        row += p->bodies[b].ncode;
+    }
+    return ran;
+}
+
 const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid)
 {
     if (vm_tstatus_of(p, s, tid) != VM_T_RUNNING) return NULL;
@@ -106,6 +121,7 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
      * never block. */
     uint64_t n = 0;
     vm_fault f;
+    uint8_t *ran = e->ran[vm_tbody_index(p, s, tid)];
     do {
         if (n > e->max_invisible) goto roll_back; /* BoundedInvis */
         /* A prefix that touches a global is not folded: run before every
@@ -118,6 +134,7 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
         if (vm_ops[code[vm_tpc(p, s, tid)].op].flags & VM_F_MEM) goto roll_back;
         if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
         n++;
+        ran[vm_tpc(p, s, tid)] = 1; /* a prefix rolled back runs again later */
         vm_status rc = vm_step(p, s, tid, 0, e->hooks, &f);
         if (rc == VM_STOPPED && ls_last_report(e->det)->kind == LS_NOMEM) return false;
         if (rc != VM_OK) goto roll_back; /* a fault, or the detector's report */

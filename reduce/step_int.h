@@ -35,6 +35,13 @@ typedef struct step_env {
     bool (*before)(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first);
     void (*cut)(void *ctx);
     void *ctx;
+    /* What ran, for the report of unreached code: ran[b][pc] is set to 1
+     * for every instruction of body b that a step runs (or tries to run:
+     * it may fault or be stopped by the detector). One store per
+     * instruction, unconditional: every step_env needs it (step_ran_new()).
+     * The search also marks where threads stand in new states
+     * (mark_reached(), search_int.h). */
+    uint8_t *const *ran;
 } step_env;
 
 /* A step's outcome: OK, or the error it reached (an error state of `tid`). */
@@ -76,6 +83,10 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
  * state of a search with --por (trace replay records these as step 0). */
 bool step_fold_starts(const step_env *e, uint8_t *s, explore_stats *x, bool observed);
 
+/* A ran table for step_env.ran: a row of p->bodies[b].ncode zero bytes per
+ * body b, in one allocation (free() it); NULL if out of memory. */
+uint8_t **step_ran_new(const vm_program *p);
+
 /* The pending instruction of thread `tid` if it is a `spawn`, else NULL. */
 const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid);
 
@@ -109,18 +120,29 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
 
     if (observed && !e->before(e->ctx, s, tid, choice, true)) return false;
     const vm_insn *spawn = e->fold_start ? step_spawn_insn(p, s, tid) : NULL;
+    const uint32_t body = vm_tbody_index(p, s, tid); /* fixed while the thread runs */
+    const uint32_t ts = p->threads[tid].offset;
+    uint8_t *ran = e->ran[body];
+    ran[vm_rd16(s, ts + VM_TS_PC)] = 1;
     vm_status rc = vm_step(p, s, tid, choice, e->hooks, &f);
     x->instructions++;
     /* --por: the thread a spawn started, whose start ends the step */
     const int child = spawn && rc == VM_OK ? vm_rd32(s, vm_treg_off(&p->threads[tid], spawn->rd)) : -1;
     if (rc == VM_OK && e->reduce == REDUCE_COMPOSE) {
+        const vm_insn *code = p->bodies[body].code;
         uint64_t n = 0;
-        while (!vm_at_visible(p, s, tid)) {
+        for (;;) {
+            /* vm_at_visible(), inline: the pc it reads is the one to mark,
+             * and the call it saves pays for the mark */
+            if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) break;
+            const uint32_t pc = vm_rd16(s, ts + VM_TS_PC);
+            if (code[pc].visible) break;
             if (++n > e->max_invisible) { /* BoundedInvis */
                 step_bounded_invis(e, s, tid, out);
                 return true;
             }
             if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
+            ran[pc] = 1;
             rc = vm_step(p, s, tid, 0, e->hooks, &f);
             if (rc == VM_FAULT ||
                 (rc == VM_STOPPED && ls_last_report(e->det)->kind != LS_NOMEM)) {

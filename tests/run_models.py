@@ -23,7 +23,7 @@ never more states), the exact counts, that the breadth-first
 trace of an error model is a shortest one (tests/shortest.py), that a complete search of an
 error-free model stores exactly the visible states of the full search, and the
 golden text output (NAME.out beside the model: everything before the
-statistics block, which holds timings). MCHECK_UPDATE_GOLDEN=1 rewrites the
+statistics block, which holds timings, and the unreached code after it). MCHECK_UPDATE_GOLDEN=1 rewrites the
 goldens (review them as a diff); it refuses (exit 1) when the environment
 variable CI is set, so a CI run can never rewrite what it checks.
 
@@ -222,7 +222,10 @@ def test_model(mcheck, path):
     top = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     p = subprocess.run([os.path.abspath(mcheck)] + opts + ["--quiet", os.path.relpath(path, top)],
                        capture_output=True, text=True, timeout=600, cwd=top)
-    text = p.stdout.split("statistics:\n")[0]
+    # everything before the statistics, and the unreached code after them
+    head, _, tail = p.stdout.partition("statistics:\n")
+    unreached = re.search(r"^unreached code.*", tail, re.S | re.M)
+    text = head + (unreached.group(0) if unreached else "")
     golden = os.path.splitext(path)[0] + ".out"
     if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1":
         with open(golden, "w") as f:

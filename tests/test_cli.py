@@ -846,6 +846,130 @@ def test_por_discharges_metadata():
     check(code == 1 and json.loads(out)["verdict"] == "lock_discipline",
           "--por: a lone thread's unlocked write still violates LD'")
 
+DEAD_BRANCH = """shared x
+lock m
+thread main
+    reg r
+    acquire m
+    load r, x
+    add r, r, 1
+    store x, r
+    release m
+    jz r, never
+    end
+never:
+    assert r, "never"
+thread other
+    reg r
+    acquire m
+    load r, x
+    release m
+"""
+
+# a server that waits for good at an end label (a valid end), a lock that
+# two threads take in opposite order (a deadlock), a loop with no way out
+# (its implicit trailing `end` is never reached and never listed), a proc
+# never spawned (all of it unreached)
+STUCK = """lock a
+lock b
+chan c[1]
+shared y
+thread server
+    reg v
+end_wait:
+    recv v, c
+    assert v, "no one sends"
+thread t1
+    acquire a
+    acquire b
+    release b
+    release a
+thread t2
+    acquire b
+    acquire a
+    release a
+    release b
+thread spin
+    reg i
+loop:
+    add i, i, 1
+    mod i, i, 2
+    jmp loop
+proc idle max 1
+    nop
+"""
+
+
+def unreached_lines(out):
+    """The lines of the text report's unreached-code section."""
+    return out.split("statistics:\n")[-1].split("unreached code", 1)[-1].splitlines()
+
+
+def test_unreached_code():
+    # a dead branch: exactly its line, with every search order and reduction
+    dead = model("dead.bc", DEAD_BRANCH)
+    want = [{"body": "main", "line": 13, "instruction": 'assert r, "never"', "pc": 7}]
+    for opts in ([], ["--search=bfs"], ["--search=bfs", "--store=exact"], ["--por"],
+                 ["--reduce=none"], ["--race=off", "--lookahead=on"],
+                 ["--race=goldilocks"], ["--por", "--search=bfs"]):
+        code, out, _ = run("--json", *opts, dead)
+        js = json.loads(out)
+        check(code == 0 and js["unreached"] == want,
+              f"dead branch {' '.join(opts)}: unreached is exactly line 13 ({js['unreached']})")
+    code, out, _ = run(dead)
+    lines = unreached_lines(out)
+    check(code == 0 and lines == [" (never reached in the complete search):",
+                                  '  main  line 13  assert r, "never"',
+                                  "  (every instruction of other was reached)"],
+          f"dead branch: the text section lists line 13, then the bodies fully reached: {lines}")
+
+    # everything reached
+    code, out, _ = run(model("ok.bc", OK))
+    check(code == 0 and "unreached code: none (every instruction was reached)\n" in out,
+          "a model that runs every instruction says so")
+    code, out, _ = run("--json", model("ok.bc", OK))
+    check(json.loads(out)["unreached"] == [], "... and JSON has an empty list")
+
+    # partial searches cannot tell: the first error, a depth limit, bitstate
+    dl = model("dl.bc", DEADLOCK)
+    for opts in ([], ["--max-depth", "2", "--all-errors"], ["--store=bitstate", "--all-errors"]):
+        code, out, _ = run(*opts, dl)
+        tail = out.split("statistics:\n")[-1]
+        check(tail.count("unreached code") == 1 and "unreached code: not reported (" in tail,
+              f"deadlock {' '.join(opts)}: one line says unreached code is not reported")
+        code, out, _ = run("--json", *opts, dl)
+        check(json.loads(out)["unreached"] is None, f"deadlock {' '.join(opts)}: unreached is null")
+    # past every error the search is complete: the deadlocked acquires are
+    # reached (the threads stand at them), what follows them is not
+    code, out, _ = run("--json", "--all-errors", dl)
+    js = json.loads(out)
+    check(code == 1 and js["complete"] and js["unreached"] == [],
+          f"deadlock --all-errors: complete, every instruction reached ({js['unreached']})")
+
+    # blocked for good, at a valid end or in a deadlock: reached; a loop's
+    # implicit end: not listed; a proc never spawned: all unreached
+    code, out, _ = run("--json", "--all-errors", model("stuck.bc", STUCK))
+    js = json.loads(out)
+    got = [(u["body"], u["instruction"]) for u in js["unreached"] or []]
+    check(js["complete"] and got == [("server", 'assert v, "no one sends"'), ("idle", "nop")],
+          f"stuck: only the assert after the recv and the unspawned proc are unreached ({got})")
+
+
+def test_unreached_same_in_every_search():
+    # the unreached code of a complete search (past every error) does not
+    # depend on the order, the reduction or the store
+    for name in sorted(f for f in os.listdir(MODELS) if f.endswith(".bc")):
+        path = os.path.join(MODELS, name)
+        lists = {}
+        for opts in ([], ["--search=bfs"], ["--search=bfs", "--store=exact"], ["--por"],
+                     ["--reduce=none"]):
+            code, out, _ = run("--json", "--quiet", "--all-errors", *opts, path)
+            js = json.loads(out)
+            if js["complete"]:
+                lists[" ".join(opts) or "default"] = js["unreached"]
+        check(len(set(json.dumps(v) for v in lists.values())) <= 1,
+              f"{name}: the same unreached code in every complete search ({lists})")
+
 
 def main():
     global MCHECK
@@ -856,7 +980,8 @@ def main():
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,
-              test_constant_expressions_match_refcheck, test_por_discharges_metadata):
+              test_constant_expressions_match_refcheck, test_por_discharges_metadata,
+              test_unreached_code, test_unreached_same_in_every_search):
         t()
     return finish()
 

@@ -228,8 +228,9 @@ static void test_step_ends_before_fault(void)
     uint8_t *s = malloc(p->layout.size);
     memcpy(s, p->init_state, p->layout.size);
     vm_hooks none = {0};
+    uint8_t **ran = step_ran_new(p);
     step_env e = {.p = p, .hooks = &none, .reduce = REDUCE_COMPOSE, .max_invisible = 100,
-                  .before = count_before, .cut = count_cut};
+                  .before = count_before, .cut = count_cut, .ran = ran};
     explore_stats x = {0};
     step_outcome out;
     cuts = befores = 0;
@@ -247,6 +248,10 @@ static void test_step_ends_before_fault(void)
     CHECK_EQ_INT(out.pc, 3);
     CHECK_EQ_INT(out.tid, 0);
     CHECK_CONTAINS(out.msg, "division by zero");
+    /* every instruction run or tried is marked ran, the release is not */
+    CHECK(ran[0][0] && ran[0][1] && ran[0][2] && ran[0][3]);
+    CHECK(!ran[0][4]);
+    free(ran);
     free(s);
     vm_program_free(p);
 }
@@ -265,7 +270,8 @@ static void test_step_bounded_invis(void)
     uint8_t *s = malloc(p->layout.size);
     memcpy(s, p->init_state, p->layout.size);
     vm_hooks none = {0};
-    step_env e = {.p = p, .hooks = &none, .reduce = REDUCE_COMPOSE, .max_invisible = 5};
+    uint8_t **ran = step_ran_new(p);
+    step_env e = {.p = p, .hooks = &none, .reduce = REDUCE_COMPOSE, .max_invisible = 5, .ran = ran};
     explore_stats x = {0};
     step_outcome out;
     CHECK(step_run(&e, s, 0, 0, &out, &x));
@@ -283,6 +289,7 @@ static void test_step_bounded_invis(void)
     CHECK(r.verdict == VERDICT_RUNTIME_ERROR);
     CHECK(r.nerrors == 1 && r.errors[0].cause == CAUSE_BOUNDED_INVIS);
     explore_result_free(&r);
+    free(ran);
     free(s);
     vm_program_free(p);
 }

@@ -1,7 +1,7 @@
 /* report_json.c: the JSON report of a search (--json): one object with the
  * verdict, why the search stopped, the options, each kept error with its
- * replayed trace (also --trace-json's file), the error counts by kind and
- * the statistics. Field names are an interface: docs/usage.md lists them
+ * replayed trace (also --trace-json's file), the error counts by kind, the
+ * unreached code of a complete search and the statistics. Field names are an interface: docs/usage.md lists them
  * and tests/test_cli.py reads them. It prints what it is given: it decides
  * no verdict and replays nothing. */
 #include <inttypes.h>
@@ -98,6 +98,29 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
     fprintf(out, "}");
 }
 
+/* "unreached": the instructions no thread reached in a complete search,
+ * [{"body","line","instruction","pc"}, ...] in body and pc order; null when
+ * the search cannot tell (partial, bitstate, out of memory). */
+static void print_unreached_json(FILE *out, const vm_program *p, const explore_result *r)
+{
+    fprintf(out, ",\"unreached\":");
+    if (!r->unreached_known) {
+        fprintf(out, "null");
+        return;
+    }
+    fprintf(out, "[");
+    for (uint32_t i = 0; i < r->nunreached; i++) {
+        const vm_body *b = &p->bodies[r->unreached[i].body];
+        const vm_insn *in = &b->code[r->unreached[i].pc];
+        fprintf(out, "%s{\"body\":", i ? "," : "");
+        json_string(out, b->name);
+        fprintf(out, ",\"line\":%d,\"instruction\":", (int)in->line);
+        json_string(out, in->text);
+        fprintf(out, ",\"pc\":%" PRIu32 "}", r->unreached[i].pc);
+    }
+    fprintf(out, "]");
+}
+
 void report_json(FILE *out, const report_run *run, const vm_program *p, const explore_result *r,
                  const trace *traces)
 {
@@ -140,6 +163,7 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         fprintf(out, "%s\"%s\":%" PRIu64, k == VERDICT_DEADLOCK ? "" : ",", verdict_name((verdict)k),
                 r->error_count[k]);
     fprintf(out, "}");
+    print_unreached_json(out, p, r);
     double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
     fprintf(out,
             ",\"stats\":{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64

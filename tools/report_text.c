@@ -1,12 +1,14 @@
 /* report_text.c: the text report of a search: the options line, each
  * error with its location, the detector's explanation (explain.c), the
  * replayed trace and, for a deadlock, the blocked threads; then the verdict,
- * why the search stopped and the statistics block (after SPIN's). Also the
+ * why the search stopped and the statistics block (after SPIN's), and the
+ * unreached code of a complete search (SPIN's "unreached in"). Also the
  * trace lines and instruction lookups that the JSON report and --simulate
  * share. It prints what it is given: it decides no verdict and replays
  * nothing (mcheck.c replays every trace before printing it). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "store.h"
 #include "tools_int.h"
@@ -192,6 +194,47 @@ void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation 
                 a->vars[i].why);
 }
 
+/* Unreached code, after SPIN's "unreached in proctype": one line per
+ * instruction no thread reached in a complete search (body, source line,
+ * the instruction as written), then the bodies that have none; a partial
+ * search says it cannot tell. */
+static void print_unreached_text(FILE *out, const vm_program *p, const explore_options *eo,
+                                 const explore_result *r)
+{
+    if (!r->unreached_known) {
+        fprintf(out, "unreached code: not reported (%s)\n",
+                r->stop != STOP_COMPLETE ? "the search was not complete"
+                : eo->store.kind == STORE_BITSTATE ? "bitstate may have missed states"
+                                                    : "out of memory");
+        return;
+    }
+    if (!r->nunreached) {
+        fprintf(out, "unreached code: none (every instruction was reached)\n");
+        return;
+    }
+    int w = 0, lw = 1; /* widths of the body names and the line numbers */
+    for (uint32_t i = 0; i < r->nunreached; i++) {
+        const vm_body *b = &p->bodies[r->unreached[i].body];
+        int len = (int)strlen(b->name);
+        if (len > w) w = len;
+        int digits = snprintf(NULL, 0, "%d", (int)b->code[r->unreached[i].pc].line);
+        if (digits > lw) lw = digits;
+    }
+    fprintf(out, "unreached code (never reached in the complete search):\n");
+    for (uint32_t i = 0; i < r->nunreached; i++) {
+        const vm_body *b = &p->bodies[r->unreached[i].body];
+        const vm_insn *in = &b->code[r->unreached[i].pc];
+        fprintf(out, "  %-*s  line %-*d  %s\n", w, b->name, lw, (int)in->line, in->text);
+    }
+    uint32_t k = 0, nfull = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++) {
+        while (k < r->nunreached && r->unreached[k].body < b) k++;
+        if (k < r->nunreached && r->unreached[k].body == b) continue;
+        fprintf(out, "%s%s", nfull++ ? ", " : "  (every instruction of ", p->bodies[b].name);
+    }
+    if (nfull) fprintf(out, " was reached)\n");
+}
+
 void report_text(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces)
 {
@@ -222,4 +265,5 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     if (a)
         fprintf(out, "  adapt                %u search%s, %" PRIu64 " states stored and %.3f s in all\n",
                 a->runs, a->runs == 1 ? "" : "es", a->states, a->seconds);
+    print_unreached_text(out, p, eo, r);
 }
