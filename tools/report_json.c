@@ -109,8 +109,8 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
         json_thread(out, "spawned", p, t, fx->val);
         break;
     case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
-        if (in->a.kind == VM_ARG_REG)
-            json_value(out, "reads", &reads, report_reg_name(p, t, e, (uint32_t)in->a.val), fx->old);
+        if (report_operand_name(p, t, e, &in->a))
+            json_value(out, "reads", &reads, report_operand_name(p, t, e, &in->a), fx->old);
         if (reads) fprintf(out, "]");
         reads = false;
         if (op != VM_OP_assert)

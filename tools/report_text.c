@@ -55,6 +55,18 @@ const char *report_reg_name(const vm_program *p, const trace *t, const trace_ent
     return b && r < b->nregs ? b->regname[r] : "?";
 }
 
+const char *report_operand_name(const vm_program *p, const trace *t, const trace_entry *e,
+                                const vm_operand *o)
+{
+    switch ((enum vm_argkind)o->kind) {
+    case VM_ARG_REG: return report_reg_name(p, t, e, (uint32_t)o->val);
+    case VM_ARG_SELF: return "self";
+    case VM_ARG_TID: return "tid";
+    case VM_ARG_IMM: break;
+    }
+    return NULL;
+}
+
 void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
                       char *buf, size_t n)
 {
@@ -127,16 +139,16 @@ static void effect_note(const vm_program *p, const trace *t, const trace_entry *
         break;
     case VM_OP_jz: case VM_OP_jnz: {
         const char *taken = (fx->old == 0) == (in->op == VM_OP_jz) ? "taken" : "not taken";
-        if (in->a.kind == VM_ARG_REG)
-            snprintf(buf, n, "%s = %" PRId32 ": %s", report_reg_name(p, t, e, (uint32_t)in->a.val),
-                     fx->old, taken);
+        const char *a = report_operand_name(p, t, e, &in->a);
+        if (a)
+            snprintf(buf, n, "%s = %" PRId32 ": %s", a, fx->old, taken);
         else
             snprintf(buf, n, "%s", taken);
         break;
     }
     case VM_OP_assert:
-        if (in->a.kind == VM_ARG_REG)
-            snprintf(buf, n, "%s = %" PRId32, report_reg_name(p, t, e, (uint32_t)in->a.val), fx->old);
+        if (report_operand_name(p, t, e, &in->a))
+            snprintf(buf, n, "%s = %" PRId32, report_operand_name(p, t, e, &in->a), fx->old);
         break;
     case VM_OP_acquire: case VM_OP_wait:
         lock_effect(p, in, fx, false, buf, n);

@@ -100,6 +100,10 @@ void report_trace_line(FILE *out, const vm_program *p, const trace *t,
 /* The name of register slot r of the body entry e's thread runs. */
 const char *report_reg_name(const vm_program *p, const trace *t, const trace_entry *e,
                             uint32_t r);
+/* How a value operand is named in a note: its register's name, "self" or
+ * "tid"; NULL for a constant. */
+const char *report_operand_name(const vm_program *p, const trace *t, const trace_entry *e,
+                                const vm_operand *o);
 /* The object an effect resolved: lock element or global element `fx->obj`
  * by name, or NAME[idx] when the index was out of range. */
 void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
