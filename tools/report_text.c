@@ -210,9 +210,9 @@ int report_trace_width(const vm_program *p, const trace *t)
     for (uint32_t i = 0; i < t->n; i++) {
         report_trace_note(p, t, &t->entries[i], note, sizeof note);
         int len = (int)strlen(report_entry_insn(p, t, &t->entries[i])->text);
-        if (note[0] && len > w) w = len;
+        if (note[0] && len > w && len <= REPORT_NOTE_COLUMN) w = len;
     }
-    return w < REPORT_NOTE_COLUMN ? w : REPORT_NOTE_COLUMN;
+    return w;
 }
 
 void report_trace_line(FILE *out, const vm_program *p, const trace *t, const trace_entry *e,

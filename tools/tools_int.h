@@ -88,8 +88,9 @@ void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_
 #define REPORT_NOTE_MAX 160
 void report_trace_note(const vm_program *p, const trace *t, const trace_entry *e, char *buf,
                        size_t n);
-/* The column notes start at: the longest instruction text with a note, up
- * to REPORT_NOTE_COLUMN (a longer one pushes its own note right). */
+/* The column notes start at: the longest instruction text with a note of
+ * at most REPORT_NOTE_COLUMN characters (a longer one pushes its own note
+ * right). */
 #define REPORT_NOTE_COLUMN 28
 int report_trace_width(const vm_program *p, const trace *t);
 /* Print one trace line: step number (first instruction of a step only),
