@@ -233,6 +233,32 @@ void explore_adaptation_free(explore_adaptation *a);
 
 /* ---- traces ------------------------------------------------------------- */
 
+/* What one instruction of a replayed path did with values, recorded by
+ * trace replay from the states just before and just after it (the
+ * reports print it: docs/usage.md). Which fields mean something depends on
+ * the opcode:
+ *   obj  the object an operand decided: the global element (load, store),
+ *        lock element (acquire, release, wait and its re-acquire, notify,
+ *        notifyall), channel (send, recv) or thread id (join); -1 when an
+ *        index is out of range (idx holds it)
+ *   old  before: the destination register (mov, arithmetic, not, neg,
+ *        load, choose, recv, spawn), the stored element (store), the
+ *        tested operand (jz, jnz, assert), the value sent (send)
+ *   val  after (only when `done`): the destination register, the stored
+ *        element, the lock's depth (acquire, release, re-acquire; 0: free)
+ *   woke, nwoke  notify, notifyall: the threads it wakes, trace.woken[woke
+ *        .. woke + nwoke) */
+typedef struct trace_effect {
+    bool recorded;            /* replay filled this in (--simulate does not) */
+    bool done;                /* the instruction completed: `val` is known
+                                 (not for the faulting or reported one) */
+    int32_t obj;
+    int32_t idx;
+    int32_t old;
+    int32_t val;
+    uint32_t woke, nwoke;
+} trace_effect;
+
 /* One executed instruction of a replayed path. `step` numbers the scheduling
  * decisions from 1; a composed step yields several entries with one step. */
 typedef struct trace_entry {
@@ -253,12 +279,16 @@ typedef struct trace_entry {
     uint32_t set;             /* after the access: the candidate set (LD,
                                  Eraser) or the last write's set (Goldilocks);
                                  UINT32_MAX if the access was reported */
+    trace_effect fx;          /* what it did with values */
 } trace_entry;
 
 typedef struct trace {
     trace_entry *entries;
     uint32_t n;
     uint8_t *final_state;     /* the state after the path (vm part) */
+    int32_t *woken;           /* thread ids the entries' notifies woke
+                                 (trace_effect.woke) */
+    uint32_t nwoken;
     ls_detector *det;         /* the replay's detector (names the sets of
                                  the entries; NULL without one) */
     bool diverged;            /* replay did not follow the path */
@@ -274,7 +304,8 @@ trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step,
 
 /* Replay `path` from the initial state with the same options as the search
  * (o->reduce, o->race, o->max_invisible, o->por) and record every instruction
- * executed, with the accesses the detector saw. Returns 0, or -1
+ * executed, with the accesses the detector saw and what it did with values
+ * (trace_entry.fx). Returns 0, or -1
  * on allocation failure. A replay that cannot follow the path (a thread not
  * enabled) sets diverged. Free with trace_free(). */
 int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,

@@ -6,7 +6,12 @@
  * instructions it ran (with --por, the static threads' invisible starts
  * as step 0, and a spawned thread's in its spawn step). A replay that
  * cannot follow the path says so
- * (hash compaction can make a reconstructed path wrong). It does not print:
+ * (hash compaction can make a reconstructed path wrong). Each entry also
+ * records what its instruction did with values (trace_effect: resolved
+ * operands, values read and written, whom a notify woke), read from the
+ * state before it (step_env.before) and the state after it (the next
+ * `before`, or the end of the step), as SPIN's and TLC's counterexamples
+ * show the state; the search runs without any of this. It does not print:
  * tools/ does. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,7 +28,12 @@ typedef struct replay_ctx {
     trace *t;
     uint32_t cap;
     uint32_t step;      /* the number of the step being replayed, from 1 */
+    uint32_t pending;   /* the entry whose state after is not seen yet, or
+                           NO_ENTRY */
+    uint32_t woken_cap;
 } replay_ctx;
+
+#define NO_ENTRY UINT32_MAX
 
 static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
 {
@@ -38,12 +48,157 @@ static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
     return true;
 }
 
-/* step_env.before: an entry for the instruction about to run. */
+/* ---- what an instruction did with values (trace_effect) ---------------- */
+
+static bool woken_push(replay_ctx *rc, int32_t tid)
+{
+    trace *t = rc->t;
+    if (t->nwoken == rc->woken_cap) {
+        uint32_t nc = rc->woken_cap ? rc->woken_cap * 2 : 16;
+        int32_t *nw = realloc(t->woken, nc * sizeof *nw);
+        if (!nw) return false;
+        t->woken = nw;
+        rc->woken_cap = nc;
+    }
+    t->woken[t->nwoken++] = tid;
+    return true;
+}
+
+/* NAME[idx] of the instruction's lock (`lock`) or variable: the element,
+ * or -1 when the index is out of range; the index in fx->idx. */
+static void fx_resolve(const vm_program *p, const uint8_t *s, int tid, const vm_insn *in,
+                       bool lock, trace_effect *fx)
+{
+    int32_t i = vm_operand_value(p, s, tid, &in->idx);
+    uint32_t size = lock ? p->lockdecls[in->obj].size : p->vars[in->obj].size;
+    uint32_t first = lock ? p->lockdecls[in->obj].first : p->vars[in->obj].first_elem;
+    fx->idx = i;
+    fx->obj = i >= 0 && (uint32_t)i < size ? (int32_t)(first + (uint32_t)i) : -1;
+}
+
+static uint32_t lock_depth(const vm_program *p, const uint8_t *s, uint32_t l)
+{
+    return vm_rd16(s, p->layout.locks_off + l * p->layout.lock_bytes + 1);
+}
+
+/* The entry's effect as far as the state before it tells: resolved
+ * objects, old values, the threads a notify wakes. False: out of memory. */
+static bool fx_before(replay_ctx *rc, const uint8_t *s, trace_entry *e)
+{
+    const vm_program *p = rc->p;
+    trace_effect *fx = &e->fx;
+    *fx = (trace_effect){.recorded = true, .obj = -1};
+    const vm_body *b = vm_thread_body(p, s, e->tid);
+    if (!b || e->pc >= b->ncode) return true;
+    const vm_insn *in = &b->code[e->pc];
+    const vm_thread_slot *sl = &p->threads[e->tid];
+    if (e->reacquire) { /* the re-acquire of a wait */
+        fx_resolve(p, s, e->tid, in, true, fx);
+        return true;
+    }
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_load:
+        fx_resolve(p, s, e->tid, in, false, fx);
+        fx->old = vm_rd32(s, vm_treg_off(sl, in->rd));
+        break;
+    case VM_OP_store:
+        fx_resolve(p, s, e->tid, in, false, fx);
+        if (fx->obj >= 0) fx->old = vm_global(p, s, (uint32_t)fx->obj);
+        break;
+    case VM_OP_recv:
+        fx->obj = in->obj;
+        /* fall through */
+    case VM_OP_mov: case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_div:
+    case VM_OP_mod: case VM_OP_and: case VM_OP_or: case VM_OP_xor: case VM_OP_shl:
+    case VM_OP_shr: case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
+    case VM_OP_gt: case VM_OP_ge: case VM_OP_not: case VM_OP_neg: case VM_OP_choose:
+    case VM_OP_spawn:
+        fx->old = vm_rd32(s, vm_treg_off(sl, in->rd));
+        break;
+    case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
+        fx->old = vm_operand_value(p, s, e->tid, &in->a);
+        break;
+    case VM_OP_send:
+        fx->obj = in->obj;
+        fx->old = vm_operand_value(p, s, e->tid, &in->a);
+        break;
+    case VM_OP_join:
+        fx->obj = vm_operand_value(p, s, e->tid, &in->a);
+        break;
+    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait:
+        fx_resolve(p, s, e->tid, in, true, fx);
+        break;
+    case VM_OP_notify: case VM_OP_notifyall: {
+        fx_resolve(p, s, e->tid, in, true, fx);
+        if (fx->obj < 0 || vm_lock_owner(p, s, (uint32_t)fx->obj) != e->tid) break; /* faults */
+        const uint8_t *ws = s + p->layout.locks_off + (uint32_t)fx->obj * p->layout.lock_bytes + 3;
+        uint64_t k = 0; /* notify wakes the choice-th waiter in id order */
+        fx->woke = rc->t->nwoken;
+        for (uint32_t t = 0; t < p->nthreads; t++) {
+            if (!(ws[t >> 3] & (1u << (t & 7)))) continue;
+            if (in->op == VM_OP_notifyall || k++ == e->choice) {
+                if (!woken_push(rc, (int32_t)t)) return false;
+                fx->nwoke++;
+            }
+        }
+        break;
+    }
+    case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_COUNT:
+        break;
+    }
+    return true;
+}
+
+/* The rest of the entry's effect, from the state `s` just after it. */
+static void fx_after(const vm_program *p, const uint8_t *s, trace_entry *e)
+{
+    trace_effect *fx = &e->fx;
+    const vm_body *b = vm_thread_body(p, s, e->tid);
+    if (!fx->recorded || !b || e->pc >= b->ncode) return;
+    const vm_insn *in = &b->code[e->pc];
+    fx->done = true;
+    if (e->reacquire) {
+        if (fx->obj >= 0) fx->val = (int32_t)lock_depth(p, s, (uint32_t)fx->obj);
+        return;
+    }
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_store:
+        if (fx->obj >= 0) fx->val = vm_global(p, s, (uint32_t)fx->obj);
+        break;
+    case VM_OP_mov: case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_div:
+    case VM_OP_mod: case VM_OP_and: case VM_OP_or: case VM_OP_xor: case VM_OP_shl:
+    case VM_OP_shr: case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
+    case VM_OP_gt: case VM_OP_ge: case VM_OP_not: case VM_OP_neg: case VM_OP_choose:
+    case VM_OP_spawn: case VM_OP_load: case VM_OP_recv:
+        fx->val = vm_rd32(s, vm_treg_off(&p->threads[e->tid], in->rd));
+        break;
+    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait:
+        if (fx->obj >= 0) fx->val = (int32_t)lock_depth(p, s, (uint32_t)fx->obj);
+        break;
+    case VM_OP_nop: case VM_OP_jmp: case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
+    case VM_OP_send: case VM_OP_join: case VM_OP_notify: case VM_OP_notifyall:
+    case VM_OP_end: case VM_OP_COUNT:
+        break;
+    }
+}
+
+/* The pending entry ran to completion and `s` is the state after it. */
+static void fx_settle(replay_ctx *rc, const uint8_t *s)
+{
+    if (rc->pending != NO_ENTRY) fx_after(rc->p, s, &rc->t->entries[rc->pending]);
+    rc->pending = NO_ENTRY;
+}
+
+/* step_env.before: an entry for the instruction about to run (and `s`
+ * is the state after the one before it). */
 static bool replay_before(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first)
 {
     replay_ctx *rc = ctx;
+    fx_settle(rc, s);
     trace_entry e = trace_entry_at(rc->p, s, rc->step, tid, choice, first);
-    return trace_push(rc->t, &rc->cap, &e);
+    if (!trace_push(rc->t, &rc->cap, &e)) return false;
+    rc->pending = rc->t->n - 1;
+    return fx_before(rc, s, &rc->t->entries[rc->pending]);
 }
 
 trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step, int tid,
@@ -64,7 +219,9 @@ trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step,
 static void replay_cut(void *ctx)
 {
     replay_ctx *rc = ctx;
-    rc->t->n--;
+    trace_entry *e = &rc->t->entries[--rc->t->n];
+    if (e->fx.nwoke) rc->t->nwoken = e->fx.woke; /* its notify never ran */
+    rc->pending = NO_ENTRY;
 }
 
 /* The replay's access hook: the detector's, and a note of what it saw in
@@ -106,7 +263,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
     int rc = -1;
     vm_hooks h = {0};
     ls_detector *det = NULL;
-    replay_ctx rctx = {.t = t, .p = p};
+    replay_ctx rctx = {.t = t, .p = p, .pending = NO_ENTRY};
     if (ls_needed(race, p)) { /* LS_OFF too, to check unshared variables */
         if (!(det = ls_new_opts(race, p, p->layout.size, o->por))) return -1;
         ls_hooks(det, &rctx.det_hooks);
@@ -142,6 +299,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
      * state has them: the entries of step 0 */
     rctx.step = 0;
     if (fold && !step_fold_starts(&env, s, &counts, true)) goto out; /* no memory */
+    fx_settle(&rctx, s);
     for (uint32_t i = 0; i < len; i++) {
         int tid = path[i].tid;
         if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
@@ -154,6 +312,8 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
         rctx.step = i + 1;
         step_outcome so;
         if (!step_run_observed(&env, s, tid, path[i].choice, &so, &counts)) goto out; /* no memory */
+        /* the step's last instruction completed, unless it is the erring one */
+        if (so.kind == VERDICT_OK || so.cause == CAUSE_BOUNDED_INVIS) fx_settle(&rctx, s);
         if (so.kind != VERDICT_OK) { /* the path ends here */
             snprintf(t->why, sizeof t->why, "%s", so.msg);
             if (i + 1 != len && so.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
@@ -177,6 +337,7 @@ void trace_free(trace *t)
     if (!t) return;
     ls_free(t->det);
     free(t->entries);
+    free(t->woken);
     free(t->final_state);
     memset(t, 0, sizeof *t);
 }

@@ -258,7 +258,7 @@ def test_composed_trace_lists_every_instruction():
     code, out, _ = run("--search=bfs", model("ok.bc", OK.replace("release m", "assert 0, \"stop\"")))
     body = out.split("instruction\n")[1].split("verdict:")[0]
     want = ["acquire m", "load v, x", "add v, v, 1", "store x, v", 'assert 0, "stop"']
-    got = [l.split(None, 3)[-1].strip() if l[:6].strip() else l.split(None, 2)[-1].strip()
+    got = [(l.split(None, 3)[-1] if l[:6].strip() else l.split(None, 2)[-1]).split("  ; ")[0].strip()
            for l in body.splitlines()]
     # the assert that fails in the step's invisible tail is a step of its own
     steps = [l[:6].strip() for l in body.splitlines()]
@@ -724,7 +724,7 @@ def test_language_contract():
                   f"{name} --spurious-wakeups {' '.join(extra)}: {want} ({js['verdict']})")
     path = os.path.join(MODELS, "spurious_if_wait.bc")
     code, out, _ = run("--spurious-wakeups", "--search=bfs", path)
-    check(code == 1 and "(spurious wakeup: re-acquire without a notify)" in out
+    check(code == 1 and re.search(r"wait m +; spurious wakeup: re-acquire without a notify", out)
           and "spurious-wakeups" in out.splitlines()[0],
           "the trace marks the spurious wakeup and the header names the option")
     seen_spurious = False
@@ -971,6 +971,91 @@ def test_unreached_same_in_every_search():
               f"{name}: the same unreached code in every complete search ({lists})")
 
 
+def trace_lines(out):
+    """The text trace's lines, without its header."""
+    return out.split("  step  thread          line  instruction\n")[1].split("verdict:")[0].splitlines()
+
+
+def test_trace_effects():
+    """Each trace line says what its instruction did with values (issue 18)."""
+    sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "semantics")
+    code, out, _ = run(os.path.join(MODELS, "philosophers.bc"))
+    lines = trace_lines(out)
+    check(code == 1 and "    18  acquire fork[left]    ; fork[0]" in lines[3]
+          and "    20  load m, meals[self]   ; meals[0] = 0 -> m" in lines[5]
+          and "    23  store meals[self], m  ; meals[0]: 0 -> 1" in lines[8]
+          and lines[11].endswith("    26  jmp loop"),
+          f"philosophers: forks and meals resolved, values read and written ({lines[:12]})")
+    # every note starts in one column; a line's beginning is as before
+    cols = {l.index("  ; ") for l in lines if "  ; " in l and len(l.split("  ; ")[0]) < 60}
+    check(len(cols) == 1, f"the notes are aligned ({cols})")
+    check(any("acquire fork[left]    ; fork[2]" in l and "phil[2]" in l for l in lines),
+          "an index the thread computed is resolved")
+    code, out, _ = run("--json", os.path.join(MODELS, "philosophers.bc"))
+    tr = json.loads(out)["error"]["trace"]
+    st = next(e for e in tr if e["instruction"] == "store meals[self], m")
+    check(st["effect"] == "meals[0]: 0 -> 1" and st["object"] == "meals[0]"
+          and st["writes"] == [{"name": "meals[0]", "old": 0, "new": 1}],
+          f"JSON: a store's effect and writes ({st})")
+    ld = next(e for e in tr if e["instruction"] == "load m, meals[self]")
+    check(ld["reads"] == [{"name": "meals[0]", "value": 0}]
+          and ld["writes"] == [{"name": "m", "old": 0, "new": 0}], f"JSON: a load's reads ({ld})")
+    aq = next(e for e in tr if e["instruction"] == "acquire fork[left]")
+    check(aq["object"] == "fork[0]" and aq["depth"] == 1 and aq["effect"] == "fork[0]",
+          f"JSON: an acquire's lock and depth ({aq})")
+    # a failing assert shows its operand
+    code, out, _ = run(os.path.join(MODELS, "assert_fail.bc"))
+    last = trace_lines(out)[-1]
+    check(code == 1 and re.search(r'assert c, "[^"]*"  ; c = 0$', last),
+          f"assert_fail: the failing assert shows its operand ({last})")
+    code, out, _ = run("--json", os.path.join(MODELS, "assert_fail.bc"))
+    a = json.loads(out)["error"]["trace"][-1]
+    check(a["reads"] == [{"name": "c", "value": 0}] and a["effect"] == "c = 0",
+          f"JSON: the failing assert's operand ({a})")
+    br = next(e for e in json.loads(out)["error"]["trace"] if e["instruction"] == "jnz d, check")
+    check(br["taken"] is False and br["effect"] == "d = 0: not taken", f"JSON: a branch ({br})")
+    # channels: the value sent and received
+    code, out, _ = run(os.path.join(MODELS, "channel_handoff.bc"))
+    text = "\n".join(trace_lines(out))
+    check(re.search(r"send c, 1 +; 1 -> c$", text, re.M)
+          and re.search(r"recv i, c +; 1 from c -> i$", text, re.M)
+          and re.search(r"load v, buf\[i\] +; buf\[1\] = 8 -> v$", text, re.M),
+          f"channel_handoff: sent and received values ({text})")
+    code, out, _ = run("--json", os.path.join(MODELS, "channel_handoff.bc"))
+    tr = json.loads(out)["error"]["trace"]
+    sd = next(e for e in tr if e["instruction"] == "send c, 1")
+    rv = next(e for e in tr if e["instruction"] == "recv i, c")
+    check(sd["sent"] == 1 and sd["object"] == "c" and rv["reads"] == [{"name": "c", "value": 1}]
+          and rv["writes"] == [{"name": "i", "old": 0, "new": 1}], f"JSON: send and recv ({sd} {rv})")
+    # notifyall names whom it woke; a re-acquire says so; recursion shows the depth
+    code, out, _ = run(os.path.join(sem, "notify_lost.bc"))
+    text = "\n".join(trace_lines(out))
+    check("notifyall m      ; wakes waiter[0], waiter[1]" in text
+          and "wait m           ; re-acquire after notify" in text,
+          f"notify_lost: the threads a notifyall woke ({text})")
+    code, out, _ = run(os.path.join(sem, "recursive_overrelease.bc"))
+    text = "\n".join(trace_lines(out))
+    check("acquire m    ; depth 2" in text and "release m    ; still held, depth 1" in text,
+          f"recursive_overrelease: the lock depth when recursive ({text})")
+    code, out, _ = run(os.path.join(sem, "spawn_beyond_max.bc"))
+    text = "\n".join(trace_lines(out))
+    check("spawn k, a, 0  ; k = 1 (a[0])" in text, f"spawn names the child ({text})")
+    code, out, _ = run("--json", os.path.join(sem, "spawn_beyond_max.bc"))
+    sp = json.loads(out)["error"]["trace"][0]
+    check(sp["spawned"] == "a[0]", f"JSON: spawned ({sp})")
+    # join names the joined thread
+    jm = model("join.bc", "proc w max 1\n    nop\nthread main\n    reg k\n    spawn k, w, 0\n"
+                          "    join k\n    assert 0, \"after join\"\n")
+    code, out, _ = run(jm)
+    check(re.search(r"join k +; joined w\[0\]", out), f"join names the joined thread ({out})")
+    # --simulate keeps its notes, --por and --reduce=none traces carry effects too
+    code, out, _ = run("--por", os.path.join(MODELS, "assert_fail.bc"))
+    check(code == 1 and trace_lines(out)[-1].endswith("; c = 0"), "--por: the assert's operand")
+    code, out, _ = run("--reduce=none", "--search=bfs", os.path.join(MODELS, "philosophers.bc"))
+    check(code == 1 and re.search(r"acquire fork\[left\] +; fork\[0\]", out),
+          "--reduce=none: resolved forks")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -981,7 +1066,7 @@ def main():
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,
               test_constant_expressions_match_refcheck, test_por_discharges_metadata,
-              test_unreached_code, test_unreached_same_in_every_search):
+              test_unreached_code, test_unreached_same_in_every_search, test_trace_effects):
         t()
     return finish()
 

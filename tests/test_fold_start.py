@@ -67,7 +67,8 @@ def states(*args):
 
 def trace_rows(out):
     """The text trace's rows as (step, thread, instruction), and the line
-    before the first row."""
+    before the first row (the note after an instruction, `  ; ...`, left
+    out)."""
     body = out.split("  step  thread          line  instruction\n")[1]
     rows, first = [], None
     for line in body.splitlines():
@@ -76,7 +77,7 @@ def trace_rows(out):
                 break
             first = line
             continue
-        rows.append((line[:6].strip(), line[8:23].strip(), line[29:].strip()))
+        rows.append((line[:6].strip(), line[8:23].strip(), line[29:].split("  ; ")[0].strip()))
     return first, rows
 
 

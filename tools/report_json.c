@@ -25,9 +25,123 @@ void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A {"name":..., "value":...} or {"name":..., "old":..., "new":...} item. */
+static void json_value(FILE *out, const char *field, bool *open, const char *name, int32_t v)
+{
+    fprintf(out, *open ? "," : ",\"%s\":[", field);
+    *open = true;
+    fprintf(out, "{\"name\":");
+    json_string(out, name);
+    fprintf(out, ",\"value\":%" PRId32 "}", v);
+}
+
+static void json_write(FILE *out, bool *open, const char *name, int32_t old, int32_t v)
+{
+    fprintf(out, *open ? "," : ",\"writes\":[");
+    *open = true;
+    fprintf(out, "{\"name\":");
+    json_string(out, name);
+    fprintf(out, ",\"old\":%" PRId32 ",\"new\":%" PRId32 "}", old, v);
+}
+
+static void json_thread(FILE *out, const char *field, const vm_program *p, const trace *t,
+                        int32_t tid)
+{
+    char name[64];
+    if (tid < 0 || (uint32_t)tid >= p->nthreads) return;
+    vm_thread_name(p, t->final_state, tid, name, sizeof name);
+    fprintf(out, ",\"%s\":", field);
+    json_string(out, name);
+}
+
+/* The structured fields of an entry's trace_effect (docs/usage.md):
+ * "object", "reads", "writes", "taken", "sent", "depth", "woke",
+ * "spawned", "joined". */
+static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
+                              const trace_entry *e, const vm_insn *in)
+{
+    const trace_effect *fx = &e->fx;
+    char on[64], tn[64];
+    bool reads = false, writes = false;
+    if (!fx->recorded) return;
+    enum vm_opcode op = (enum vm_opcode)in->op;
+    const char *rd = report_reg_name(p, t, e, in->rd);
+    bool lock = e->reacquire || (vm_ops[op].flags & VM_F_LOCK);
+    if (lock || op == VM_OP_load || op == VM_OP_store) {
+        report_fx_object(p, in, fx, lock, on, sizeof on);
+        fprintf(out, ",\"object\":");
+        json_string(out, on);
+    } else if (op == VM_OP_send || op == VM_OP_recv) {
+        fprintf(out, ",\"object\":");
+        json_string(out, p->chans[in->obj].name);
+    }
+    if (e->reacquire || op == VM_OP_acquire || op == VM_OP_release) {
+        if (fx->done && fx->obj >= 0) fprintf(out, ",\"depth\":%" PRId32, fx->val);
+        return;
+    }
+    switch (op) {
+    case VM_OP_load:
+        if (!fx->done) break;
+        json_value(out, "reads", &reads, on, fx->val);
+        fprintf(out, "]");
+        json_write(out, &writes, rd, fx->old, fx->val);
+        break;
+    case VM_OP_recv:
+        if (!fx->done) break;
+        json_value(out, "reads", &reads, p->chans[in->obj].name, fx->val);
+        fprintf(out, "]");
+        json_write(out, &writes, rd, fx->old, fx->val);
+        break;
+    case VM_OP_store:
+        if (fx->done) json_write(out, &writes, on, fx->old, fx->val);
+        break;
+    case VM_OP_mov: case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_div:
+    case VM_OP_mod: case VM_OP_and: case VM_OP_or: case VM_OP_xor: case VM_OP_shl:
+    case VM_OP_shr: case VM_OP_eq: case VM_OP_ne: case VM_OP_lt: case VM_OP_le:
+    case VM_OP_gt: case VM_OP_ge: case VM_OP_not: case VM_OP_neg: case VM_OP_choose:
+        if (fx->done) json_write(out, &writes, rd, fx->old, fx->val);
+        break;
+    case VM_OP_spawn:
+        if (!fx->done) break;
+        json_write(out, &writes, rd, fx->old, fx->val);
+        fprintf(out, "]");
+        writes = false;
+        json_thread(out, "spawned", p, t, fx->val);
+        break;
+    case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
+        if (report_operand_name(p, t, e, &in->a))
+            json_value(out, "reads", &reads, report_operand_name(p, t, e, &in->a), fx->old);
+        if (reads) fprintf(out, "]");
+        reads = false;
+        if (op != VM_OP_assert)
+            fprintf(out, ",\"taken\":%s", (fx->old == 0) == (op == VM_OP_jz) ? "true" : "false");
+        break;
+    case VM_OP_send:
+        fprintf(out, ",\"sent\":%" PRId32, fx->old);
+        break;
+    case VM_OP_join:
+        if (fx->done) json_thread(out, "joined", p, t, fx->obj);
+        break;
+    case VM_OP_notify: case VM_OP_notifyall:
+        if (!fx->done) break;
+        fprintf(out, ",\"woke\":[");
+        for (uint32_t i = 0; i < fx->nwoke; i++) {
+            vm_thread_name(p, t->final_state, t->woken[fx->woke + i], tn, sizeof tn);
+            if (i) fputc(',', out);
+            json_string(out, tn);
+        }
+        fprintf(out, "]");
+        break;
+    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_nop:
+    case VM_OP_jmp: case VM_OP_end: case VM_OP_COUNT:
+        break;
+    }
+    if (writes) fprintf(out, "]");
+}
+
 static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
 {
-    char name[64], note[64];
+    char name[64], note[REPORT_NOTE_MAX];
     fprintf(out, "[");
     for (uint32_t i = 0; i < t->n; i++) {
         const trace_entry *e = &t->entries[i];
@@ -39,10 +153,16 @@ static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
         fprintf(out, ",\"tid\":%d,\"pc\":%" PRIu32 ",\"line\":%d,\"instruction\":", e->tid, e->pc,
                 in->line);
         json_string(out, in->text);
-        if (note[0]) {
+        if (note[0]) { /* the choice or re-acquire, as before effects */
             fprintf(out, ",\"note\":");
             json_string(out, note);
         }
+        report_trace_note(p, t, e, note, sizeof note);
+        if (e->fx.recorded && note[0]) {
+            fprintf(out, ",\"effect\":");
+            json_string(out, note);
+        }
+        print_effect_json(out, p, t, e, in);
         if (e->step == 0) fprintf(out, ",\"start\":true"); /* --por: a thread's invisible start */
         fprintf(out, "}");
     }

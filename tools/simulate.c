@@ -60,7 +60,7 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         uint64_t choice = below(&rng, vm_enabled(p, s, tid));
         trace_entry e = trace_entry_at(p, s, (uint32_t)step, tid, choice, true);
         trace tr = {.final_state = s};
-        report_trace_line(out, p, &tr, &e);
+        report_trace_line(out, p, &tr, &e, 0);
         vm_fault f;
         if (vm_step(p, s, tid, choice, NULL, &f) == VM_FAULT) {
             char name[64];

@@ -82,10 +82,33 @@ const vm_insn *report_thread_insn(const vm_program *p, const uint8_t *s, int tid
  * "" when there is none. */
 void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n);
 
+/* The note of a trace line: what the instruction did with values, from
+ * its trace_effect ("meals[1]: 0 -> 1", "fork[2]", "m = 3"), or without one
+ * (--simulate) report_entry_note()'s; "" when there is none. */
+#define REPORT_NOTE_MAX 160
+void report_trace_note(const vm_program *p, const trace *t, const trace_entry *e, char *buf,
+                       size_t n);
+/* The column notes start at: the longest instruction text with a note of
+ * at most REPORT_NOTE_COLUMN characters (a longer one pushes its own note
+ * right). */
+#define REPORT_NOTE_COLUMN 28
+int report_trace_width(const vm_program *p, const trace *t);
 /* Print one trace line: step number (first instruction of a step only),
- * thread, source line, instruction as written, annotations. */
+ * thread, source line, instruction as written and, padded to `width`,
+ * "; " and its note (report_trace_note). */
 void report_trace_line(FILE *out, const vm_program *p, const trace *t,
-                       const trace_entry *e);
+                       const trace_entry *e, int width);
+/* The name of register slot r of the body entry e's thread runs. */
+const char *report_reg_name(const vm_program *p, const trace *t, const trace_entry *e,
+                            uint32_t r);
+/* How a value operand is named in a note: its register's name, "self" or
+ * "tid"; NULL for a constant. */
+const char *report_operand_name(const vm_program *p, const trace *t, const trace_entry *e,
+                                const vm_operand *o);
+/* The object an effect resolved: lock element or global element `fx->obj`
+ * by name, or NAME[idx] when the index was out of range. */
+void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
+                      char *buf, size_t n);
 
 /* One line per thread that has not ended: where it stands and what it
  * waits for (vm_describe_block), marked when it is at an end label. */

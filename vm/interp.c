@@ -80,6 +80,12 @@ static inline int32_t operand(const thr *t, const uint8_t *s, const vm_operand *
     return 0;
 }
 
+int32_t vm_operand_value(const vm_program *p, const uint8_t *s, int tid, const vm_operand *o)
+{
+    const thr th = thr_of(p, s, tid);
+    return operand(&th, s, o);
+}
+
 static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -334,6 +334,11 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);
 vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
                   const vm_hooks *h, vm_fault *f);
 
+/* The value of operand `o` for thread `tid` in state `s` (a register of the
+ * body it runs, `self`, `tid` or an immediate), as vm_step() reads it. For
+ * trace replay and reports; the interpreter has its own inline copy. */
+int32_t vm_operand_value(const vm_program *p, const uint8_t *s, int tid, const vm_operand *o);
+
 /* The value of a binary arithmetic, bitwise or relational instruction
  * (add .. ge; div and mod need b != 0), as the interpreter computes it. */
 int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b);
