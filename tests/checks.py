@@ -266,3 +266,13 @@ def coverage_report(counts, nseeds, label, extra=()):
         print(f"  never used: {', '.join(gaps)}")
     return gaps if nseeds >= COVERAGE_MIN_SEEDS else []
 
+
+def header(path):
+    """A model's header comment lines `; key: value` (the first of each key)."""
+    h = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"\s*[;#]\s*([a-z-]+):\s*(.*?)\s*$", line)
+            if m and m.group(1) not in h:
+                h[m.group(1)] = m.group(2)
+    return h

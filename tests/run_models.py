@@ -38,7 +38,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from checks import check, finish
+from checks import check, finish, header
 from shortest import check_bfs_report, error_depths
 
 EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
@@ -58,16 +58,6 @@ VARIANTS = [
 # the exact counts of both modes, which --require-counts makes mandatory
 COUNT_KEYS = ("expect-states", "expect-transitions", "expect-states-reduce-none",
               "expect-transitions-reduce-none")
-
-
-def header(path):
-    h = {}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"\s*[;#]\s*([a-z-]+):\s*(.*?)\s*$", line)
-            if m and m.group(1) not in h:
-                h[m.group(1)] = m.group(2)
-    return h
 
 
 def run(mcheck, args, timeout=600):

@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from checks import check, finish
+from checks import check, finish, header
 
 MCHECK = None
 MODELS = None
@@ -46,16 +46,6 @@ def run_json(*args):
         return code, json.loads(out)
     except json.JSONDecodeError:
         return code, None
-
-
-def header(path):
-    h = {}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"\s*[;#]\s*([a-z-]+):\s*(.*?)\s*$", line)
-            if m and m.group(1) not in h:
-                h[m.group(1)] = m.group(2)
-    return h
 
 
 def states(*args):
