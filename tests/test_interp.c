@@ -140,6 +140,24 @@ static void runtime_errors(void)
     }
 }
 
+/* A release of a lock another thread holds names the holder, and says when
+ * the holder ended while holding it. */
+static void not_owner_names_holder(void)
+{
+    fixture f = load("lock m\nthread a\n  acquire m\n  nop\nthread b\n  release m\n");
+    if (!f.p) return;
+    vm_fault flt = {0};
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 0, NULL, &flt), VM_OK); /* a: acquire m */
+    CHECK_EQ_INT(vm_step(f.p, f.s, 1, 0, NULL, &flt), VM_FAULT);
+    CHECK_CONTAINS(flt.msg, "release of 'm', which is held by a");
+    CHECK(strstr(flt.msg, "ended") == NULL);
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 0, NULL, &flt), VM_OK); /* a: nop */
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 0, NULL, &flt), VM_OK); /* a: end, m still held */
+    CHECK_EQ_INT(vm_step(f.p, f.s, 1, 0, NULL, &flt), VM_FAULT);
+    CHECK_CONTAINS(flt.msg, "release of 'm', which is held by a (ended while holding it)");
+    unload(&f);
+}
+
 static void recursive_locks(void)
 {
     fixture f = load("lock m\n"
@@ -459,6 +477,7 @@ int main(void)
 {
     TEST_RUN(arithmetic_wraps);
     TEST_RUN(runtime_errors);
+    TEST_RUN(not_owner_names_holder);
     TEST_RUN(recursive_locks);
     TEST_RUN(wait_releases_fully_and_restores_depth);
     TEST_RUN(spurious_wakeups);

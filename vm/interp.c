@@ -281,7 +281,8 @@ static inline vm_status require_owner(const vm_program *p, const uint8_t *s, int
     if (owner < 0)
         return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is not held", what, ln);
     vm_thread_name(p, s, owner, on, sizeof on);
-    return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is held by %s", what, ln, on);
+    return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is held by %s%s", what, ln, on,
+                 vm_tstatus_of(p, s, owner) == VM_T_ENDED ? " (ended while holding it)" : "");
 }
 
 static void wake(const vm_program *p, uint8_t *s, uint32_t l, int t)
