@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: \w+Sanitizer")
@@ -276,3 +277,19 @@ def header(path):
             if m and m.group(1) not in h:
                 h[m.group(1)] = m.group(2)
     return h
+
+
+def write_model(directory, name, text):
+    """Write a model's text to directory/name; returns the path."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run_mcheck(mcheck, *args, timeout=120):
+    """(exit status, stdout, stderr) of one mcheck run."""
+    p = subprocess.run([mcheck] + list(args), capture_output=True, text=True, errors="replace",
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+

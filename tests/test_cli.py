@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from checks import check, finish, steady_report
+from checks import check, finish, run_mcheck, steady_report, write_model
 
 MCHECK = None
 TMP = tempfile.mkdtemp(prefix="mcheck-cli-")
@@ -24,16 +24,11 @@ TMP = tempfile.mkdtemp(prefix="mcheck-cli-")
 
 
 def model(name, text):
-    path = os.path.join(TMP, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return write_model(TMP, name, text)
 
 
 def run(*args, timeout=120):
-    p = subprocess.run([MCHECK] + list(args), capture_output=True, text=True, errors="replace",
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
+    return run_mcheck(MCHECK, *args, timeout=timeout)
 
 
 # A model with a state space far too large to finish quickly: ordered dining

@@ -16,10 +16,9 @@ The last line is "N passed, N failed".
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
-from checks import check, finish, header
+from checks import check, finish, header, run_mcheck, write_model
 
 MCHECK = None
 MODELS = None
@@ -28,16 +27,11 @@ START = "start:  each thread's invisible first instructions (--por)"
 
 
 def model(name, text):
-    path = os.path.join(TMP, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return write_model(TMP, name, text)
 
 
 def run(*args, timeout=600):
-    p = subprocess.run([MCHECK] + list(args), capture_output=True, text=True, errors="replace",
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
+    return run_mcheck(MCHECK, *args, timeout=timeout)
 
 
 def run_json(*args):
