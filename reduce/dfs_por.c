@@ -30,127 +30,109 @@
 #include "por_int.h"
 #include "search_int.h"
 
-/* ---- the stack set ---------------------------------------------------------- */
+/* ---- the hash maps: the stack set and the stored sleep sets ---------------- */
 
-static inline uint64_t on_key(uint64_t h) { return h ? h : 1; }
-
-static bool onstack_add(search *S, uint64_t h)
+static inline uint64_t map_key(uint64_t h) { return h ? h : 1; }
+static inline size_t map_home(uint64_t k, size_t mask)
 {
-    por_stack *ps = &S->ps;
-    if (2 * (ps->on_len + 1) > ps->on_cap) {
-        size_t nc = ps->on_cap ? 2 * ps->on_cap : 1024;
-        if (S->o->memlimit && search_memory(S) + (nc - ps->on_cap) * 8 > S->o->memlimit) {
+    return (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & mask;
+}
+
+/* The slot of key k, or the empty slot where it would go (cap > 0). */
+static size_t map_slot(const hash_map *m, uint64_t k)
+{
+    size_t mask = m->cap - 1, j = map_home(k, mask);
+    while (m->key[j] && m->key[j] != k) j = (j + 1) & mask;
+    return j;
+}
+
+/* The value of hash h, 0 if none. */
+static uint64_t map_get(const hash_map *m, uint64_t h)
+{
+    if (!m->cap) return 0;
+    size_t j = map_slot(m, map_key(h));
+    return m->key[j] ? m->val[j] : 0;
+}
+
+/* Set h's value to v (non-zero); false with S->lim.stop set if the map
+ * cannot grow (it keeps its load under a half). */
+static bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
+{
+    if (2 * (m->len + 1) > m->cap) {
+        size_t nc = m->cap ? 2 * m->cap : 1024;
+        if (S->o->memlimit && search_memory(S) + (nc - m->cap) * 16 > S->o->memlimit) {
             S->lim.stop = STOP_MEMLIMIT;
             return false;
         }
-        uint64_t *nt = calloc(nc, sizeof *nt);
-        if (!nt) {
+        hash_map n = {calloc(nc, sizeof(uint64_t)), malloc(nc * sizeof(uint64_t)), nc, m->len};
+        if (!n.key || !n.val) {
+            free(n.key);
+            free(n.val);
             S->lim.stop = STOP_NOMEM;
             return false;
         }
-        for (size_t i = 0; i < ps->on_cap; i++) {
-            uint64_t k = ps->onstack[i];
-            if (!k) continue;
-            size_t j = (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
-            while (nt[j]) j = (j + 1) & (nc - 1);
-            nt[j] = k;
-        }
-        free(ps->onstack);
-        ps->onstack = nt;
-        ps->on_cap = nc;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->key[i]) {
+                size_t j = map_slot(&n, m->key[i]);
+                n.key[j] = m->key[i];
+                n.val[j] = m->val[i];
+            }
+        free(m->key);
+        free(m->val);
+        *m = n;
     }
-    uint64_t k = on_key(h);
-    size_t m = ps->on_cap - 1, j = (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & m;
-    while (ps->onstack[j]) j = (j + 1) & m;
-    ps->onstack[j] = k;
-    ps->on_len++;
+    uint64_t k = map_key(h);
+    size_t j = map_slot(m, k);
+    if (!m->key[j]) {
+        m->key[j] = k;
+        m->len++;
+    }
+    m->val[j] = v;
     return true;
 }
 
-static bool onstack_has(const search *S, uint64_t h)
+/* Remove hash h, which is there (backward-shift deletion: no tombstones). */
+static void map_del(hash_map *m, uint64_t h)
 {
-    const por_stack *ps = &S->ps;
-    uint64_t k = on_key(h);
-    size_t m = ps->on_cap - 1, j = (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & m;
-    for (; ps->onstack[j]; j = (j + 1) & m)
-        if (ps->onstack[j] == k) return true;
-    return false;
-}
-
-/* Remove one entry of h (backward-shift deletion, so no tombstones). */
-static void onstack_remove(search *S, uint64_t h)
-{
-    por_stack *ps = &S->ps;
-    uint64_t k = on_key(h);
-    size_t m = ps->on_cap - 1, j = (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & m;
-    while (ps->onstack[j] != k) j = (j + 1) & m; /* it is there */
-    for (size_t i = (j + 1) & m;; i = (i + 1) & m) {
-        uint64_t e = ps->onstack[i];
-        if (!e) break;
-        size_t home = (size_t)(e * 0x9e3779b97f4a7c15ull >> 20) & m;
-        /* e may move to j if its home is not in (j, i] cyclically */
-        if (((i - home) & m) >= ((i - j) & m)) {
-            ps->onstack[j] = e;
+    size_t mask = m->cap - 1, j = map_slot(m, map_key(h));
+    for (size_t i = (j + 1) & mask; m->key[i]; i = (i + 1) & mask) {
+        size_t home = map_home(m->key[i], mask);
+        /* the entry at i may move to j if its home is not in (j, i] cyclically */
+        if (((i - home) & mask) >= ((i - j) & mask)) {
+            m->key[j] = m->key[i];
+            m->val[j] = m->val[i];
             j = i;
         }
     }
-    ps->onstack[j] = 0;
-    ps->on_len--;
+    m->key[j] = 0;
+    m->len--;
 }
 
-/* ---- the stored sleep sets ---------------------------------------------------- */
+/* The stack set: a multiset of the stack states' hashes (a count each). */
+static bool onstack_add(search *S, uint64_t h)
+{
+    return map_put(S, &S->ps.onstack, h, map_get(&S->ps.onstack, h) + 1);
+}
 
-static inline size_t sl_home(uint64_t k, size_t m) { return (size_t)(k * 0x9e3779b97f4a7c15ull >> 24) & m; }
+static bool onstack_has(const search *S, uint64_t h) { return map_get(&S->ps.onstack, h) != 0; }
+
+static void onstack_remove(search *S, uint64_t h)
+{
+    hash_map *m = &S->ps.onstack;
+    size_t j = map_slot(m, map_key(h));
+    if (m->val[j] > 1)
+        m->val[j]--;
+    else
+        map_del(m, h);
+}
 
 /* The sleep set state h was first explored with (0: none or empty). */
-static uint64_t sleep_get(const search *S, uint64_t h)
-{
-    const por_stack *ps = &S->ps;
-    if (!ps->sl_cap) return 0;
-    uint64_t k = on_key(h);
-    size_t m = ps->sl_cap - 1;
-    for (size_t j = sl_home(k, m); ps->sl_key[j]; j = (j + 1) & m)
-        if (ps->sl_key[j] == k) return ps->sl_val[j];
-    return 0;
-}
+static uint64_t sleep_get(const search *S, uint64_t h) { return map_get(&S->ps.slept, h); }
 
 static bool sleep_put(search *S, uint64_t h, uint64_t z)
 {
-    por_stack *ps = &S->ps;
-    if (2 * (ps->sl_len + 1) > ps->sl_cap) {
-        size_t nc = ps->sl_cap ? 2 * ps->sl_cap : 1024;
-        if (S->o->memlimit && search_memory(S) + (nc - ps->sl_cap) * 16 > S->o->memlimit) {
-            S->lim.stop = STOP_MEMLIMIT;
-            return false;
-        }
-        uint64_t *nk = calloc(nc, sizeof *nk), *nv = malloc(nc * sizeof *nv);
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            S->lim.stop = STOP_NOMEM;
-            return false;
-        }
-        for (size_t i = 0; i < ps->sl_cap; i++) {
-            if (!ps->sl_key[i]) continue;
-            size_t j = sl_home(ps->sl_key[i], nc - 1);
-            while (nk[j]) j = (j + 1) & (nc - 1);
-            nk[j] = ps->sl_key[i];
-            nv[j] = ps->sl_val[i];
-        }
-        free(ps->sl_key);
-        free(ps->sl_val);
-        ps->sl_key = nk;
-        ps->sl_val = nv;
-        ps->sl_cap = nc;
-    }
-    uint64_t k = on_key(h);
-    size_t m = ps->sl_cap - 1, j = sl_home(k, m);
-    while (ps->sl_key[j] && ps->sl_key[j] != k) j = (j + 1) & m;
-    if (!ps->sl_key[j]) {
-        ps->sl_key[j] = k;
-        ps->sl_len++;
-    }
-    ps->sl_val[j] = z;
+    if (z) return map_put(S, &S->ps.slept, h, z);
+    if (map_get(&S->ps.slept, h)) map_del(&S->ps.slept, h); /* values are non-zero */
     return true;
 }
 

@@ -36,9 +36,10 @@ static void free_search(search *S)
     free(S->ran);
     por_free(S->por);
     free(S->ps.frames);
-    free(S->ps.onstack);
-    free(S->ps.sl_key);
-    free(S->ps.sl_val);
+    free(S->ps.onstack.key);
+    free(S->ps.onstack.val);
+    free(S->ps.slept.key);
+    free(S->ps.slept.val);
 }
 
 /* After a complete search: the instructions no step ran, but for each

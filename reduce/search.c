@@ -118,8 +118,8 @@ static uint64_t peak_rss(void)
 static uint64_t stack_queue_bytes(const search *S)
 {
     return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap + S->vec_bytes +
-           S->ps.cap * sizeof(por_frame) + S->ps.on_cap * sizeof(uint64_t) +
-           S->ps.sl_cap * 2 * sizeof(uint64_t) +
+           S->ps.cap * sizeof(por_frame) +
+           (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
            S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
 }
 

@@ -172,14 +172,19 @@ typedef struct por_frame {
     uint64_t hash;     /* of the level's stored vector */
 } por_frame;
 
+/* A map from 64-bit hashes to non-zero values, open addressing with
+ * linear probing and backward-shift deletion (dfs_por.c). */
+typedef struct hash_map {
+    uint64_t *key, *val; /* key 0: an empty slot (hash 0 is taken as 1) */
+    size_t cap, len;     /* slots (a power of 2, or 0), entries */
+} hash_map;
+
 typedef struct por_stack {
     por_frame *frames;
     size_t cap;
-    uint64_t *onstack; /* a multiset of the stack's hashes, open addressing */
-    size_t on_cap, on_len; /* slots (a power of 2), entries */
-    uint64_t *sl_key, *sl_val; /* hash -> the sleep set a state was first
-                                  explored with (only those not empty) */
-    size_t sl_cap, sl_len;
+    hash_map onstack;  /* the stack's hashes -> how many stack states have it */
+    hash_map slept;    /* hash -> the sleep set a state was first explored
+                          with (only those not empty) */
 } por_stack;
 
 /* ---- the context ---------------------------------------------------------- */
