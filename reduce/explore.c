@@ -45,7 +45,7 @@ static void free_search(search *S)
 /* After a complete search: the instructions no step ran, but for each
  * body's implicit trailing `end` (the assembler's, not the user's). Out of
  * memory, r->unreached_known stays false. */
-static void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r)
+void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r)
 {
     uint32_t n = 0;
     for (uint32_t b = 0; b < p->nbodies; b++)
@@ -66,6 +66,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     search S;
     memset(&S, 0, sizeof S);
     memset(r, 0, sizeof *r);
+    if (o->workers) return explore_parallel(p, o, r);
     S.p = p;
     S.o = o;
     S.r = r;
@@ -165,6 +166,9 @@ void explore_result_free(explore_result *r)
     r->nerrors = 0;
     free(r->unreached);
     r->unreached = NULL;
+    free(r->workers);
+    r->workers = NULL;
+    r->nworkers = 0;
     r->nunreached = 0;
     r->unreached_known = false;
 }

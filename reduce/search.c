@@ -143,6 +143,12 @@ void fill_stats(search *S)
     x->seconds = now_since(&S->lim.t0);
 }
 
+void search_finish_stats(explore_stats *x, const struct timespec *t0)
+{
+    x->peak_rss = peak_rss();
+    x->seconds = now_since(t0);
+}
+
 void progress_line(search *S, double t)
 {
     explore_stats *x = &S->r->stats;

@@ -486,6 +486,15 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
     return m;
 }
 
+/* ---- explore.c, parallel.c ---------------------------------------------- */
+
+/* After a complete search: the instructions of `ran` not run, into r. */
+void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r);
+/* Peak RSS and the time since t0 (search.c). */
+void search_finish_stats(explore_stats *x, const struct timespec *t0);
+/* explore_run() with o->workers threads (parallel.c). */
+int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r);
+
 /* ---- lookahead.c (the calls dfs() makes: lookahead_int.h) ---------------- */
 
 void ahead_start(search *S);  /* allocate and turn on, if it fits */

@@ -63,6 +63,9 @@ static void usage(FILE *out)
           "                         during the search (default ld: the reduction is\n"
           "                         sound only while LD' holds; off checks nothing)\n"
           "  --search=dfs|bfs       depth-first (default) or breadth-first (shortest trace)\n"
+          "  -j N, --jobs N         search with N worker threads over one shared store\n"
+          "                         (0: one per core); the same states and verdicts,\n"
+          "                         another order (default: the sequential search)\n"
           "  --store=compact|exact|bitstate\n"
           "                         hash compaction (default), full vectors, or supertrace\n"
           "  --fingerprint=64|128   hash-compaction fingerprint bits (default 64)\n"
@@ -104,11 +107,21 @@ typedef struct cli {
     bool dump, simulate, json, quiet, progress;
     bool adapt, race_set;      /* --adapt; --race was given */
     bool spurious;             /* --spurious-wakeups (set on the program) */
+    bool jobs_set;             /* -j was given */
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
 } cli;
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define MAX_JOBS 1024
+
+/* The cores this process may run on (-j 0). */
+static unsigned cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (unsigned)n;
+}
 
 static int bad_usage(const char *fmt, ...)
 {
@@ -158,7 +171,7 @@ enum {
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
-    OPT_POR,
+    OPT_POR, OPT_JOBS,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -179,6 +192,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"lookahead", required_argument, 0, OPT_LOOKAHEAD},
         {"spurious-wakeups", no_argument, 0, OPT_SPURIOUS},
         {"por", optional_argument, 0, OPT_POR},
+        {"jobs", required_argument, 0, OPT_JOBS},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -197,7 +211,7 @@ static int parse_args(int argc, char **argv, cli *c)
     c->seed = 1;
     c->steps = 10000;
     opterr = 0;
-    while ((o = getopt_long(argc, argv, ":D:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":D:hj:", opts, NULL)) != -1) {
         switch (o) {
         case 'D': {
             char *eq = strchr(optarg, '=');
@@ -216,6 +230,14 @@ static int parse_args(int argc, char **argv, cli *c)
             c->defs[c->ndefs++] = d;
             break;
         }
+        case 'j':
+        case OPT_JOBS:
+            if (!parse_u64(optarg, &v) || v > MAX_JOBS)
+                return bad_usage("-j: expected a number of worker threads (0: one per core, at "
+                                 "most %d), got '%s'", MAX_JOBS, optarg);
+            c->eo.workers = v ? (unsigned)v : cores();
+            c->jobs_set = true;
+            break;
         case OPT_SIMULATE: c->simulate = true; break;
         case OPT_SPURIOUS: c->spurious = true; break;
         case OPT_POR:
@@ -306,6 +328,11 @@ static int parse_args(int argc, char **argv, cli *c)
     if (c->eo.por && c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
         return bad_usage("--lookahead=%s applies to the search without --por",
                          lookahead_mode_name(c->eo.lookahead));
+    if (c->jobs_set && c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
+        return bad_usage("--lookahead=%s applies to the sequential search, not to -j",
+                         lookahead_mode_name(c->eo.lookahead));
+    if (c->jobs_set && (c->dump || c->simulate))
+        return bad_usage("-j applies to the search, not to %s", c->dump ? "--dump" : "--simulate");
     if (c->adapt) {
         /* Only LD' is what the reduction needs: under Eraser or Goldilocks a
          * variable without a violation may still break it (Stoller's Theorem 9

@@ -254,12 +254,12 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
-                 ",\"spurious_wakeups\":%s,\"por\":%s}",
+                 ",\"spurious_wakeups\":%s,\"por\":%s,\"workers\":%u}",
             reduce_mode_name(eo->reduce), race_mode_name(eo->race),
             store_kind_name(eo->store.kind),
             eo->store.fingerprint_bits, search_order_name(eo->search),
             eo->max_depth, p->spurious_wakeups ? "true" : "false",
-            eo->por ? "true" : "false");
+            eo->por ? "true" : "false", eo->workers);
     if (a) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
         for (uint32_t i = 0; i < a->nvars; i++) {
@@ -310,6 +310,17 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
     else
         fprintf(out, ",\"coverage\":null");
-    fprintf(out, ",\"seconds\":%.6f,\"states_per_second\":%.1f}}\n", x->seconds,
+    fprintf(out, ",\"seconds\":%.6f,\"states_per_second\":%.1f", x->seconds,
             x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+    if (r->nworkers) { /* -j N: what each worker did */
+        fprintf(out, ",\"workers\":[");
+        for (uint32_t i = 0; i < r->nworkers; i++) {
+            const explore_worker *w = &r->workers[i];
+            fprintf(out, "%s{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64
+                         ",\"idle_seconds\":%.6f,\"handed_work\":%" PRIu64 "}",
+                    i ? "," : "", w->states, w->transitions, w->idle, w->steals);
+        }
+        fprintf(out, "]");
+    }
+    fprintf(out, "}}\n");
 }

@@ -252,7 +252,7 @@ void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
 
 /* `t` is NULL when the trace could not be replayed for lack of memory. */
 static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
-                             const trace *t, bool bfs_hint)
+                             const trace *t, bool bfs_hint, unsigned workers)
 {
     char name[64];
     fprintf(out, "error: %s\n", er->msg);
@@ -280,7 +280,13 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         fprintf(out, "blocked threads:\n");
         report_blocked_threads(out, p, t->final_state);
     }
-    if (bfs_hint && er->len > 20)
+    if (workers && !bfs_hint)
+        fprintf(out, "note: the trace is a shortest one (breadth-first: levels in step with %u "
+                     "workers)\n", workers);
+    else if (workers)
+        fprintf(out, "note: a parallel depth-first trace need not be the shortest, nor the "
+                     "sequential search's; --search=bfs -j %u finds a shortest one\n", workers);
+    else if (bfs_hint && er->len > 20)
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }
 
@@ -344,6 +350,12 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
                 100.0 * (1.0 - x->omission));
     fprintf(out, "  time                 %.3f s (%.0f states/s)\n", x->seconds,
             x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+    for (uint32_t i = 0; i < r->nworkers; i++) { /* -j N: the load balance */
+        const explore_worker *w = &r->workers[i];
+        fprintf(out, "  worker %-13" PRIu32 " %" PRIu64 " states, %" PRIu64
+                     " transitions, idle %.3f s, handed work %" PRIu64 " times\n",
+                i, w->states, w->transitions, w->idle, w->steals);
+    }
     if (eo->store.kind == STORE_COMPACT && x->omission > 1e-6)
         fprintf(out, "warning: the probability that hash compaction omitted a state is %.3g;"
                      " use --fingerprint=128 or --store=exact\n", x->omission);
@@ -414,13 +426,17 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
 {
     const explore_options *eo = run->eo;
     const explore_adaptation *a = run->adapt;
-    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s)\n", VM_VERSION,
+    char jobs[32] = "";
+    if (eo->workers) snprintf(jobs, sizeof jobs, ", workers=%u", eo->workers);
+    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s)\n", VM_VERSION,
             run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", eo->race != LS_OFF ? ", race=" : "",
             eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",
-            p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), search_order_name(eo->search));
+            p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), search_order_name(eo->search),
+            jobs);
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
-        print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS);
+        print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,
+                         eo->workers);
     }
     if (eo->all_errors) print_error_counts(out, r);
     if (a) {

@@ -1,0 +1,883 @@
+/* parallel.c: the search with N worker threads (mcheck -j N), over one
+ * shared visited-state set partitioned by fingerprint (statestore's
+ * sstore: a lock per shard; the MPI search will give each rank a range of
+ * the same shards).
+ *
+ * Work is a state to expand: an item, its vector with a link to the node
+ * of its parent. Expanding an item runs every successor (the same composed
+ * step, step_int.h), inserts each into the shared set, and makes the new
+ * ones items. Two orders:
+ *   dfs  each worker keeps a stack of items and takes the newest; an idle
+ *        worker asks a busy one (a request flag the busy one reads once per
+ *        item) and is handed the oldest half of its stack, the items
+ *        nearest the root (work stealing by request, as LTSmin's
+ *        synchronous random polling). The search is complete when no
+ *        worker holds an item (a count of active workers, raised for the
+ *        receiver before items are handed over).
+ *   bfs  level-synchronous (Stern and Dill; LTSmin's parallel BFS): the
+ *        workers take chunks of the current level, put the new states in
+ *        their own part of the next level, and meet at a barrier; an error
+ *        found in level k is at depth k + 1, so its trace is a shortest one.
+ * Every stored state is expanded exactly once, whichever worker does it,
+ * so a complete search stores, matches and runs what the sequential search
+ * does (the same counts with --store=exact, and with the compact store the
+ * same fingerprints); max depth is the depth in the search tree.
+ *
+ * Traces: a node per expanded state that has new successors (parent node,
+ * the step into it, depth), counted by its children still alive; a state
+ * whose subtree is done releases its parent, so the nodes alive are the
+ * ancestors of the items not yet expanded. An error's path is read off the
+ * chain. With --por: persistent sets with the seen-successor proviso (a
+ * state with a successor already in the set is expanded fully), which is
+ * sound in any order of insertion: on every cycle of the reduced graph the
+ * state stored last has an edge to one stored before it. No sleep sets
+ * (their stack proviso needs the sequential stack). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "por_int.h"
+#include "search_int.h"
+
+/* A node of the search tree: an expanded state with new successors. */
+typedef struct pnode {
+    struct pnode *parent;   /* NULL for the initial state's */
+    explore_step via;       /* the step into the state ({-1, 0}: initial) */
+    uint64_t depth;
+    _Atomic uint32_t refs;  /* children not yet done */
+} pnode;
+
+/* An item: this header, then the state's vector (wsize bytes). */
+typedef struct item_hdr {
+    pnode *parent;
+    explore_step via;
+    uint64_t depth;
+} item_hdr;
+
+typedef struct item_stack {
+    uint8_t *buf;
+    size_t n, cap;          /* items */
+} item_stack;
+
+enum { INBOX_WAIT = 0, INBOX_FILLED = 1, INBOX_DENIED = 2 };
+enum { REQ_NONE = 0, REQ_CLOSED = -1 }; /* else a thief's id + 1 */
+
+/* A barrier whose count can shrink (workers that could not be started). */
+typedef struct level_barrier {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    unsigned n, waiting;
+    uint64_t round;
+} level_barrier;
+
+static void barrier_wait(level_barrier *b)
+{
+    pthread_mutex_lock(&b->m);
+    uint64_t round = b->round;
+    if (++b->waiting >= b->n) {
+        b->waiting = 0;
+        b->round++;
+        pthread_cond_broadcast(&b->c);
+    } else {
+        while (round == b->round) pthread_cond_wait(&b->c, &b->m);
+    }
+    pthread_mutex_unlock(&b->m);
+}
+
+/* Only n workers take part from now on. */
+static void barrier_shrink(level_barrier *b, unsigned n)
+{
+    pthread_mutex_lock(&b->m);
+    b->n = n;
+    if (b->waiting && b->waiting >= n) {
+        b->waiting = 0;
+        b->round++;
+        pthread_cond_broadcast(&b->c);
+    }
+    pthread_mutex_unlock(&b->m);
+}
+
+#define NODE_SLAB 4096
+#ifndef PAR_BATCH
+#define PAR_BATCH 16
+#endif
+#define BFS_CHUNK 64
+
+struct par;
+
+struct built;
+
+typedef struct worker {
+    struct par *P;
+    unsigned id;
+    pthread_t th;
+    search S;               /* its own: detector (a clone), step env, ran table, recent
+                               cache, persistent-set tables, statistics (S.r = &res) */
+    explore_result res;
+    item_stack stack;       /* dfs: its items; bfs: the part of the next level it made */
+    item_stack in;          /* dfs: items handed to it */
+    uint8_t *item;          /* the item being expanded (dfs: popped off the stack) */
+    uint8_t *succ;          /* the initial state being built */
+    struct built *batch;    /* successors built, not yet inserted (PAR_BATCH) */
+    uint8_t *vecs;          /* their vectors */
+    pnode *free_nodes;
+    void **slabs;
+    size_t nslabs, slabs_cap;
+    uint64_t next_check;    /* work at which to look at the limits */
+    double idle;            /* seconds waiting for work */
+    uint64_t steals;        /* times it was handed work */
+    _Atomic int request;    /* dfs: REQ_NONE, REQ_CLOSED, or a thief's id + 1 */
+    _Atomic int inbox;      /* dfs: INBOX_* */
+    _Atomic uint64_t avail; /* its stack's items, published for thieves */
+    _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* for progress, --memlimit */
+} worker;
+
+typedef struct par {
+    const vm_program *p;
+    const explore_options *o;
+    explore_result *r;
+    sstore *st;
+    unsigned n;
+    worker *w;
+    ls_detector *det;       /* worker 0's; the others' are clones of it */
+    search M;               /* the shared result: record_error() on M, under err_lock */
+    pthread_mutex_t err_lock, dump_lock;
+    _Atomic int stop;       /* stop_reason; STOP_COMPLETE while the search goes on */
+    _Atomic bool truncated; /* --max-depth pruned a path */
+    _Atomic uint64_t active;/* dfs: workers that hold work */
+    _Atomic uint64_t error_bytes;
+    size_t isize;           /* bytes of an item */
+    struct timespec t0;
+    double next_progress;
+    /* bfs */
+    item_stack level;
+    _Atomic uint64_t next;  /* the next item of the level to take */
+    level_barrier bar;
+    bool done;
+} par;
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void set_stop(par *P, stop_reason why)
+{
+    int expect = STOP_COMPLETE;
+    atomic_compare_exchange_strong(&P->stop, &expect, (int)why);
+}
+
+static inline bool stopped(const par *P)
+{
+    return atomic_load_explicit(&P->stop, memory_order_relaxed) != STOP_COMPLETE;
+}
+
+static inline item_hdr *item_at(const par *P, const item_stack *s, size_t i)
+{
+    return (item_hdr *)(s->buf + i * P->isize);
+}
+
+static inline uint8_t *item_vec(item_hdr *h) { return (uint8_t *)(h + 1); }
+
+static bool stack_reserve(par *P, item_stack *s, size_t need)
+{
+    if (need <= s->cap) return true;
+    size_t nc = s->cap ? s->cap * 2 : 1024;
+    while (nc < need) nc *= 2;
+    uint8_t *nb = realloc(s->buf, nc * P->isize);
+    if (!nb) return false;
+    s->buf = nb;
+    s->cap = nc;
+    return true;
+}
+
+static uint64_t worker_bytes(const worker *W)
+{
+    const par *P = W->P;
+    return (uint64_t)(W->stack.cap + W->in.cap) * P->isize + W->nslabs * NODE_SLAB * sizeof(pnode);
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static pnode *node_new(worker *W)
+{
+    if (!W->free_nodes) {
+        if (W->nslabs == W->slabs_cap) {
+            size_t nc = W->slabs_cap ? W->slabs_cap * 2 : 16;
+            void **ns = realloc(W->slabs, nc * sizeof *ns);
+            if (!ns) return NULL;
+            W->slabs = ns;
+            W->slabs_cap = nc;
+        }
+        pnode *slab = malloc(NODE_SLAB * sizeof *slab);
+        if (!slab) return NULL;
+        W->slabs[W->nslabs++] = slab;
+        for (size_t i = 0; i < NODE_SLAB; i++) {
+            slab[i].parent = W->free_nodes;
+            W->free_nodes = &slab[i];
+        }
+    }
+    pnode *n = W->free_nodes;
+    W->free_nodes = n->parent;
+    return n;
+}
+
+/* A child of n is done: release n, and its ancestors whose last child it was. */
+static void node_release(worker *W, pnode *n)
+{
+    while (n && atomic_fetch_sub_explicit(&n->refs, 1, memory_order_acq_rel) == 1) {
+        pnode *up = n->parent;
+        n->parent = W->free_nodes;
+        W->free_nodes = n;
+        n = up;
+    }
+}
+
+/* ---- errors, insertion, limits -------------------------------------------- */
+
+/* Record an error reached from item h by step st (path read off the nodes). */
+static bool par_error(worker *W, const item_hdr *h, explore_step st, const step_outcome *out)
+{
+    par *P = W->P;
+    pthread_mutex_lock(&P->err_lock);
+    bool go_on = true;
+    if (!P->o->all_errors && stopped(P)) goto done; /* another worker's error is first */
+    if (!keeps_trace(&P->M)) {
+        go_on = record_error(&P->M, out, NULL, 0);
+        goto done;
+    }
+    size_t len = (size_t)h->depth + 1;
+    explore_step *path = malloc(len * sizeof *path);
+    if (!path) {
+        set_stop(P, STOP_NOMEM);
+        go_on = false;
+        goto done;
+    }
+    path[len - 1] = st;
+    if (h->depth > 0) path[len - 2] = h->via;
+    size_t k = len - 2;
+    for (const pnode *n = h->parent; n && n->depth > 0; n = n->parent) path[--k] = n->via;
+    go_on = record_error(&P->M, out, path, (uint32_t)len);
+    free(path);
+done:
+    atomic_store_explicit(&P->error_bytes, P->M.lim.error_bytes, memory_order_relaxed);
+    if (!go_on) set_stop(P, P->M.lim.stop != STOP_COMPLETE ? P->M.lim.stop : STOP_ERROR);
+    pthread_mutex_unlock(&P->err_lock);
+    return go_on;
+}
+
+/* insert_prepared() of search_int.h over the shared set. */
+static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash)
+{
+    search *S = &W->S;
+    explore_stats *x = &W->res.stats;
+    store_result sr;
+    uint64_t *rc = S->recent.on ? &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] : NULL;
+    if (rc && hash && *rc == hash) {
+        sr = STORE_PRESENT;
+    } else {
+        sr = sstore_insert(W->P->st, s, hash);
+        if (rc && sr != STORE_FULL) *rc = hash;
+    }
+    if (sr == STORE_FULL) {
+        set_stop(W->P, STOP_NOMEM);
+        return INS_STOP;
+    }
+    if (sr == STORE_PRESENT) {
+        x->states_matched++;
+        return INS_SEEN;
+    }
+    x->states_stored++;
+    if (out->kind != VERDICT_OK) return INS_ERROR;
+    mark_reached(S, s);
+    uint32_t first;
+    uint64_t n;
+    bool dead = is_deadlock(S->p, s, out, &first, &n);
+    if (S->o->dump_states) {
+        pthread_mutex_lock(&W->P->dump_lock);
+        dump_state(S, s, dead);
+        pthread_mutex_unlock(&W->P->dump_lock);
+    }
+    return dead ? INS_ERROR : INS_NEW;
+}
+
+static uint64_t par_memory(const par *P)
+{
+    uint64_t m = sstore_bytes(P->st) + (uint64_t)P->level.cap * P->isize +
+                 atomic_load_explicit(&P->error_bytes, memory_order_relaxed);
+    for (unsigned i = 0; i < P->n; i++)
+        m += atomic_load_explicit(&P->w[i].pub_bytes, memory_order_relaxed);
+    return m;
+}
+
+static void par_progress(par *P, double t)
+{
+    uint64_t states = 0, trans = 0;
+    for (unsigned i = 0; i < P->n; i++) {
+        states += atomic_load_explicit(&P->w[i].pub_states, memory_order_relaxed);
+        trans += atomic_load_explicit(&P->w[i].pub_transitions, memory_order_relaxed);
+    }
+    fprintf(P->o->progress,
+            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
+            " transitions, %u workers, store %.1f MB, %.0f s\n",
+            states, t > 0 ? (double)states / t : 0.0, trans, P->n,
+            (double)sstore_bytes(P->st) / 1048576.0, t);
+    fflush(P->o->progress);
+}
+
+/* Every 8192 units of work: publish the worker's figures; interrupt, time,
+ * memory; worker 0 prints the progress line. False when the search stops. */
+static bool par_limits(worker *W)
+{
+    par *P = W->P;
+    const explore_stats *x = &W->res.stats;
+    W->next_check = search_work(&W->S) + 8192;
+    atomic_store_explicit(&W->pub_states, x->states_stored, memory_order_relaxed);
+    atomic_store_explicit(&W->pub_transitions, x->transitions, memory_order_relaxed);
+    atomic_store_explicit(&W->pub_bytes, worker_bytes(W), memory_order_relaxed);
+    if (stopped(P)) return false;
+    if (P->o->interrupt && *P->o->interrupt) {
+        set_stop(P, STOP_INTERRUPTED);
+        return false;
+    }
+    double t = since(&P->t0);
+    if (P->o->timelimit > 0 && t >= P->o->timelimit) {
+        set_stop(P, STOP_TIMELIMIT);
+        return false;
+    }
+    if (P->o->memlimit && par_memory(P) > P->o->memlimit) {
+        set_stop(P, STOP_MEMLIMIT);
+        return false;
+    }
+    if (W->id == 0 && P->o->progress && t >= P->next_progress) {
+        par_progress(P, t);
+        P->next_progress = t + 3.0;
+    }
+    return true;
+}
+
+static inline bool par_limits_ok(worker *W)
+{
+    if (search_work(&W->S) < W->next_check) return !stopped(W->P);
+    return par_limits(W);
+}
+
+/* ---- expanding a state ---------------------------------------------------- */
+
+/* A successor built, waiting for its insertion (expand()). */
+typedef struct built {
+    explore_step st;
+    uint64_t hash;
+    step_outcome out;
+} built;
+
+/* Insert the successors built in W->batch (n of them), in order. False
+ * when the search stops. */
+static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, uint32_t *kids,
+                         item_stack *out, bool *seen)
+{
+    par *P = W->P;
+    search *S = &W->S;
+    explore_stats *x = &W->res.stats;
+    for (unsigned k = 0; k < n; k++) {
+        built *b = &W->batch[k];
+        uint8_t *ns = W->vecs + (size_t)k * S->wsize;
+        x->transitions++;
+        int rc = par_insert(W, ns, &b->out, b->hash);
+        if (rc == INS_STOP) return false;
+        *seen |= rc == INS_SEEN || b->out.kind != VERDICT_OK; /* an error ends its path */
+        if (rc == INS_ERROR && !par_error(W, h, b->st, &b->out)) return false;
+        if (rc == INS_NEW) {
+            if (!*me) {
+                if (!(*me = node_new(W))) {
+                    set_stop(P, STOP_NOMEM);
+                    return false;
+                }
+                (*me)->parent = h->parent;
+                (*me)->via = h->via;
+                (*me)->depth = h->depth;
+            }
+            if (!stack_reserve(P, out, out->n + 1)) {
+                set_stop(P, STOP_NOMEM);
+                return false;
+            }
+            item_hdr *c = item_at(P, out, out->n++);
+            *c = (item_hdr){.parent = *me, .via = b->st, .depth = h->depth + 1};
+            memcpy(item_vec(c), ns, S->wsize);
+            (*kids)++;
+            if (h->depth + 1 > x->max_depth) x->max_depth = h->depth + 1;
+        }
+        if (!par_limits_ok(W)) return false;
+    }
+    return true;
+}
+
+/* Expand item h: every successor (with --por the persistent set, then
+ * every other thread if a successor had been stored before: the proviso),
+ * each inserted; the new ones go to `out` as items whose parent is h's
+ * node. The successors are built PAR_BATCH at a time, hashed and their
+ * lookups prefetched, then inserted, so that the lookups' cache misses
+ * overlap (the sequential search's look-ahead and BFS batches do the
+ * same). False when the search stops. */
+static bool expand(worker *W, const item_hdr *h, const uint8_t *v, item_stack *out)
+{
+    par *P = W->P;
+    search *S = &W->S;
+    const vm_program *p = S->p;
+    explore_stats *x = &W->res.stats;
+    if (P->o->max_depth && h->depth >= P->o->max_depth) {
+        if (any_enabled(p, v)) atomic_store_explicit(&P->truncated, true, memory_order_relaxed);
+        node_release(W, h->parent);
+        return true;
+    }
+    pnode *me = NULL;
+    uint32_t kids = 0;
+    uint64_t enabled = 0, todo = 0;
+    bool use_por = S->por && por_applies(S->por), seen = false;
+    if (use_por) {
+        enabled = enabled_mask(p, v);
+        todo = por_persistent(S->por, v, enabled);
+        if (todo != enabled) x->por_reduced++;
+    }
+again:;
+    unsigned n = 0;
+    for (int32_t t = 0; t < (int32_t)p->nthreads; t++) {
+        if (use_por && !((todo >> t) & 1)) continue;
+        uint64_t nc = vm_enabled(p, v, t);
+        for (uint64_t c = 0; c < nc; c++) {
+            built *b = &W->batch[n];
+            uint8_t *ns = W->vecs + (size_t)n * S->wsize;
+            memcpy(ns, v, S->ssize);
+            if (!run_step(S, ns, t, c, &b->out)) {
+                set_stop(P, STOP_NOMEM);
+                return false;
+            }
+            mark_outcome(S, ns, &b->out);
+            b->hash = sstore_hash(P->st, ns);
+            sstore_prefetch(P->st, b->hash);
+            b->st = (explore_step){t, c};
+            if (++n == PAR_BATCH) {
+                if (!insert_batch(W, h, n, &me, &kids, out, &seen)) return false;
+                n = 0;
+            }
+        }
+    }
+    if (n && !insert_batch(W, h, n, &me, &kids, out, &seen)) return false;
+    if (use_por && seen && todo != enabled) {
+        todo = enabled & ~todo;
+        enabled = todo; /* once */
+        x->por_proviso++;
+        goto again;
+    }
+    /* No other worker sees the new items before this: a dfs stack is
+     * handed over between expansions, a bfs level after the barrier. */
+    if (me) atomic_store_explicit(&me->refs, kids, memory_order_relaxed);
+    else node_release(W, h->parent);
+    return true;
+}
+
+/* ---- dfs: stacks and work stealing ---------------------------------------- */
+
+/* Hand the oldest half of W's stack to thief `tid`, or tell it no. */
+static void answer(worker *W, int tid)
+{
+    par *P = W->P;
+    worker *T = &P->w[tid];
+    size_t give = W->stack.n / 2;
+    if (give && stack_reserve(P, &T->in, give)) {
+        memcpy(T->in.buf, W->stack.buf, give * P->isize);
+        T->in.n = give;
+        memmove(W->stack.buf, W->stack.buf + give * P->isize, (W->stack.n - give) * P->isize);
+        W->stack.n -= give;
+        atomic_store_explicit(&W->avail, W->stack.n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&P->active, 1, memory_order_acq_rel); /* before T sees them */
+        atomic_store_explicit(&W->request, REQ_NONE, memory_order_relaxed);
+        atomic_store_explicit(&T->inbox, INBOX_FILLED, memory_order_release);
+    } else {
+        atomic_store_explicit(&W->request, REQ_NONE, memory_order_relaxed);
+        atomic_store_explicit(&T->inbox, INBOX_DENIED, memory_order_release);
+    }
+}
+
+/* Tell a thief asking an idle (or finishing) worker no; with `closing`
+ * REQ_CLOSED, take no more requests. */
+static void deny_pending(worker *W, int closing)
+{
+    int rq = atomic_load_explicit(&W->request, memory_order_acquire);
+    for (;;) {
+        if (rq == REQ_CLOSED || (rq == REQ_NONE && closing == REQ_NONE)) return;
+        if (atomic_compare_exchange_weak(&W->request, &rq, closing)) {
+            if (rq > 0)
+                atomic_store_explicit(&W->P->w[rq - 1].inbox, INBOX_DENIED, memory_order_release);
+            return;
+        }
+    }
+}
+
+static void backoff(unsigned *round)
+{
+    if (++*round < 16) {
+        sched_yield();
+        return;
+    }
+    unsigned us = *round < 64 ? 20 : 200;
+    struct timespec ts = {0, (long)us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* An idle worker looks for work: true when it was handed some, false when
+ * the search is over (no worker holds work, or it stops). */
+static bool steal(worker *W)
+{
+    par *P = W->P;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned round = 0, next = W->id;
+    bool got = false;
+    for (;;) {
+        deny_pending(W, REQ_NONE);
+        if (stopped(P) || atomic_load_explicit(&P->active, memory_order_acquire) == 0) break;
+        if (P->o->interrupt && *P->o->interrupt) {
+            set_stop(P, STOP_INTERRUPTED);
+            break;
+        }
+        worker *V = NULL;
+        for (unsigned k = 1; k < P->n; k++) {
+            worker *c = &P->w[(next + k) % P->n];
+            if (atomic_load_explicit(&c->avail, memory_order_relaxed) >= 2) {
+                V = c;
+                next = (next + k) % P->n;
+                break;
+            }
+        }
+        int none = REQ_NONE;
+        if (!V || !atomic_compare_exchange_strong(&V->request, &none, (int)W->id + 1)) {
+            backoff(&round);
+            continue;
+        }
+        int s;
+        while ((s = atomic_load_explicit(&W->inbox, memory_order_acquire)) == INBOX_WAIT) {
+            deny_pending(W, REQ_NONE); /* V may be asking W at the same time */
+            sched_yield();
+        }
+        atomic_store_explicit(&W->inbox, INBOX_WAIT, memory_order_relaxed);
+        if (s == INBOX_FILLED) {
+            item_stack t = W->stack;
+            W->stack = W->in;
+            W->in = t;
+            W->in.n = 0;
+            W->steals++;
+            got = true;
+            break;
+        }
+        backoff(&round);
+    }
+    W->idle += since(&t0);
+    return got;
+}
+
+static void dfs_worker(worker *W)
+{
+    par *P = W->P;
+    bool counted = W->stack.n > 0; /* counted in P->active: worker 0, with the initial state */
+    for (;;) {
+        while (W->stack.n > 0) {
+            if (stopped(P)) goto out;
+            int rq = atomic_load_explicit(&W->request, memory_order_acquire);
+            if (rq > 0) answer(W, rq - 1);
+            W->stack.n--;
+            memcpy(W->item, item_at(P, &W->stack, W->stack.n), P->isize);
+            item_hdr *h = (item_hdr *)W->item;
+            if (!expand(W, h, item_vec(h), &W->stack)) goto out;
+            atomic_store_explicit(&W->avail, W->stack.n, memory_order_relaxed);
+        }
+        if (counted) atomic_fetch_sub_explicit(&P->active, 1, memory_order_acq_rel);
+        if (!steal(W)) break;
+        counted = true; /* the giver counted it */
+    }
+out:
+    atomic_store_explicit(&W->avail, 0, memory_order_relaxed);
+    deny_pending(W, REQ_CLOSED);
+}
+
+/* ---- bfs: level-synchronous ------------------------------------------------ */
+
+static void bfs_worker(worker *W)
+{
+    par *P = W->P;
+    for (;;) {
+        while (!stopped(P)) {
+            uint64_t i = atomic_fetch_add_explicit(&P->next, BFS_CHUNK, memory_order_relaxed);
+            if (i >= P->level.n) break;
+            uint64_t end = i + BFS_CHUNK < P->level.n ? i + BFS_CHUNK : P->level.n;
+            for (; i < end; i++) {
+                item_hdr *h = item_at(P, &P->level, i);
+                if (!expand(W, h, item_vec(h), &W->stack)) break;
+            }
+        }
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        barrier_wait(&P->bar);
+        if (W->id == 0) { /* the next level: every worker's part, one after the other */
+            size_t total = 0;
+            for (unsigned k = 0; k < P->n; k++) total += P->w[k].stack.n;
+            if (!stopped(P) && total && !stack_reserve(P, &P->level, total))
+                set_stop(P, STOP_NOMEM);
+            P->level.n = 0;
+            if (!stopped(P))
+                for (unsigned k = 0; k < P->n; k++) {
+                    item_stack *s = &P->w[k].stack;
+                    memcpy(P->level.buf + P->level.n * P->isize, s->buf, s->n * P->isize);
+                    P->level.n += s->n;
+                }
+            for (unsigned k = 0; k < P->n; k++) P->w[k].stack.n = 0;
+            atomic_store_explicit(&P->next, 0, memory_order_relaxed);
+            P->done = stopped(P) || P->level.n == 0;
+        }
+        barrier_wait(&P->bar);
+        W->idle += since(&t0);
+        if (P->done) break;
+        (void)par_limits(W); /* publish; a stop is seen at the next level */
+    }
+}
+
+/* ---- set up, run, tear down ----------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+    worker *W = arg;
+    if (W->P->o->search == SEARCH_BFS) bfs_worker(W);
+    else dfs_worker(W);
+    return NULL;
+}
+
+static void worker_free(worker *W)
+{
+    search *S = &W->S;
+    if (W->id != 0) ls_free(S->det);
+    free(S->env.fold_undo);
+    free(S->ran);
+    free(S->recent.slots);
+    free(S->scratch);
+    por_free(S->por);
+    free(W->stack.buf);
+    free(W->in.buf);
+    free(W->item);
+    free(W->succ);
+    free(W->batch);
+    free(W->vecs);
+    for (size_t i = 0; i < W->nslabs; i++) free(W->slabs[i]);
+    free(W->slabs);
+}
+
+static bool worker_init(par *P, worker *W, unsigned id)
+{
+    const vm_program *p = P->p;
+    const explore_options *o = P->o;
+    search *S = &W->S;
+    W->P = P;
+    W->id = id;
+    S->p = p;
+    S->o = o;
+    S->r = &W->res;
+    if (P->det) {
+        S->det = id == 0 ? P->det : ls_clone(P->det);
+        if (!S->det) return false;
+        ls_hooks(S->det, &S->hooks);
+    }
+    S->ssize = p->layout.size + ls_meta_bytes(P->det);
+    S->vsize = S->ssize + 1;
+    S->wsize = (S->vsize + 7) & ~(size_t)7;
+    S->ran = step_ran_new(p);
+    S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
+                        .max_invisible = o->max_invisible, .fold_start = o->por,
+                        .fold_undo = o->por ? malloc(S->ssize) : NULL, .state_bytes = S->ssize,
+                        .ran = S->ran};
+    /* the recent-lookup cache holds fingerprints the shared set holds: with
+     * the 64-bit compact store a hash equal to one of them is a state seen */
+    S->recent.on = o->store.kind == STORE_COMPACT && o->store.fingerprint_bits == 64;
+    S->recent.slots = S->recent.on ? calloc(RECENT_SLOTS, sizeof *S->recent.slots) : NULL;
+    if (!S->recent.slots) S->recent.on = false;
+    S->por = o->por ? por_new(p) : NULL;
+    W->item = calloc(1, P->isize);
+    W->succ = calloc(1, S->wsize);
+    W->batch = malloc(PAR_BATCH * sizeof *W->batch);
+    W->vecs = calloc(PAR_BATCH, S->wsize);
+    atomic_init(&W->request, REQ_NONE);
+    atomic_init(&W->inbox, INBOX_WAIT);
+    atomic_init(&W->avail, 0);
+    atomic_init(&W->pub_states, 0);
+    atomic_init(&W->pub_transitions, 0);
+    atomic_init(&W->pub_bytes, 0);
+    return S->ran && W->item && W->succ && W->batch && W->vecs && (!o->por || (S->env.fold_undo && S->por));
+}
+
+/* The result's statistics: the workers' figures added up. */
+static void par_stats(par *P)
+{
+    explore_result *r = P->r;
+    explore_stats *x = &r->stats;
+    uint64_t bytes = (uint64_t)P->level.cap * P->isize;
+    for (unsigned i = 0; i < P->n; i++) {
+        const worker *W = &P->w[i];
+        const explore_stats *y = &W->res.stats;
+        x->states_stored += y->states_stored;
+        x->states_matched += y->states_matched;
+        x->transitions += y->transitions;
+        x->instructions += y->instructions;
+        x->invisible += y->invisible;
+        x->por_reduced += y->por_reduced;
+        x->por_proviso += y->por_proviso;
+        if (y->max_depth > x->max_depth) x->max_depth = y->max_depth;
+        x->detector_seconds += ls_seconds(W->S.det);
+        bytes += worker_bytes(W) + RECENT_SLOTS * sizeof(uint64_t) * W->S.recent.on;
+        r->workers[i] = (explore_worker){.states = y->states_stored,
+                                         .transitions = y->transitions,
+                                         .idle = W->idle,
+                                         .steals = W->steals};
+    }
+    x->vector_bytes = P->w[0].S.ssize;
+    x->store_bytes = sstore_bytes(P->st);
+    x->omission = sstore_omission_probability(P->st);
+    x->locksets = P->det ? ls_interned(P->det) : 0;
+    x->search_bytes = bytes;
+}
+
+int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r)
+{
+    par *P = calloc(1, sizeof *P);
+    if (!P) goto nomem;
+    P->p = p;
+    P->o = o;
+    P->r = r;
+    P->n = o->workers;
+    clock_gettime(CLOCK_MONOTONIC, &P->t0);
+    P->next_progress = 2.0;
+    atomic_init(&P->stop, STOP_COMPLETE);
+    atomic_init(&P->truncated, false);
+    atomic_init(&P->active, 0);
+    atomic_init(&P->next, 0);
+    atomic_init(&P->error_bytes, 0);
+    pthread_mutex_init(&P->err_lock, NULL);
+    pthread_mutex_init(&P->dump_lock, NULL);
+    pthread_mutex_init(&P->bar.m, NULL);
+    pthread_cond_init(&P->bar.c, NULL);
+    P->M.o = o;
+    P->M.r = r;
+    P->M.p = p;
+    bool ok = true;
+    if (ls_needed(o->race, p)) ok = (P->det = ls_new_opts(o->race, p, p->layout.size, o->por));
+    size_t ssize = p->layout.size + ls_meta_bytes(P->det);
+    size_t wsize = (ssize + 1 + 7) & ~(size_t)7;
+    P->isize = sizeof(item_hdr) + wsize;
+    /* 2^10 shards: a worker finds its shard's lock free nearly always */
+    if (ok) ok = (P->st = sstore_new(&o->store, ssize + 1, 10));
+    if (ok) ok = (P->w = calloc(P->n, sizeof *P->w)) && (r->workers = calloc(P->n, sizeof *r->workers));
+    unsigned made = 0;
+    for (; ok && made < P->n; made++) ok = worker_init(P, &P->w[made], made);
+    if (!ok) {
+        for (unsigned i = 0; i < made; i++) worker_free(&P->w[i]);
+        goto fail;
+    }
+    r->nworkers = P->n;
+
+    /* the initial state, as explore_run() stores it */
+    worker *W0 = &P->w[0];
+    search *S0 = &W0->S;
+    uint8_t *s0 = W0->succ;
+    memcpy(s0, p->init_state, p->layout.size);
+    if (P->det) ls_init_meta(P->det, s0);
+    step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
+    int rc = INS_STOP;
+    if (S0->env.fold_start && !step_fold_starts(&S0->env, s0, &W0->res.stats, false)) {
+        set_stop(P, STOP_NOMEM);
+    } else {
+        mark_outcome(S0, s0, &out);
+        rc = par_insert(W0, s0, &out, sstore_hash(P->st, s0));
+    }
+    if (rc == INS_ERROR) {
+        pthread_mutex_lock(&P->err_lock);
+        if (!record_error(&P->M, &out, NULL, 0)) set_stop(P, P->M.lim.stop);
+        pthread_mutex_unlock(&P->err_lock);
+    } else if (rc == INS_NEW) {
+        item_stack *into = o->search == SEARCH_BFS ? &P->level : &W0->stack;
+        if (!stack_reserve(P, into, 1)) {
+            set_stop(P, STOP_NOMEM);
+        } else {
+            item_hdr *h = item_at(P, into, 0);
+            *h = (item_hdr){.parent = NULL, .via = {-1, 0}, .depth = 0};
+            memcpy(item_vec(h), s0, S0->wsize);
+            into->n = 1;
+            atomic_store(&P->active, 1); /* worker 0 holds it */
+            atomic_store(&W0->avail, 1);
+            P->bar.n = P->n;
+            unsigned started = 0;
+            for (; started < P->n; started++)
+                if (pthread_create(&P->w[started].th, NULL, worker_main, &P->w[started])) break;
+            if (started < P->n) { /* could not start them all: the others stop at once */
+                set_stop(P, STOP_NOMEM);
+                barrier_shrink(&P->bar, started);
+            }
+            for (unsigned i = 0; i < started; i++) pthread_join(P->w[i].th, NULL);
+        }
+    }
+
+    par_stats(P);
+    r->stats.shared_elements = 0;
+    for (uint32_t v = 0; v < p->nvars; v++)
+        if (p->vars[v].cls == VM_SHARED) r->stats.shared_elements += p->vars[v].size;
+    r->stats.discharged = ls_discharged(P->det);
+    stop_reason stop = (stop_reason)atomic_load(&P->stop);
+    if (stop == STOP_COMPLETE && atomic_load(&P->truncated)) stop = STOP_DEPTH;
+    r->stop = stop;
+    if (r->nerrors) r->verdict = r->errors[0].kind;
+    else if (stop == STOP_COMPLETE) r->verdict = VERDICT_OK;
+    else r->verdict = VERDICT_INCOMPLETE;
+    if (stop == STOP_COMPLETE && o->store.kind != STORE_BITSTATE) {
+        /* what any worker ran */
+        for (unsigned i = 1; i < P->n; i++)
+            for (uint32_t b = 0; b < p->nbodies; b++)
+                for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++)
+                    W0->S.ran[b][pc] |= P->w[i].S.ran[b][pc];
+        collect_unreached(p, W0->S.ran, r);
+    }
+    search_finish_stats(&r->stats, &P->t0);
+    if (o->progress && r->stats.seconds >= 2.0) par_progress(P, r->stats.seconds);
+    for (unsigned i = P->n; i-- > 0;) worker_free(&P->w[i]);
+    free(P->w);
+    sstore_free(P->st);
+    ls_free(P->det);
+    free(P->level.buf);
+    pthread_mutex_destroy(&P->err_lock);
+    pthread_mutex_destroy(&P->dump_lock);
+    pthread_mutex_destroy(&P->bar.m);
+    pthread_cond_destroy(&P->bar.c);
+    free(P);
+    return 0;
+
+fail:
+    free(P->w);
+    sstore_free(P->st);
+    ls_free(P->det);
+    pthread_mutex_destroy(&P->err_lock);
+    pthread_mutex_destroy(&P->dump_lock);
+    pthread_mutex_destroy(&P->bar.m);
+    pthread_cond_destroy(&P->bar.c);
+    free(P);
+nomem:
+    free(r->workers);
+    r->workers = NULL;
+    r->nworkers = 0;
+    r->stop = STOP_NOMEM;
+    r->verdict = VERDICT_INCOMPLETE;
+    return -1;
+}
