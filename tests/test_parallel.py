@@ -36,7 +36,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, finish, header, seed_parser, parse_seed_args, show_model  # noqa: E402
+from checks import (SANITIZER, check, finish, header, parse_seed_args, seed_parser,  # noqa: E402
+                    show_model)
 
 JOBS = (1, 2, 3, 8)
 SAME = ("states_stored", "transitions", "states_matched", "instructions",
@@ -51,6 +52,10 @@ def run(mcheck, args, model, timeout=120):
         js = json.loads(p.stdout)
     except ValueError:
         js = None
+    # a sanitizer's report (ThreadSanitizer in the MCHECK_TSAN build) fails the test
+    if SANITIZER.search(p.stderr):
+        check(False, f"{' '.join(args)} {os.path.basename(model)}: sanitizer report:\n"
+              f"{p.stderr[-3000:]}")
     return p.returncode, js, p.stderr
 
 
