@@ -77,16 +77,4 @@ const char *store_kind_name(store_kind k); /* "compact", "exact", "bitstate" */
 /* The 64-bit XXH3 hash of a vector, as the stores compute it. */
 uint64_t store_hash64(const void *vec, size_t n);
 
-/* TEMPORARY (pstore branch) */
-typedef struct sstore sstore;
-sstore *sstore_new(const store_config *cfg, size_t vec_bytes, unsigned shard_bits);
-void sstore_free(sstore *s);
-uint64_t sstore_hash(const sstore *s, const void *vec);
-unsigned sstore_shard_of(const sstore *s, uint64_t hash);
-void sstore_prefetch(const sstore *s, uint64_t hash);
-store_result sstore_insert(sstore *s, const void *vec, uint64_t hash);
-uint64_t sstore_count(const sstore *s);
-size_t sstore_bytes(const sstore *s);
-double sstore_omission_probability(const sstore *s);
-
 #endif
