@@ -12,6 +12,20 @@
 
 store *store_new(const store_config *cfg, size_t vec_bytes)
 {
+    return store_new_part(cfg, vec_bytes, 0, false);
+}
+
+/* Exact chunks of a shard: 64 KiB / 2^shard_bits, at least 4 KiB, so the
+ * slack of the last chunk of every shard stays small next to the states. */
+static size_t exact_chunk_target(unsigned shard_bits)
+{
+    size_t t = ((size_t)64 << 10) >> shard_bits;
+    return t < ((size_t)4 << 10) ? (size_t)4 << 10 : t;
+}
+
+store *store_new_part(const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
+                      bool small_start)
+{
     if (!cfg) return NULL;
     store *st = calloc(1, sizeof *st);
     if (!st) return NULL;
@@ -22,10 +36,10 @@ store *store_new(const store_config *cfg, size_t vec_bytes)
     switch (cfg->kind) {
     case STORE_COMPACT:
         ok = (cfg->fingerprint_bits == 64 || cfg->fingerprint_bits == 128) &&
-             compact_init(st, cfg->fingerprint_bits == 128);
+             compact_init(st, cfg->fingerprint_bits == 128, shard_bits, small_start);
         break;
     case STORE_EXACT:
-        ok = exact_init(st);
+        ok = exact_init(st, shard_bits ? exact_chunk_target(shard_bits) : 0);
         break;
     case STORE_BITSTATE:
         ok = bitstate_init(st, cfg->bitstate_bytes, cfg->bitstate_k ? cfg->bitstate_k : 3);
@@ -116,7 +130,7 @@ size_t store_bytes(const store *st)
  * P(no omission in n) = prod (1 - i/2^b) ~ exp(-n(n-1) / 2^(b+1)), so
  * P(some omission) = 1 - exp(-n(n-1)/2^(b+1)) <= n(n-1)/2^(b+1). expm1 and
  * ldexp keep it exact for 128 bits, where the exponent is ~1e-20. */
-static double compact_omission_probability(uint64_t n, unsigned bits)
+double compact_omission_probability(uint64_t n, unsigned bits)
 {
     if (n < 2) return 0.0;
     double pairs = (double)n * (double)(n - 1);
