@@ -144,5 +144,8 @@ bool store_check(const store *st);
  * make the level, and the byte width of the remainder, change early). */
 unsigned store_compact_level(const store *st);
 void store_set_compact_split_average(store *st, uint32_t avg);
+/* sstore: every shard passes store_check(), the published counts and the
+ * byte total agree with the shards. No insert may be under way. */
+bool sstore_check(const sstore *s);
 
 #endif
