@@ -545,7 +545,9 @@ static void *ss_worker(void *arg)
         uint64_t i = (k + j->t * j->n / SS_THREADS) % j->n;
         if (i % SS_THREADS == j->t) continue;
         make_vector(31, i, v, SS_VEC);
-        store_result r = sstore_insert(j->s, v, sstore_hash(j->s, v));
+        uint64_t h = sstore_hash(j->s, v);
+        sstore_prefetch(j->s, h); /* reads the shard unlocked: TSan checks it */
+        store_result r = sstore_insert(j->s, v, h);
         if (r == STORE_ADDED) atomic_fetch_add(&j->added[i], 1);
         if (r == STORE_FULL) j->full++;
         if (k % 1024 == 0) (void)sstore_count(j->s), (void)sstore_bytes(j->s);
@@ -732,8 +734,10 @@ static void test_sstore_full_under_memory_limit(void)
 }
 
 /* The sharded 64-bit compact store stores 64 - shard_bits bits a state, so
- * it costs no more than the single store (docs/statestore.md has the
- * benchmark at 1e6 and 1e7). */
+ * a state costs what it costs in the single store; each shard adds a fixed
+ * ~230 bytes (its line and its store struct: SSTORE_SHARD_BYTES allowed).
+ * docs/statestore.md has the benchmark at 1e6 and 1e7. */
+#define SSTORE_SHARD_BYTES 240
 static void test_sstore_bytes_per_state(void)
 {
     uint64_t n = 400000;
@@ -757,7 +761,8 @@ static void test_sstore_bytes_per_state(void)
         CHECK_EQ_INT(sstore_count(s), store_count(st));
         double single = (double)store_bytes(st) / (double)n;
         double sharded = (double)sstore_bytes(s) / (double)n;
-        if (sharded > single * 1.01) {
+        double fixed = (double)(SSTORE_SHARD_BYTES << shard_bits[k]) / (double)n;
+        if (sharded > single * 1.005 + fixed) {
             char b[128];
             snprintf(b, sizeof b, "shard_bits %u: %.3f bytes a state, single store %.3f",
                      shard_bits[k], sharded, single);
