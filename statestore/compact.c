@@ -481,7 +481,7 @@ bool compact_check(const store *st)
     const compact_set *cs = &st->u.compact;
     size_t nb = compact_buckets(cs);
     uint64_t total = 0;
-    size_t bytes = store_alloc_cost(sizeof *st) + store_alloc_cost(cs->tab_cap * sizeof *cs->tab);
+    size_t bytes = st->self_bytes + store_alloc_cost(cs->tab_cap * sizeof *cs->tab);
     if (nb > cs->tab_cap) return false;
     for (size_t b = 0; b < cs->tab_cap; b++) {
         const compact_bucket *bk = &cs->tab[b];

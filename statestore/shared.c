@@ -24,13 +24,15 @@
 
 #define SSTORE_LINE 64 /* cache line: one shard a line, no false sharing */
 
-/* One shard: its lock (1: held), its store, and a copy of the store's
- * count that readers may load without the lock (written under it).
- * Invariant: count == st->count whenever the lock is free. */
+/* One shard: its lock (1: held), a copy of its store's count that readers
+ * may load without the lock (written under it), and the store itself,
+ * inside the shard's lines (one block for all shards: no malloc header
+ * per shard, and lock and store are neighbours, not a page apart).
+ * Invariant: count == st.count whenever the lock is free. */
 typedef struct shard {
     _Alignas(SSTORE_LINE) _Atomic int lock;
-    store *st;
     _Atomic uint64_t count;
+    store st;
 } shard;
 
 struct sstore {
@@ -102,14 +104,13 @@ sstore *sstore_new(const store_config *cfg, size_t vec_bytes, unsigned shard_bit
         store_config c = *cfg;
         if (c.kind == STORE_BITSTATE) /* spread the array, remainder to the first */
             c.bitstate_bytes = cfg->bitstate_bytes / n + (made < cfg->bitstate_bytes % n);
-        sh->st = store_new_part(&c, vec_bytes, shard_bits, shard_bits > 0);
-        if (!sh->st) break;
+        if (!store_init_part(&sh->st, &c, vec_bytes, shard_bits, shard_bits > 0, 0)) break;
         atomic_init(&sh->lock, 0);
         atomic_init(&sh->count, 0);
-        total += store_bytes(sh->st);
+        total += store_bytes(&sh->st);
     }
     if (made < n) {
-        for (size_t i = 0; i < made; i++) store_free(s->shards[i].st);
+        for (size_t i = 0; i < made; i++) store_fini(&s->shards[i].st);
         free(s->shards);
         free(s);
         return NULL;
@@ -121,7 +122,7 @@ sstore *sstore_new(const store_config *cfg, size_t vec_bytes, unsigned shard_bit
 void sstore_free(sstore *s)
 {
     if (!s) return;
-    for (uint64_t i = 0; i <= s->mask; i++) store_free(s->shards[i].st);
+    for (uint64_t i = 0; i <= s->mask; i++) store_fini(&s->shards[i].st);
     free(s->shards);
     free(s);
 }
@@ -146,9 +147,10 @@ void sstore_prefetch(const sstore *s, uint64_t hash)
     const shard *sh = &s->shards[hash & s->mask];
 #if defined(__GNUC__)
     __builtin_prefetch(sh, 1);
+    __builtin_prefetch((const char *)sh + SSTORE_LINE); /* the compact set's fields */
 #endif
     if (s->kind == STORE_COMPACT && !s->wide)
-        compact_prefetch_index64_unlocked(sh->st, hash >> s->shard_bits);
+        compact_prefetch_index64_unlocked(&sh->st, hash >> s->shard_bits);
 }
 
 /* store_bytes() of a shard, inline for the kinds without Judy. */
@@ -161,7 +163,7 @@ store_result sstore_insert(sstore *s, const void *vec, uint64_t hash)
 {
     shard *sh = &s->shards[hash & s->mask];
     shard_lock(sh);
-    store *st = sh->st;
+    store *st = &sh->st;
     size_t before = shard_bytes(s, st);
     size_t limit = atomic_load_explicit(&s->limit, memory_order_relaxed);
     if (limit) { /* this shard may take what the whole set has left */
@@ -188,7 +190,7 @@ bool sstore_contains(const sstore *s, const void *vec)
 {
     shard *sh = &s->shards[sstore_hash(s, vec) & s->mask];
     shard_lock(sh);
-    bool r = store_contains(sh->st, vec);
+    bool r = store_contains(&sh->st, vec);
     shard_unlock(sh);
     return r;
 }
@@ -222,8 +224,8 @@ double sstore_omission_probability(const sstore *s)
         for (uint64_t i = 0; i <= s->mask; i++) {
             shard *sh = &s->shards[i];
             shard_lock(sh);
-            omitted += sh->st->u.bitstate.omitted;
-            n += (double)sh->st->count;
+            omitted += sh->st.u.bitstate.omitted;
+            n += (double)sh->st.count;
             shard_unlock(sh);
         }
         return n + omitted > 0 ? omitted / (n + omitted) : 0.0;
@@ -238,7 +240,7 @@ void sstore_set_memory_limit(sstore *s, size_t bytes)
     if (bytes) return; /* inserts set the shards' limits from now on */
     for (uint64_t i = 0; i <= s->mask; i++) {
         shard_lock(&s->shards[i]);
-        s->shards[i].st->mem.limit = 0;
+        s->shards[i].st.mem.limit = 0;
         shard_unlock(&s->shards[i]);
     }
 }
@@ -251,9 +253,9 @@ bool sstore_check(const sstore *s)
     size_t bytes = sstore_own_bytes((unsigned)(s->mask + 1));
     for (uint64_t i = 0; i <= s->mask; i++) {
         const shard *sh = &s->shards[i];
-        if (!store_check(sh->st)) return false;
-        if (atomic_load_explicit(&sh->count, memory_order_relaxed) != sh->st->count) return false;
-        bytes += store_bytes(sh->st);
+        if (!store_check(&sh->st)) return false;
+        if (atomic_load_explicit(&sh->count, memory_order_relaxed) != sh->st.count) return false;
+        bytes += store_bytes(&sh->st);
     }
     return bytes == sstore_bytes(s);
 }

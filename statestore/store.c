@@ -12,7 +12,14 @@
 
 store *store_new(const store_config *cfg, size_t vec_bytes)
 {
-    return store_new_part(cfg, vec_bytes, 0, false);
+    if (!cfg) return NULL;
+    store *st = calloc(1, sizeof *st);
+    if (!st) return NULL;
+    if (!store_init_part(st, cfg, vec_bytes, 0, false, store_alloc_cost(sizeof *st))) {
+        free(st);
+        return NULL;
+    }
+    return st;
 }
 
 /* Exact chunks of a shard: 64 KiB / 2^shard_bits, at least 4 KiB, so the
@@ -23,15 +30,13 @@ static size_t exact_chunk_target(unsigned shard_bits)
     return t < ((size_t)4 << 10) ? (size_t)4 << 10 : t;
 }
 
-store *store_new_part(const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
-                      bool small_start)
+bool store_init_part(store *st, const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
+                     bool small_start, size_t self_bytes)
 {
-    if (!cfg) return NULL;
-    store *st = calloc(1, sizeof *st);
-    if (!st) return NULL;
     st->kind = cfg->kind;
     st->vec_bytes = vec_bytes;
-    st->mem.bytes = store_alloc_cost(sizeof *st);
+    st->self_bytes = self_bytes;
+    st->mem.bytes = self_bytes;
     bool ok = false;
     switch (cfg->kind) {
     case STORE_COMPACT:
@@ -45,21 +50,22 @@ store *store_new_part(const store_config *cfg, size_t vec_bytes, unsigned shard_
         ok = bitstate_init(st, cfg->bitstate_bytes, cfg->bitstate_k ? cfg->bitstate_k : 3);
         break;
     }
-    if (!ok) {
-        free(st);
-        return NULL;
-    }
-    return st;
+    return ok;
 }
 
-void store_free(store *st)
+void store_fini(store *st)
 {
-    if (!st) return;
     switch (st->kind) {
     case STORE_COMPACT: compact_free(st); break;
     case STORE_EXACT: exact_free(st); break;
     case STORE_BITSTATE: bitstate_free(st); break;
     }
+}
+
+void store_free(store *st)
+{
+    if (!st) return;
+    store_fini(st);
     free(st);
 }
 

@@ -82,6 +82,7 @@ struct store {
     size_t vec_bytes;
     uint64_t count;
     store_mem mem;
+    size_t self_bytes; /* what the struct itself costs (in mem.bytes) */
     store_hash_fn *hash64; /* XXH3_64bits unless a test replaced it */
     union {
         compact_set compact;
@@ -95,13 +96,19 @@ static inline uint64_t store_vec_hash64(const store *st, const void *vec)
     return st->hash64 ? st->hash64(vec, st->vec_bytes) : XXH3_64bits(vec, st->vec_bytes);
 }
 
-/* A store that is one shard of a shared store (shared.c): for 64-bit
- * compact, the fingerprints it is given are hash >> shard_bits (so it
- * stores 64 - shard_bits bits of each); compact starts with one bucket and
- * exact with smaller chunks, as a shard holds 1/2^shard_bits of the states.
- * store_new() is store_new_part(cfg, vec_bytes, 0, false). */
-store *store_new_part(const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
-                      bool small_start);
+/* Sets up a zeroed store in the caller's memory, e.g. one shard of a
+ * shared store (shared.c). For 64-bit compact the fingerprints it is given
+ * are then hash >> shard_bits (it stores 64 - shard_bits bits of each);
+ * small_start: compact starts with one bucket; exact takes smaller chunks
+ * when shard_bits > 0, as a shard holds 1/2^shard_bits of the states.
+ * self_bytes: what the struct itself costs, counted in store_bytes() (0
+ * when it lies inside a bigger block). False if the configuration is
+ * invalid or memory short; nothing to undo then. store_fini() frees what
+ * the store holds, not the struct. store_new() is calloc + this with
+ * (0, false, store_alloc_cost(sizeof(store))). */
+bool store_init_part(store *st, const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
+                     bool small_start, size_t self_bytes);
+void store_fini(store *st);
 /* P(some omission) among n states with b-bit fingerprints (store.c). */
 double compact_omission_probability(uint64_t n, unsigned bits);
 
