@@ -14,8 +14,10 @@
  * states: 7.4 bytes a state counted, 8.7 resident (Judy1: 8.3, 10.0);
  * measurements and tuning: docs/statestore.md.
  * A part of a sharded store (shared.c) is given fingerprints with fewer
- * significant bits (the shard's own bits dropped: compact_set.drop_bits),
- * and stores only those, as it does not store its bucket bits.
+ * significant bits in the first word (drop_bits of them dropped: the
+ * 64-bit ones are implied by the shard; for 128 bits the shard's bits of
+ * the 64-bit hash take their place), and stores only those, as it does
+ * not store its bucket bits.
  * Not here: deletion, concurrency (shared.c locks each shard; the few
  * fields its prefetch reads unlocked are written with relaxed atomics). */
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux): a hint for the bucket table */
@@ -120,7 +122,7 @@ static inline fingerprint fingerprint_of(const store *st, const void *vec)
 {
     if (st->u.compact.wide) {
         XXH128_hash_t h = XXH3_128bits(vec, st->vec_bytes);
-        return (fingerprint){h.high64, h.low64};
+        return (fingerprint){h.high64 >> st->u.compact.drop_bits, h.low64};
     }
     return (fingerprint){store_vec_hash64(st, vec) >> st->u.compact.drop_bits, 0};
 }
@@ -298,7 +300,6 @@ bool compact_init(store *st, bool wide, unsigned drop_bits, bool small_start)
 {
     compact_set *cs = &st->u.compact;
     unsigned level = small_start ? 0 : COMPACT_MIN_LEVEL;
-    if (wide) drop_bits = 0;
     if (drop_bits > COMPACT_MAX_DROP_BITS) return false;
     cs->wide = wide;
     cs->drop_bits = drop_bits;

@@ -211,7 +211,8 @@ size_t sstore_bytes(const sstore *s)
 /* compact: one shard and one fingerprint is one state, so an omission is a
  * collision of the whole 64-bit hash (shard bits and stored bits), as in
  * the single store: the same birthday formula. 128 bits: a collision needs
- * the same shard and the same XXH3_128, so the 128-bit formula is a bound.
+ * the same shard (k bits of the 64-bit hash) and the same stored 128 - k
+ * bits of the XXH3_128: 128 bits of two hashes, the same formula.
  * bitstate: every shard is a bit array of its own, filled by its share of
  * the states; the expected omissions add up (store.c's estimate, summed). */
 double sstore_omission_probability(const sstore *s)

@@ -85,8 +85,9 @@ uint64_t store_hash64(const void *vec, size_t n);
  * (the low bits of the 64-bit XXH3), the function an MPI rank's range of
  * shards will use too. A 64-bit compact shard stores hash >> shard_bits,
  * so the set holds exactly the 64-bit fingerprints, as the single store
- * does: same answers, same collisions. 128-bit compact stores the whole
- * XXH3_128 in the shard; exact stores the vectors; bitstate gives each
+ * does: same answers, same collisions. A 128-bit compact shard stores
+ * the XXH3_128 less its top shard_bits bits (the shard's bits of the
+ * 64-bit hash take their place: still 128 bits a state); exact stores the vectors; bitstate gives each
  * shard bitstate_bytes / 2^shard_bits of the array (so bitstate_bytes must
  * be at least 2^shard_bits). Details and measurements: docs/statestore.md. */
 typedef struct sstore sstore; /* a store safe for concurrent use */

@@ -50,8 +50,8 @@ typedef struct compact_set {
     size_t split_next;   /* the next bucket to split */
     compact_layout lay[2];
     bool wide;           /* 128-bit fingerprints */
-    unsigned drop_bits;  /* 64-bit: the fingerprint is hash >> drop_bits (a
-                            shard of shared.c: its shard bits are implied) */
+    unsigned drop_bits;  /* the first word is hash >> drop_bits (a shard of
+                            shared.c: its shard bits are implied) */
     uint64_t split_at;   /* count at which the next bucket splits */
     uint32_t split_avg;  /* average bucket size that triggers a split */
 } compact_set;

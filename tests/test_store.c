@@ -738,10 +738,10 @@ static void test_sstore_full_under_memory_limit(void)
  * ~230 bytes (its line and its store struct: SSTORE_SHARD_BYTES allowed).
  * docs/statestore.md has the benchmark at 1e6 and 1e7. */
 #define SSTORE_SHARD_BYTES 240
-static void test_sstore_bytes_per_state(void)
+static void check_sstore_bytes_per_state(unsigned bits)
 {
     uint64_t n = 400000;
-    store *st = new_store(STORE_COMPACT, 64, 0, 16);
+    store *st = new_store(STORE_COMPACT, bits, 0, 16);
     CHECK(st != NULL);
     if (!st) return;
     uint8_t v[16];
@@ -751,7 +751,7 @@ static void test_sstore_bytes_per_state(void)
     }
     const unsigned shard_bits[] = {0, 6, 8};
     for (unsigned k = 0; k < 3; k++) {
-        sstore *s = new_sstore(STORE_COMPACT, 64, 0, 16, shard_bits[k]);
+        sstore *s = new_sstore(STORE_COMPACT, bits, 0, 16, shard_bits[k]);
         CHECK(s != NULL);
         if (!s) break;
         for (uint64_t i = 0; i < n; i++) {
@@ -764,13 +764,19 @@ static void test_sstore_bytes_per_state(void)
         double fixed = (double)(SSTORE_SHARD_BYTES << shard_bits[k]) / (double)n;
         if (sharded > single * 1.005 + fixed) {
             char b[128];
-            snprintf(b, sizeof b, "shard_bits %u: %.3f bytes a state, single store %.3f",
-                     shard_bits[k], sharded, single);
+            snprintf(b, sizeof b, "%u bits, shard_bits %u: %.3f bytes a state, single store %.3f",
+                     bits, shard_bits[k], sharded, single);
             test_fail(__FILE__, __LINE__, b);
         }
         sstore_free(s);
     }
     store_free(st);
+}
+
+static void test_sstore_bytes_per_state(void)
+{
+    check_sstore_bytes_per_state(64);
+    check_sstore_bytes_per_state(128);
 }
 
 int main(void)
