@@ -159,6 +159,20 @@ static inline size_t shard_bytes(const sstore *s, const store *st)
     return s->kind == STORE_EXACT ? store_bytes(st) : st->mem.bytes;
 }
 
+/* The second stage finds the bucket through the table, which only the
+ * lock holder may read (a split may free it): a try of the lock, one
+ * atomic exchange, and nothing at all if another thread holds it. */
+void sstore_prefetch_entries(sstore *s, uint64_t hash, bool likely_new)
+{
+    if (s->kind != STORE_COMPACT || s->wide) return;
+    shard *sh = &s->shards[hash & s->mask];
+    if (atomic_load_explicit(&sh->lock, memory_order_relaxed) ||
+        atomic_exchange_explicit(&sh->lock, 1, memory_order_acquire))
+        return;
+    compact_prefetch64(&sh->st, hash >> s->shard_bits, likely_new);
+    shard_unlock(sh);
+}
+
 store_result sstore_insert(sstore *s, const void *vec, uint64_t hash)
 {
     shard *sh = &s->shards[hash & s->mask];

@@ -109,6 +109,12 @@ unsigned sstore_shards(const sstore *s); /* 2^shard_bits */
 /* Prefetch only (changes nothing, takes no lock): the shard's lock and,
  * for 64-bit compact, the bucket's table entry. Any thread. */
 void sstore_prefetch(const sstore *s, uint64_t hash);
+/* Optional second stage, as store_prefetch(): for 64-bit compact, the
+ * bucket's entries (and with likely_new the rest of the bucket), found
+ * through the table entry sstore_prefetch() loaded; call it a while after
+ * that. It tries the shard's lock (one atomic exchange) and does nothing
+ * if another thread holds it. Changes nothing. */
+void sstore_prefetch_entries(sstore *s, uint64_t hash, bool likely_new);
 
 /* Find-or-put, thread-safe; hash must be sstore_hash(s, vec). Among
  * threads inserting the same vector concurrently exactly one gets

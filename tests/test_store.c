@@ -547,6 +547,7 @@ static void *ss_worker(void *arg)
         make_vector(31, i, v, SS_VEC);
         uint64_t h = sstore_hash(j->s, v);
         sstore_prefetch(j->s, h); /* reads the shard unlocked: TSan checks it */
+        sstore_prefetch_entries(j->s, h, k % 2);
         store_result r = sstore_insert(j->s, v, h);
         if (r == STORE_ADDED) atomic_fetch_add(&j->added[i], 1);
         if (r == STORE_FULL) j->full++;

@@ -12,7 +12,10 @@
  * against the shared store (sstore_hash, sstore_insert) with 0, 6 and 10
  * shard bits, the latter from T threads (each inserting, then looking up,
  * its own slice): ns per insert in CPU time, inserts per second of wall
- * time, bytes per state.
+ * time, bytes per state. --ahead D: each vector is hashed D vectors before
+ * its insert and its lookup started then (store_prefetch_index, and
+ * store_prefetch or sstore_prefetch_entries D/2 before, unless
+ * --ahead-index-only), as a search's look-ahead would.
  * Not a test: it checks only that every vector went in. docs/statestore.md
  * has the figures and how they were taken. */
 #include "store.h"
@@ -188,8 +191,13 @@ typedef struct shared_job {
     store *st; /* shard_bits < 0: the single store, one thread */
     uint64_t from, to;
     bool lookup;
+    unsigned ahead; /* prefetch this many vectors ahead (0: none) */
     uint64_t hits;
 } shared_job;
+
+#define AHEAD_MAX 64
+static unsigned shared_ahead;  /* --ahead */
+static bool shared_entries = true; /* --ahead-index-only: false */
 
 static void *shared_worker(void *arg)
 {
@@ -197,10 +205,29 @@ static void *shared_worker(void *arg)
     uint8_t v[VEC_BYTES];
     uint64_t hits = 0;
     store_result want = j->lookup ? STORE_PRESENT : STORE_ADDED;
+    uint64_t ring[AHEAD_MAX + 1];
+    unsigned d = j->ahead;
     for (uint64_t i = j->from; i < j->to; i++) {
+        uint64_t h;
+        if (d) { /* hash i + d now and start its lookup; i's hash is in the ring */
+            for (uint64_t a = i == j->from ? i : i + d; a <= i + d && a < j->to; a++) {
+                make_vector(a, v);
+                uint64_t ha = j->st ? store_hash(j->st, v) : sstore_hash(j->s, v);
+                ring[a % (d + 1)] = ha;
+                if (j->st) store_prefetch_index(j->st, ha);
+                else sstore_prefetch(j->s, ha);
+            }
+            h = ring[i % (d + 1)];
+            if (i + d / 2 < j->to && shared_entries) {
+                uint64_t hm = ring[(i + d / 2) % (d + 1)];
+                if (j->st) store_prefetch(j->st, hm, !j->lookup);
+                else sstore_prefetch_entries(j->s, hm, !j->lookup);
+            }
+        }
         make_vector(i, v);
-        if (j->st) hits += store_insert_prepared(j->st, v, store_hash(j->st, v)) == want;
-        else hits += sstore_insert(j->s, v, sstore_hash(j->s, v)) == want;
+        if (!d) h = j->st ? store_hash(j->st, v) : sstore_hash(j->s, v);
+        if (j->st) hits += store_insert_prepared(j->st, v, h) == want;
+        else hits += sstore_insert(j->s, v, h) == want;
     }
     j->hits = hits;
     return NULL;
@@ -214,7 +241,8 @@ static uint64_t shared_pass(sstore *s, store *st, uint64_t n, unsigned threads, 
     shared_job jobs[64];
     double t0 = wall_ns();
     for (unsigned t = 0; t < threads; t++) {
-        jobs[t] = (shared_job){s, st, n * t / threads, n * (t + 1) / threads, lookup, 0};
+        jobs[t] = (shared_job){s, st, n * t / threads, n * (t + 1) / threads, lookup,
+                               shared_ahead, 0};
         if (threads == 1 || pthread_create(&th[t], NULL, shared_worker, &jobs[t]) != 0) {
             shared_worker(&jobs[t]);
             th[t] = 0;
@@ -288,8 +316,8 @@ static int run_shared(uint64_t n, uint64_t repeat, unsigned threads)
     const int bits[NROWS] = {-1, 0, 6, 10};
     shared_result best[NROWS] = {{0}};
     printf("storebench --shared: %llu distinct random %d-byte vectors, compact64; sstore from "
-           "%u thread(s); best of %llu\n",
-           (unsigned long long)n, VEC_BYTES, threads, (unsigned long long)repeat);
+           "%u thread(s); prefetch %u ahead; best of %llu\n",
+           (unsigned long long)n, VEC_BYTES, threads, shared_ahead, (unsigned long long)repeat);
     printf("%-14s %8s %8s %12s %12s %9s %9s\n", "layout", "ns/ins", "ns/look", "ins/s",
            "look/s", "bytes/st", "rss/st");
     for (uint64_t rep = 0; rep < repeat; rep++) {
@@ -324,7 +352,7 @@ static int run_shared(uint64_t n, uint64_t repeat, unsigned threads)
 static void usage(void)
 {
     fprintf(stderr, "usage: storebench [--n N] [--repeat R] [--bitstate-bytes B]\n"
-                    "       storebench --shared [--threads T] [--n N] [--repeat R]\n");
+                    "       storebench --shared [--threads T] [--ahead D] [--n N] [--repeat R]\n");
 }
 
 int main(int argc, char **argv)
@@ -338,6 +366,11 @@ int main(int argc, char **argv)
             repeat = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--shared")) {
             shared = true;
+        } else if (!strcmp(argv[i], "--ahead") && i + 1 < argc) {
+            uint64_t a = strtoull(argv[++i], NULL, 10);
+            shared_ahead = a > AHEAD_MAX ? AHEAD_MAX : (unsigned)a;
+        } else if (!strcmp(argv[i], "--ahead-index-only")) {
+            shared_entries = false;
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--bitstate-bytes") && i + 1 < argc) {
