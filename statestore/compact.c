@@ -13,7 +13,13 @@
  * rebuild pause, no transient copy, freed memory reused at once. At 1e6
  * states: 7.4 bytes a state counted, 8.7 resident (Judy1: 8.3, 10.0);
  * measurements and tuning: docs/statestore.md.
- * Not here: deletion, concurrency. */
+ * A part of a sharded store (shared.c) is given fingerprints with fewer
+ * significant bits in the first word (drop_bits of them dropped: the
+ * 64-bit ones are implied by the shard; for 128 bits the shard's bits of
+ * the 64-bit hash take their place), and stores only those, as it does
+ * not store its bucket bits.
+ * Not here: deletion, concurrency (shared.c locks each shard; the few
+ * fields its prefetch reads unlocked are written with relaxed atomics). */
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux): a hint for the bucket table */
 #include "store_int.h"
 
@@ -28,6 +34,7 @@
 #endif
 #define COMPACT_MIN_LEVEL 4
 #define COMPACT_MAX_LEVEL 48 /* 2^48 buckets: never reached in practice */
+#define COMPACT_MIN_REM_BITS 16 /* a level never leaves fewer stored bits */
 
 typedef struct fingerprint {
     uint64_t hi; /* bucket bits and remainder */
@@ -62,25 +69,34 @@ static inline void store_le(uint8_t *p, uint64_t v, unsigned nbytes)
 #endif
 }
 
-static compact_layout layout_for(unsigned level, bool wide)
+/* hi_bits: significant bits of the first word (64 - drop_bits). */
+static compact_layout layout_for(unsigned level, unsigned hi_bits, bool wide)
 {
     compact_layout l;
     l.level = level;
-    l.rem_bytes = (64 - level + 7) / 8;
+    l.rem_bits = hi_bits - level;
+    l.rem_bytes = (l.rem_bits + 7) / 8;
     l.entry_bytes = l.rem_bytes + (wide ? 8 : 0);
-    l.rem_mask = ~(uint64_t)0 >> level;
+    l.rem_mask = ~(uint64_t)0 >> (64 - l.rem_bits);
     return l;
 }
+
+/* The fields the unlocked prefetch of a shared store reads (shared.c):
+ * written with relaxed atomics (plain moves on the usual targets) so that
+ * read is no data race. Everything else is touched under the shard lock. */
+#define SET_RELAXED(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 
 /* Sets everything that follows from (level, split_next). */
 static void compact_set_shape(compact_set *cs, unsigned level, size_t split_next)
 {
-    cs->level = level;
-    cs->split_next = split_next;
-    cs->lay[0] = layout_for(level, cs->wide);
-    cs->lay[1] = layout_for(level + 1, cs->wide);
+    unsigned hi_bits = 64 - cs->drop_bits;
+    SET_RELAXED(cs->level, level);
+    SET_RELAXED(cs->split_next, split_next);
+    cs->lay[0] = layout_for(level, hi_bits, cs->wide);
+    cs->lay[1] = layout_for(level + 1, hi_bits, cs->wide);
     size_t nb = ((size_t)1 << level) + split_next;
-    cs->split_at = level < COMPACT_MAX_LEVEL ? (uint64_t)cs->split_avg * nb : UINT64_MAX;
+    bool may_grow = level < COMPACT_MAX_LEVEL && level + 1 + COMPACT_MIN_REM_BITS <= hi_bits;
+    cs->split_at = may_grow ? (uint64_t)cs->split_avg * nb : UINT64_MAX;
 }
 
 static size_t compact_buckets(const compact_set *cs)
@@ -106,9 +122,9 @@ static inline fingerprint fingerprint_of(const store *st, const void *vec)
 {
     if (st->u.compact.wide) {
         XXH128_hash_t h = XXH3_128bits(vec, st->vec_bytes);
-        return (fingerprint){h.high64, h.low64};
+        return (fingerprint){h.high64 >> st->u.compact.drop_bits, h.low64};
     }
-    return (fingerprint){store_vec_hash64(st, vec), 0};
+    return (fingerprint){store_vec_hash64(st, vec) >> st->u.compact.drop_bits, 0};
 }
 
 static inline uint64_t entry_rem(const compact_layout *l, const uint8_t *e)
@@ -140,7 +156,7 @@ static inline void entry_write(const compact_layout *l, uint8_t *e, uint64_t rem
  * of its (64 - level)-bit value, scaled to n. */
 static inline uint32_t interpolate(const compact_layout *l, uint64_t rem, uint32_t n)
 {
-    unsigned rem_bits = 64 - l->level;
+    unsigned rem_bits = l->rem_bits;
     uint64_t top32 = rem_bits >= 32 ? rem >> (rem_bits - 32) : rem << (32 - rem_bits);
     return (uint32_t)((top32 * n) >> 32);
 }
@@ -228,7 +244,7 @@ static bool compact_table_reserve(store *st, size_t want)
                                           want * sizeof *t);
     if (!t) return false;
     memset(t + cs->tab_cap, 0, (want - cs->tab_cap) * sizeof *t);
-    cs->tab = t;
+    SET_RELAXED(cs->tab, t);
     cs->tab_cap = want;
 #if defined(MADV_HUGEPAGE)
     /* every lookup reads a random entry: with huge pages, without a TLB miss */
@@ -280,13 +296,38 @@ out_of_memory:
     cs->split_at = st->count + st->count / 8;
 }
 
-bool compact_init(store *st, bool wide)
+bool compact_init(store *st, bool wide, unsigned drop_bits, bool small_start)
 {
     compact_set *cs = &st->u.compact;
+    unsigned level = small_start ? 0 : COMPACT_MIN_LEVEL;
+    if (drop_bits > COMPACT_MAX_DROP_BITS) return false;
     cs->wide = wide;
+    cs->drop_bits = drop_bits;
     cs->split_avg = COMPACT_SPLIT_AVG;
-    compact_set_shape(cs, COMPACT_MIN_LEVEL, 0);
-    return compact_table_reserve(st, (size_t)2 << COMPACT_MIN_LEVEL);
+    compact_set_shape(cs, level, 0);
+    return compact_table_reserve(st, (size_t)2 << level);
+}
+
+/* compact_prefetch_index64() for a store other threads may be changing
+ * (a shard of shared.c, its lock not held): reads the table pointer and
+ * the shape with relaxed atomics, which may be stale or of two shapes; the
+ * address is then wrong or freed, harmless for a prefetch, which never
+ * faults. The entries themselves (second load) are not prefetched: that
+ * would read the table entry, which may be freed memory. */
+void compact_prefetch_index64_unlocked(const store *st, uint64_t hash)
+{
+#if defined(__GNUC__)
+    const compact_set *cs = &st->u.compact;
+    const compact_bucket *tab = __atomic_load_n(&cs->tab, __ATOMIC_RELAXED);
+    unsigned level = __atomic_load_n(&cs->level, __ATOMIC_RELAXED) & 63;
+    size_t split_next = __atomic_load_n(&cs->split_next, __ATOMIC_RELAXED);
+    size_t b = (size_t)(hash & (((uint64_t)1 << level) - 1));
+    if (b < split_next) b = (size_t)(hash & (((uint64_t)2 << level) - 1));
+    __builtin_prefetch((const void *)((uintptr_t)tab + b * sizeof *tab));
+#else
+    (void)st;
+    (void)hash;
+#endif
 }
 
 /* bucket_lower_bound() for 64-bit fingerprints (entries hold only the
@@ -385,7 +426,7 @@ store_result compact_insert64(store *st, const void *vec, uint64_t hash)
 store_result compact_insert(store *st, const void *vec)
 {
     compact_set *cs = &st->u.compact;
-    if (!cs->wide) return insert64(st, store_vec_hash64(st, vec));
+    if (!cs->wide) return insert64(st, store_vec_hash64(st, vec) >> cs->drop_bits);
     fingerprint f = fingerprint_of(st, vec);
     size_t bi = bucket_index(cs, f.hi);
     compact_bucket *b = &cs->tab[bi];
@@ -441,7 +482,7 @@ bool compact_check(const store *st)
     const compact_set *cs = &st->u.compact;
     size_t nb = compact_buckets(cs);
     uint64_t total = 0;
-    size_t bytes = store_alloc_cost(sizeof *st) + store_alloc_cost(cs->tab_cap * sizeof *cs->tab);
+    size_t bytes = st->self_bytes + store_alloc_cost(cs->tab_cap * sizeof *cs->tab);
     if (nb > cs->tab_cap) return false;
     for (size_t b = 0; b < cs->tab_cap; b++) {
         const compact_bucket *bk = &cs->tab[b];

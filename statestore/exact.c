@@ -88,10 +88,11 @@ static bool judyl_put(Pvoid_t *a, Word_t key, Word_t value)
     return true;
 }
 
-bool exact_init(store *st)
+bool exact_init(store *st, size_t chunk_target_bytes)
 {
     exact_set *ex = &st->u.exact;
-    size_t per = EXACT_CHUNK_TARGET_BYTES / (st->vec_bytes ? st->vec_bytes : 1);
+    if (!chunk_target_bytes) chunk_target_bytes = EXACT_CHUNK_TARGET_BYTES;
+    size_t per = chunk_target_bytes / (st->vec_bytes ? st->vec_bytes : 1);
     ex->chunk_shift = 0;
     while (per >> (ex->chunk_shift + 1)) ex->chunk_shift++;
     return true;
@@ -99,8 +100,14 @@ bool exact_init(store *st)
 
 store_result exact_insert(store *st, const void *vec)
 {
+    return exact_insert_hashed(st, vec, store_vec_hash64(st, vec));
+}
+
+/* exact_insert() given the vector's hash (store_vec_hash64). */
+store_result exact_insert_hashed(store *st, const void *vec, uint64_t hash)
+{
     exact_set *ex = &st->u.exact;
-    Word_t h = store_vec_hash64(st, vec), last;
+    Word_t h = hash, last;
     bool err = false;
     if (exact_find(st, vec, h, &last, &err)) return STORE_PRESENT;
     if (err || !exact_reserve(st)) return STORE_FULL;

@@ -15,37 +15,57 @@ store *store_new(const store_config *cfg, size_t vec_bytes)
     if (!cfg) return NULL;
     store *st = calloc(1, sizeof *st);
     if (!st) return NULL;
-    st->kind = cfg->kind;
-    st->vec_bytes = vec_bytes;
-    st->mem.bytes = store_alloc_cost(sizeof *st);
-    bool ok = false;
-    switch (cfg->kind) {
-    case STORE_COMPACT:
-        ok = (cfg->fingerprint_bits == 64 || cfg->fingerprint_bits == 128) &&
-             compact_init(st, cfg->fingerprint_bits == 128);
-        break;
-    case STORE_EXACT:
-        ok = exact_init(st);
-        break;
-    case STORE_BITSTATE:
-        ok = bitstate_init(st, cfg->bitstate_bytes, cfg->bitstate_k ? cfg->bitstate_k : 3);
-        break;
-    }
-    if (!ok) {
+    if (!store_init_part(st, cfg, vec_bytes, 0, false, store_alloc_cost(sizeof *st))) {
         free(st);
         return NULL;
     }
     return st;
 }
 
-void store_free(store *st)
+/* Exact chunks of a shard: 64 KiB / 2^shard_bits, at least 4 KiB, so the
+ * slack of the last chunk of every shard stays small next to the states. */
+static size_t exact_chunk_target(unsigned shard_bits)
 {
-    if (!st) return;
+    size_t t = ((size_t)64 << 10) >> shard_bits;
+    return t < ((size_t)4 << 10) ? (size_t)4 << 10 : t;
+}
+
+bool store_init_part(store *st, const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
+                     bool small_start, size_t self_bytes)
+{
+    st->kind = cfg->kind;
+    st->vec_bytes = vec_bytes;
+    st->self_bytes = self_bytes;
+    st->mem.bytes = self_bytes;
+    bool ok = false;
+    switch (cfg->kind) {
+    case STORE_COMPACT:
+        ok = (cfg->fingerprint_bits == 64 || cfg->fingerprint_bits == 128) &&
+             compact_init(st, cfg->fingerprint_bits == 128, shard_bits, small_start);
+        break;
+    case STORE_EXACT:
+        ok = exact_init(st, shard_bits ? exact_chunk_target(shard_bits) : 0);
+        break;
+    case STORE_BITSTATE:
+        ok = bitstate_init(st, cfg->bitstate_bytes, cfg->bitstate_k ? cfg->bitstate_k : 3);
+        break;
+    }
+    return ok;
+}
+
+void store_fini(store *st)
+{
     switch (st->kind) {
     case STORE_COMPACT: compact_free(st); break;
     case STORE_EXACT: exact_free(st); break;
     case STORE_BITSTATE: bitstate_free(st); break;
     }
+}
+
+void store_free(store *st)
+{
+    if (!st) return;
+    store_fini(st);
     free(st);
 }
 
@@ -116,7 +136,7 @@ size_t store_bytes(const store *st)
  * P(no omission in n) = prod (1 - i/2^b) ~ exp(-n(n-1) / 2^(b+1)), so
  * P(some omission) = 1 - exp(-n(n-1)/2^(b+1)) <= n(n-1)/2^(b+1). expm1 and
  * ldexp keep it exact for 128 bits, where the exponent is ~1e-20. */
-static double compact_omission_probability(uint64_t n, unsigned bits)
+double compact_omission_probability(uint64_t n, unsigned bits)
 {
     if (n < 2) return 0.0;
     double pairs = (double)n * (double)(n - 1);

@@ -31,11 +31,15 @@ typedef struct compact_bucket {
 } compact_bucket;
 
 /* How a bucket of a given level stores an entry: the fingerprint's low
- * `level` bits are the bucket, the other 64 - level in rem_bytes. */
+ * `level` bits are the bucket, the other rem_bits = 64 - drop_bits - level
+ * in rem_bytes. */
 typedef struct compact_layout {
-    unsigned level, rem_bytes, entry_bytes;
-    uint64_t rem_mask; /* the low 64 - level bits */
+    unsigned level, rem_bits, rem_bytes, entry_bytes;
+    uint64_t rem_mask; /* the low rem_bits bits */
 } compact_layout;
+
+/* A shard of a shared store drops at most this many bits (its number). */
+#define COMPACT_MAX_DROP_BITS 16
 
 /* Linear hashing: buckets [0, split_next) and [2^level, 2^level +
  * split_next) are at level + 1 (lay[1]), the rest at level (lay[0]). */
@@ -46,6 +50,8 @@ typedef struct compact_set {
     size_t split_next;   /* the next bucket to split */
     compact_layout lay[2];
     bool wide;           /* 128-bit fingerprints */
+    unsigned drop_bits;  /* the first word is hash >> drop_bits (a shard of
+                            shared.c: its shard bits are implied) */
     uint64_t split_at;   /* count at which the next bucket splits */
     uint32_t split_avg;  /* average bucket size that triggers a split */
 } compact_set;
@@ -76,6 +82,7 @@ struct store {
     size_t vec_bytes;
     uint64_t count;
     store_mem mem;
+    size_t self_bytes; /* what the struct itself costs (in mem.bytes) */
     store_hash_fn *hash64; /* XXH3_64bits unless a test replaced it */
     union {
         compact_set compact;
@@ -89,8 +96,25 @@ static inline uint64_t store_vec_hash64(const store *st, const void *vec)
     return st->hash64 ? st->hash64(vec, st->vec_bytes) : XXH3_64bits(vec, st->vec_bytes);
 }
 
+/* Sets up a zeroed store in the caller's memory, e.g. one shard of a
+ * shared store (shared.c). For 64-bit compact the fingerprints it is given
+ * are then hash >> shard_bits (it stores 64 - shard_bits bits of each);
+ * small_start: compact starts with one bucket; exact takes smaller chunks
+ * when shard_bits > 0, as a shard holds 1/2^shard_bits of the states.
+ * self_bytes: what the struct itself costs, counted in store_bytes() (0
+ * when it lies inside a bigger block). False if the configuration is
+ * invalid or memory short; nothing to undo then. store_fini() frees what
+ * the store holds, not the struct. store_new() is calloc + this with
+ * (0, false, store_alloc_cost(sizeof(store))). */
+bool store_init_part(store *st, const store_config *cfg, size_t vec_bytes, unsigned shard_bits,
+                     bool small_start, size_t self_bytes);
+void store_fini(store *st);
+/* P(some omission) among n states with b-bit fingerprints (store.c). */
+double compact_omission_probability(uint64_t n, unsigned bits);
+
 /* Per-kind halves of the store.h functions; init gets a zeroed union. */
-bool compact_init(store *st, bool wide);
+bool compact_init(store *st, bool wide, unsigned drop_bits, bool small_start);
+void compact_prefetch_index64_unlocked(const store *st, uint64_t hash);
 store_result compact_insert(store *st, const void *vec);
 void compact_prefetch_index64(const store *st, uint64_t hash);
 void compact_prefetch64(const store *st, uint64_t hash, bool likely_new);
@@ -100,8 +124,9 @@ void compact_free(store *st);
 bool compact_check(const store *st);
 void compact_set_split_average(store *st, uint32_t avg);
 
-bool exact_init(store *st);
+bool exact_init(store *st, size_t chunk_target_bytes);
 store_result exact_insert(store *st, const void *vec);
+store_result exact_insert_hashed(store *st, const void *vec, uint64_t hash);
 bool exact_contains(const store *st, const void *vec);
 void exact_free(store *st);
 size_t exact_judy_bytes(const store *st);
@@ -126,5 +151,8 @@ bool store_check(const store *st);
  * make the level, and the byte width of the remainder, change early). */
 unsigned store_compact_level(const store *st);
 void store_set_compact_split_average(store *st, uint32_t avg);
+/* sstore: every shard passes store_check(), the published counts and the
+ * byte total agree with the shards. No insert may be under way. */
+bool sstore_check(const sstore *s);
 
 #endif
