@@ -1116,5 +1116,3 @@ void ls_hooks(ls_detector *d, vm_hooks *h)
     h->send = g ? on_send : NULL;
     h->recv = g ? on_recv : NULL;
 }
-
-ls_detector *ls_clone(ls_detector *d) { (void)d; return NULL; } /* TEMPORARY */

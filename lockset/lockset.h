@@ -122,7 +122,6 @@ ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
  * analysis discharged them (0 unless made with discharge). */
 uint32_t ls_discharged(const ls_detector *d);
 void ls_free(ls_detector *d); /* NULL is a no-op */
-ls_detector *ls_clone(ls_detector *d); /* TEMPORARY (lsclone branch) */
 
 /* Bytes of metadata the detector needs in the state vector (LS_OFF: one
  * per unshared variable; 0 for NULL). */
