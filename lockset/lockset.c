@@ -37,19 +37,27 @@ typedef struct memo {
  * number of threads). Set storage never moves: chunk c holds CHUNK0 << c sets
  * (ids CHUNK0 * (2^c - 1) .. CHUNK0 * (2^(c+1) - 1) - 1), allocated once, so a
  * reader may read a set's words without the lock while another thread interns.
- * Writers (intern) take `mu`; `tab` and the chunk pointers are written only
+ * Writers (intern) take `mu`; `tab`, the chunks and `base` are written only
  * under it. `nsets` is published with a release store after the new set's
- * words and chunk pointer are written, so an id below an acquire load of
- * nsets can be read. An id a detector holds came from intern() (under mu) or
- * from a state vector that reached this thread through the search's own
- * synchronization; either way its words are visible to it. */
-#define CHUNK0 64u
-#define NCHUNKS 27 /* CHUNK0 << 26 = 2^32: every id below NONE */
+ * words (and its chunk) are written, so an id below an acquire load of nsets
+ * can be read. An id a detector holds came from intern() (under mu) or from a
+ * state vector that reached this thread through the search's own
+ * synchronization; either way its words, and its chunk's base, are visible
+ * to it. */
+#define CHUNK0_LOG 6
+#define CHUNK0 (1u << CHUNK0_LOG)
+#define NCHUNKS (33 - CHUNK0_LOG) /* CHUNK0 << (NCHUNKS - 1) = 2^32: every id below NONE */
 
 typedef struct ls_sets {
-    pthread_mutex_t mu;
-    uint32_t words;                  /* uint64 words per set */
     _Atomic uint32_t nsets;
+    uint32_t words;                  /* uint64 words per set */
+    uint64_t bytes;                  /* bytes per set */
+    /* set_at()'s table: base[b] for the ids whose id + CHUNK0 has its top bit
+     * at b (chunk b - CHUNK0_LOG): the address of set id is base[b] + id *
+     * bytes, an address inside that chunk (base[b] itself may not be; it is
+     * an integer, never a pointer). base[0 .. CHUNK0_LOG - 1] are unused. */
+    uintptr_t base[33];
+    pthread_mutex_t mu;
     uint64_t *chunk[NCHUNKS];        /* CHUNK0 << c sets each, or NULL */
     uint32_t *tab;                   /* id + 1 per slot, 0 empty (under mu) */
     uint32_t tab_cap;                /* power of two (under mu) */
@@ -75,7 +83,6 @@ struct ls_detector {
     uint32_t nobj;       /* sync objects */
     uint32_t words;      /* uint64 words per set (sh->words) */
     ls_sets *sh;         /* the interning table (the original's) */
-    uint64_t *const *chunk; /* sh->chunk */
     /* what a thread may still access (ls_canonicalize): per body, per pc,
      * FUT_BLOCKS blocks of vwords words (see compute_future) */
     uint32_t vwords;
@@ -158,17 +165,30 @@ static uint64_t hash_set(const uint64_t *w, uint32_t n)
     return h;
 }
 
-/* Where set id's words are: chunk c = floor(log2(id + CHUNK0)) - log2(CHUNK0),
- * at index id + CHUNK0 - (CHUNK0 << c) in it. */
-static inline uint64_t *set_at(const ls_detector *d, uint32_t id)
+/* Where set id's words are: a bit scan, a load and a multiply-add (sets
+ * are read on every Goldilocks event, for every element). */
+static inline uint64_t *sets_at(const ls_sets *sh, uint32_t id)
 {
-    uint64_t j = (uint64_t)id + CHUNK0;
-    unsigned c = 63u - (unsigned)__builtin_clzll(j) - 6u; /* 6 = log2(CHUNK0) */
-    return d->chunk[c] + (j - ((uint64_t)CHUNK0 << c)) * d->words;
+    unsigned b = 63u ^ (unsigned)__builtin_clzll((uint64_t)id + CHUNK0); /* floor(log2) */
+    return (uint64_t *)(sh->base[b] + (uintptr_t)id * sh->bytes);
 }
 
-/* The words of a published set. (A relaxed load suffices for the assertion:
- * the id's publication happens before this thread got hold of the id.) */
+/* Does published set id hold obj? (A relaxed load suffices for the
+ * assertion: the id's publication happens before this thread got hold of
+ * the id.) */
+static inline bool sets_has(const ls_sets *sh, uint32_t id, uint32_t obj)
+{
+    assert(id < atomic_load_explicit(&sh->nsets, memory_order_relaxed) &&
+           "a set id the detector handed out");
+    return (sets_at(sh, id)[obj >> 6] >> (obj & 63)) & 1;
+}
+
+static inline uint64_t *set_at(const ls_detector *d, uint32_t id)
+{
+    return sets_at(d->sh, id);
+}
+
+/* The words of a published set. */
 static inline const uint64_t *set_words(const ls_detector *d, uint32_t id)
 {
     assert(id < atomic_load_explicit(&d->sh->nsets, memory_order_relaxed) &&
@@ -178,7 +198,7 @@ static inline const uint64_t *set_words(const ls_detector *d, uint32_t id)
 
 static inline bool set_has(const ls_detector *d, uint32_t id, uint32_t obj)
 {
-    return (set_words(d, id)[obj >> 6] >> (obj & 63)) & 1;
+    return sets_has(d->sh, id, obj);
 }
 
 /* Under sh->mu: a table of cap slots (power of two) over sets 0 .. n-1. */
@@ -209,10 +229,11 @@ static uint32_t intern_locked(ls_detector *d, const uint64_t *w, uint64_t h)
     for (; sh->tab[i]; i = (i + 1) & (sh->tab_cap - 1))
         if (!memcmp(set_words(d, sh->tab[i] - 1), w, bytes)) return sh->tab[i] - 1;
     if (n == NONE - 1) return NONE;
-    unsigned c = 63u - (unsigned)__builtin_clzll((uint64_t)n + CHUNK0) - 6u;
-    if (!sh->chunk[c]) {
+    unsigned b = 63u - (unsigned)__builtin_clzll((uint64_t)n + CHUNK0), c = b - CHUNK0_LOG;
+    if (!sh->chunk[c]) { /* n is the first id of chunk c: n + CHUNK0 = CHUNK0 << c */
         sh->chunk[c] = malloc(((size_t)CHUNK0 << c) * bytes);
         if (!sh->chunk[c]) return NONE;
+        sh->base[b] = (uintptr_t)sh->chunk[c] - (uintptr_t)n * bytes;
     }
     memcpy(set_at(d, n), w, bytes);
     if ((uint64_t)(n + 1) * 2 > sh->tab_cap) {
@@ -306,10 +327,10 @@ static uint32_t meet(ls_detector *d, uint32_t a, uint32_t b)
     return r;
 }
 
-/* a ∪ {obj}, or NONE when memory runs out. */
-static uint32_t add_obj(ls_detector *d, uint32_t a, uint32_t obj)
+/* add_obj() when obj is not in a: the memo, else interning. */
+static __attribute__((noinline)) uint32_t add_new_obj(ls_detector *d, uint32_t a,
+                                                      uint32_t obj)
 {
-    if (set_has(d, a, obj)) return a;
     uint64_t key = (uint64_t)a << 32 | obj;
     uint32_t r = memo_get(&d->add, key);
     if (r != NONE) return r;
@@ -318,6 +339,13 @@ static uint32_t add_obj(ls_detector *d, uint32_t a, uint32_t obj)
     r = intern(d, d->tmp);
     if (r != NONE) memo_put(&d->add, key, r);
     return r;
+}
+
+/* a ∪ {obj}, or NONE when memory runs out. (The test inline, the rest out
+ * of line: propagate() calls this for every lockset holding its condition.) */
+static inline uint32_t add_obj(ls_detector *d, uint32_t a, uint32_t obj)
+{
+    return set_has(d, a, obj) ? a : add_new_obj(d, a, obj);
 }
 
 static uint32_t singleton(ls_detector *d, uint32_t obj)
@@ -534,7 +562,7 @@ ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
         goto fail;
     }
     d->sh->words = d->words;
-    d->chunk = d->sh->chunk;
+    d->sh->bytes = (uint64_t)d->words * sizeof(uint64_t);
     if (!tab_grow(d, 0, 64)) goto fail;
     d->meta_vars = malloc(nv * sizeof *d->meta_vars);
     d->meta_mask = calloc(d->vwords, sizeof *d->meta_mask);
@@ -1058,15 +1086,16 @@ static bool access_eraser(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
 static bool propagate(ls_detector *d, uint8_t *s, int tid, uint32_t cond, uint32_t obj)
 {
     const vm_program *p = d->p;
+    const ls_sets *sh = d->sh;
     for (uint32_t e = 0; e < p->nelems; e++) {
         if (d->elem_off[e] == NONE) continue;
-        uint32_t o = d->meta_off + d->elem_off[e];
-        for (uint32_t k = 0; k <= p->nthreads; k++, o += 4) {
-            uint32_t id = (uint32_t)vm_rd32(s, o);
-            if (id == 0 || !set_has(d, id, cond)) continue;
+        uint8_t *m = s + d->meta_off + d->elem_off[e], *end = m + d->rec;
+        for (; m < end; m += 4) {
+            uint32_t id = (uint32_t)vm_rd32(m, 0);
+            if (id == 0 || !sets_has(sh, id, cond)) continue;
             uint32_t r = add_obj(d, id, obj);
             if (r == NONE) return nomem(d, e, tid, false);
-            vm_wr32(s, o, (int32_t)r);
+            vm_wr32(m, 0, (int32_t)r);
         }
     }
     return false;
