@@ -50,9 +50,8 @@ typedef struct memo {
 
 typedef struct ls_sets {
     _Atomic uint32_t nsets;
-    uint32_t words;                  /* uint64 words per set */
     uint64_t bytes;                  /* bytes per set */
-    /* set_at()'s table: base[b] for the ids whose id + CHUNK0 has its top bit
+    /* sets_at()'s table: base[b] for the ids whose id + CHUNK0 has its top bit
      * at b (chunk b - CHUNK0_LOG): the address of set id is base[b] + id *
      * bytes, an address inside that chunk (base[b] itself may not be; it is
      * an integer, never a pointer). base[0 .. CHUNK0_LOG - 1] are unused. */
@@ -81,7 +80,7 @@ struct ls_detector {
     uint32_t ndischarged; /* shared elements without metadata (discharge.c) */
     uint32_t chan_base;  /* object of channel 0 (Goldilocks) */
     uint32_t nobj;       /* sync objects */
-    uint32_t words;      /* uint64 words per set (sh->words) */
+    uint32_t words;      /* uint64 words per set */
     ls_sets *sh;         /* the interning table (the original's) */
     /* what a thread may still access (ls_canonicalize): per body, per pc,
      * FUT_BLOCKS blocks of vwords words (see compute_future) */
@@ -561,7 +560,6 @@ ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
         d->sh = NULL;
         goto fail;
     }
-    d->sh->words = d->words;
     d->sh->bytes = (uint64_t)d->words * sizeof(uint64_t);
     if (!tab_grow(d, 0, 64)) goto fail;
     d->meta_vars = malloc(nv * sizeof *d->meta_vars);
