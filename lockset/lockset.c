@@ -3,19 +3,23 @@
  *
  * A lockset is a bitset over the detector's sync objects (locks; for
  * Goldilocks also threads, volatile elements and channels). Each distinct set
- * is stored once in `sets` and named by its index (id 0 is the empty set);
- * an open-addressing table finds the id of a set, and two memo tables cache
- * intersection (LD, Eraser) and "add one object" (Goldilocks). Nothing here
- * reads or writes the state vector except the metadata area and the lock
- * owners (to compute the held set). */
+ * is stored once in the interning table (ls_sets, shared by a detector and its
+ * clones, ls_clone) and named by its index (id 0 is the empty set); an
+ * open-addressing table finds the id of a set, and per-detector memo tables
+ * cache intersection (LD, Eraser), "add one object" (Goldilocks) and the held
+ * set. Nothing here reads or writes the state vector except the metadata area
+ * and the lock owners (to compute the held set). */
 #include "lockset.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #define NONE UINT32_MAX
@@ -29,9 +33,42 @@ typedef struct memo {
     uint32_t n;
 } memo;
 
+/* The interning table, shared by a detector and its clones (one search, any
+ * number of threads). Set storage never moves: chunk c holds CHUNK0 << c sets
+ * (ids CHUNK0 * (2^c - 1) .. CHUNK0 * (2^(c+1) - 1) - 1), allocated once, so a
+ * reader may read a set's words without the lock while another thread interns.
+ * Writers (intern) take `mu`; `tab`, the chunks and `base` are written only
+ * under it. `nsets` is published with a release store after the new set's
+ * words (and its chunk) are written, so an id below an acquire load of nsets
+ * can be read. An id a detector holds came from intern() (under mu) or from a
+ * state vector that reached this thread through the search's own
+ * synchronization; either way its words, and its chunk's base, are visible
+ * to it. */
+#define CHUNK0_LOG 6
+#define CHUNK0 (1u << CHUNK0_LOG)
+#define NCHUNKS (33 - CHUNK0_LOG) /* CHUNK0 << (NCHUNKS - 1) = 2^32: every id below NONE */
+
+typedef struct ls_sets {
+    _Atomic uint32_t nsets;
+    uint64_t bytes;                  /* bytes per set */
+    /* sets_at()'s table: base[b] for the ids whose id + CHUNK0 has its top bit
+     * at b (chunk b - CHUNK0_LOG): the address of set id is base[b] + id *
+     * bytes, an address inside that chunk (base[b] itself may not be; it is
+     * an integer, never a pointer). base[0 .. CHUNK0_LOG - 1] are unused. */
+    uintptr_t base[33];
+    pthread_mutex_t mu;
+    uint64_t *chunk[NCHUNKS];        /* CHUNK0 << c sets each, or NULL */
+    uint32_t *tab;                   /* id + 1 per slot, 0 empty (under mu) */
+    uint32_t tab_cap;                /* power of two (under mu) */
+} ls_sets;
+
+/* A detector: read-only tables made by ls_new_opts() (shared with its clones,
+ * freed by the original), the shared interning table, and per-detector
+ * scratch, memos, report and timing (every field written during a search). */
 struct ls_detector {
     ls_kind kind;
     const vm_program *p;
+    bool clone;          /* made by ls_clone(): owns only its scratch */
     uint32_t meta_off;
     uint32_t meta_bytes;
     uint32_t rec;        /* bytes of metadata per shared element */
@@ -44,30 +81,28 @@ struct ls_detector {
     uint32_t chan_base;  /* object of channel 0 (Goldilocks) */
     uint32_t nobj;       /* sync objects */
     uint32_t words;      /* uint64 words per set */
-    uint64_t *sets;      /* nsets * words */
-    uint32_t nsets, sets_cap;
-    uint32_t *tab;       /* id + 1 per slot, 0 empty */
-    uint32_t tab_cap;    /* power of two */
-    memo meet, add, held;
-    uint64_t *tmp;       /* scratch set */
+    ls_sets *sh;         /* the interning table (the original's) */
     /* what a thread may still access (ls_canonicalize): per body, per pc,
      * FUT_BLOCKS blocks of vwords words (see compute_future) */
     uint32_t vwords;
     uint64_t **future;   /* per body: ncode * FUT_BLOCKS * vwords */
-    uint64_t *live;      /* scratch: FUT_BLOCKS * vwords, the union */
-    uint8_t *emark;      /* scratch: per element of the largest variable */
-    int32_t *tself;      /* scratch: per live thread, its self */
     uint32_t *meta_vars; /* vars with metadata */
     uint32_t nmeta_vars;
     uint64_t *meta_mask; /* vwords: the vars with metadata */
     uint32_t *meta_index; /* per var: its index in meta_vars */
+    int64_t clock_ns;    /* what reading the clock itself adds to a sample */
+    /* ---- per detector (zeroed and allocated anew by ls_clone) ---- */
+    memo meet, add, held;
+    uint64_t *tmp;       /* scratch set */
+    uint64_t *live;      /* scratch: FUT_BLOCKS * vwords, the union */
+    uint8_t *emark;      /* scratch: per element of the largest variable */
+    int32_t *tself;      /* scratch: per live thread, its self */
     uint64_t *samask, *swmask; /* scratch, per meta var (ls_canonicalize) */
     uint8_t *tstate;     /* per thread, scratch: 0 ended, 1 live, 2 not started */
     const uint64_t **tfut; /* per live thread, scratch: its future sets */
     ls_report rep;
     uint64_t calls;      /* hook and canonicalization calls */
     uint64_t sampled_ns; /* time in the calls timed (1 in LS_SAMPLE) */
-    int64_t clock_ns;    /* what reading the clock itself adds to a sample */
 };
 
 /* The detector's time is estimated by timing 1 call in LS_SAMPLE (two clock
@@ -129,59 +164,97 @@ static uint64_t hash_set(const uint64_t *w, uint32_t n)
     return h;
 }
 
-static const uint64_t *set_words(const ls_detector *d, uint32_t id)
+/* Where set id's words are: a bit scan, a load and a multiply-add (sets
+ * are read on every Goldilocks event, for every element). */
+static inline uint64_t *sets_at(const ls_sets *sh, uint32_t id)
 {
-    assert(id < d->nsets && "a set id the detector handed out");
-    return d->sets + (size_t)id * d->words;
+    unsigned b = 63u ^ (unsigned)__builtin_clzll((uint64_t)id + CHUNK0); /* floor(log2) */
+    return (uint64_t *)(sh->base[b] + (uintptr_t)id * sh->bytes);
 }
 
-static bool set_has(const ls_detector *d, uint32_t id, uint32_t obj)
+/* Does published set id hold obj? (A relaxed load suffices for the
+ * assertion: the id's publication happens before this thread got hold of
+ * the id.) */
+static inline bool sets_has(const ls_sets *sh, uint32_t id, uint32_t obj)
 {
-    return (set_words(d, id)[obj >> 6] >> (obj & 63)) & 1;
+    assert(id < atomic_load_explicit(&sh->nsets, memory_order_relaxed) &&
+           "a set id the detector handed out");
+    return (sets_at(sh, id)[obj >> 6] >> (obj & 63)) & 1;
 }
 
-static bool tab_grow(ls_detector *d)
+static inline uint64_t *set_at(const ls_detector *d, uint32_t id)
 {
-    uint32_t cap = d->tab_cap ? d->tab_cap * 2 : 64;
+    return sets_at(d->sh, id);
+}
+
+/* The words of a published set. */
+static inline const uint64_t *set_words(const ls_detector *d, uint32_t id)
+{
+    assert(id < atomic_load_explicit(&d->sh->nsets, memory_order_relaxed) &&
+           "a set id the detector handed out");
+    return set_at(d, id);
+}
+
+static inline bool set_has(const ls_detector *d, uint32_t id, uint32_t obj)
+{
+    return sets_has(d->sh, id, obj);
+}
+
+/* Under sh->mu: a table of cap slots (power of two) over sets 0 .. n-1. */
+static bool tab_grow(ls_detector *d, uint32_t n, uint32_t cap)
+{
+    ls_sets *sh = d->sh;
     uint32_t *t = calloc(cap, sizeof *t);
     if (!t) return false;
-    for (uint32_t id = 0; id < d->nsets; id++) {
-        uint32_t i = (uint32_t)hash_set(set_words(d, id), d->words) & (cap - 1);
+    for (uint32_t id = 0; id < n; id++) {
+        uint32_t i = (uint32_t)hash_set(set_at(d, id), d->words) & (cap - 1);
         while (t[i]) i = (i + 1) & (cap - 1);
         t[i] = id + 1;
     }
-    free(d->tab);
-    d->tab = t;
-    d->tab_cap = cap;
+    free(sh->tab);
+    sh->tab = t;
+    sh->tab_cap = cap;
     return true;
 }
 
-/* The id of set w (copied in if new), or NONE when memory runs out. */
+/* Under sh->mu: the id of set w (copied in if new), or NONE when memory
+ * runs out. The new set's words are written before nsets publishes it. */
+static uint32_t intern_locked(ls_detector *d, const uint64_t *w, uint64_t h)
+{
+    ls_sets *sh = d->sh;
+    size_t bytes = (size_t)d->words * sizeof *w;
+    uint32_t n = atomic_load_explicit(&sh->nsets, memory_order_relaxed);
+    uint32_t i = (uint32_t)h & (sh->tab_cap - 1);
+    for (; sh->tab[i]; i = (i + 1) & (sh->tab_cap - 1))
+        if (!memcmp(set_words(d, sh->tab[i] - 1), w, bytes)) return sh->tab[i] - 1;
+    if (n == NONE - 1) return NONE;
+    unsigned b = 63u - (unsigned)__builtin_clzll((uint64_t)n + CHUNK0), c = b - CHUNK0_LOG;
+    if (!sh->chunk[c]) { /* n is the first id of chunk c: n + CHUNK0 = CHUNK0 << c */
+        sh->chunk[c] = malloc(((size_t)CHUNK0 << c) * bytes);
+        if (!sh->chunk[c]) return NONE;
+        sh->base[b] = (uintptr_t)sh->chunk[c] - (uintptr_t)n * bytes;
+    }
+    memcpy(set_at(d, n), w, bytes);
+    if ((uint64_t)(n + 1) * 2 > sh->tab_cap) {
+        /* a table over every set, the new one included (it is not published:
+         * on failure the table stays as it was and the set is forgotten) */
+        if (sh->tab_cap > UINT32_MAX / 2 || !tab_grow(d, n + 1, sh->tab_cap * 2))
+            return NONE;
+    } else {
+        sh->tab[i] = n + 1;
+    }
+    atomic_store_explicit(&sh->nsets, n + 1, memory_order_release);
+    return n;
+}
+
+/* The id of set w, or NONE when memory runs out (thread-safe: the lock is
+ * taken only here, on a memo miss). */
 static uint32_t intern(ls_detector *d, const uint64_t *w)
 {
-    uint64_t h = hash_set(w, d->words);
-    size_t bytes = (size_t)d->words * sizeof *w;
-    uint32_t i = (uint32_t)h & (d->tab_cap - 1);
-    for (; d->tab[i]; i = (i + 1) & (d->tab_cap - 1))
-        if (!memcmp(set_words(d, d->tab[i] - 1), w, bytes)) return d->tab[i] - 1;
-    if (d->nsets == NONE - 1) return NONE;
-    if (d->nsets == d->sets_cap) {
-        uint32_t cap = d->sets_cap ? d->sets_cap * 2 : 64;
-        uint64_t *s = realloc(d->sets, (size_t)cap * bytes);
-        if (!s) return NONE;
-        d->sets = s;
-        d->sets_cap = cap;
-    }
-    uint32_t id = d->nsets++;
-    memcpy(d->sets + (size_t)id * d->words, w, bytes);
-    if ((uint64_t)d->nsets * 2 > d->tab_cap) {
-        if (!tab_grow(d)) { /* keep the table consistent: forget the new set */
-            d->nsets--;
-            return NONE;
-        }
-        return id;
-    }
-    d->tab[i] = id + 1;
+    uint64_t h = hash_set(w, d->words); /* outside the lock */
+    pthread_mutex_lock(&d->sh->mu);
+    uint32_t id = intern_locked(d, w, h);
+    pthread_mutex_unlock(&d->sh->mu);
     return id;
 }
 
@@ -253,10 +326,10 @@ static uint32_t meet(ls_detector *d, uint32_t a, uint32_t b)
     return r;
 }
 
-/* a ∪ {obj}, or NONE when memory runs out. */
-static uint32_t add_obj(ls_detector *d, uint32_t a, uint32_t obj)
+/* add_obj() when obj is not in a: the memo, else interning. */
+static __attribute__((noinline)) uint32_t add_new_obj(ls_detector *d, uint32_t a,
+                                                      uint32_t obj)
 {
-    if (set_has(d, a, obj)) return a;
     uint64_t key = (uint64_t)a << 32 | obj;
     uint32_t r = memo_get(&d->add, key);
     if (r != NONE) return r;
@@ -265,6 +338,13 @@ static uint32_t add_obj(ls_detector *d, uint32_t a, uint32_t obj)
     r = intern(d, d->tmp);
     if (r != NONE) memo_put(&d->add, key, r);
     return r;
+}
+
+/* a ∪ {obj}, or NONE when memory runs out. (The test inline, the rest out
+ * of line: propagate() calls this for every lockset holding its condition.) */
+static inline uint32_t add_obj(ls_detector *d, uint32_t a, uint32_t obj)
+{
+    return set_has(d, a, obj) ? a : add_new_obj(d, a, obj);
 }
 
 static uint32_t singleton(ls_detector *d, uint32_t obj)
@@ -394,6 +474,27 @@ static bool compute_future(ls_detector *d)
 
 /* ---- construction ------------------------------------------------------ */
 
+/* The per-detector scratch (ls_new_opts, ls_clone); false when memory runs
+ * out (ls_free frees what was allocated). */
+static bool alloc_scratch(ls_detector *d)
+{
+    const vm_program *p = d->p;
+    uint32_t nv = p->nvars ? p->nvars : 1, nt = p->nthreads ? p->nthreads : 1;
+    uint32_t maxsize = 1;
+    for (uint32_t v = 0; v < p->nvars; v++)
+        if (p->vars[v].size > maxsize) maxsize = p->vars[v].size;
+    d->tmp = calloc(d->words, sizeof *d->tmp);
+    d->live = calloc(FUT_BLOCKS * (size_t)d->vwords, sizeof *d->live);
+    d->emark = calloc(maxsize, 1);
+    d->tself = calloc(nt, sizeof *d->tself);
+    d->samask = calloc(nv, sizeof *d->samask);
+    d->swmask = calloc(nv, sizeof *d->swmask);
+    d->tstate = calloc(nt, sizeof *d->tstate);
+    d->tfut = calloc(nt, sizeof *d->tfut);
+    return d->tmp && d->live && d->emark && d->tself && d->samask && d->swmask &&
+           d->tstate && d->tfut;
+}
+
 ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off)
 {
     return ls_new_opts(kind, p, meta_off, false);
@@ -451,25 +552,20 @@ ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
     d->chan_base = p->nlocks + p->nthreads + d->nvol;
     d->nobj = kind == LS_GOLDILOCKS ? d->chan_base + p->nchans : p->nlocks;
     d->words = d->nobj ? (d->nobj + 63) / 64 : 1;
-    d->tmp = calloc(d->words, sizeof *d->tmp);
-    if (!d->tmp || !tab_grow(d)) goto fail;
     d->vwords = (nv + 63) / 64;
-    d->live = calloc(FUT_BLOCKS * (size_t)d->vwords, sizeof *d->live);
-    uint32_t maxsize = 1;
-    for (uint32_t v = 0; v < p->nvars; v++)
-        if (p->vars[v].size > maxsize) maxsize = p->vars[v].size;
-    d->emark = calloc(maxsize, 1);
-    d->tself = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tself);
-    if (!d->emark || !d->tself) goto fail;
+    d->sh = calloc(1, sizeof *d->sh);
+    if (!d->sh) goto fail;
+    if (pthread_mutex_init(&d->sh->mu, NULL) != 0) {
+        free(d->sh);
+        d->sh = NULL;
+        goto fail;
+    }
+    d->sh->bytes = (uint64_t)d->words * sizeof(uint64_t);
+    if (!tab_grow(d, 0, 64)) goto fail;
     d->meta_vars = malloc(nv * sizeof *d->meta_vars);
     d->meta_mask = calloc(d->vwords, sizeof *d->meta_mask);
     d->meta_index = calloc((size_t)d->vwords * 64, sizeof *d->meta_index);
-    d->samask = calloc(nv, sizeof *d->samask);
-    d->swmask = calloc(nv, sizeof *d->swmask);
-    if (!d->meta_index || !d->samask || !d->swmask) goto fail;
-    d->tstate = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tstate);
-    d->tfut = calloc(p->nthreads ? p->nthreads : 1, sizeof *d->tfut);
-    if (!d->live || !d->meta_vars || !d->meta_mask || !d->tstate || !d->tfut) goto fail;
+    if (!d->meta_vars || !d->meta_mask || !d->meta_index || !alloc_scratch(d)) goto fail;
     for (uint32_t v = 0; v < p->nvars; v++) {
         const vm_var *var = &p->vars[v];
         bool meta = var->cls == VM_UNSHARED;
@@ -493,23 +589,46 @@ fail:
 
 uint32_t ls_discharged(const ls_detector *d) { return d ? d->ndischarged : 0; }
 
+/* A clone: the read-only tables and the interning table are d's, the rest
+ * is its own (empty memos, no report, no time). Only the fields before
+ * `meet`, which nobody writes after ls_new_opts(), are read from d, so d may
+ * be in use by another thread meanwhile. */
+ls_detector *ls_clone(const ls_detector *d)
+{
+    ls_detector *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, d, offsetof(ls_detector, meet));
+    c->clone = true;
+    if (!alloc_scratch(c)) {
+        ls_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 void ls_free(ls_detector *d)
 {
     if (!d) return;
-    free(d->elem_off);
-    free(d->var_off);
-    free(d->vol_obj);
-    free(d->obj_elem);
-    free(d->sets);
-    free(d->tab);
+    if (!d->clone) {
+        free(d->elem_off);
+        free(d->var_off);
+        free(d->vol_obj);
+        free(d->obj_elem);
+        if (d->sh) {
+            for (int c = 0; c < NCHUNKS; c++) free(d->sh->chunk[c]);
+            free(d->sh->tab);
+            pthread_mutex_destroy(&d->sh->mu);
+            free(d->sh);
+        }
+        if (d->future)
+            for (uint32_t b = 0; b < d->p->nbodies; b++) free(d->future[b]);
+        free(d->future);
+        free(d->meta_vars);
+        free(d->meta_mask);
+        free(d->meta_index);
+    }
     free(d->tmp);
-    if (d->future)
-        for (uint32_t b = 0; b < d->p->nbodies; b++) free(d->future[b]);
-    free(d->future);
     free(d->live);
-    free(d->meta_vars);
-    free(d->meta_mask);
-    free(d->meta_index);
     free(d->samask);
     free(d->swmask);
     free(d->tstate);
@@ -734,7 +853,10 @@ void ls_canonicalize(ls_detector *d, uint8_t *s)
 
 const ls_report *ls_last_report(const ls_detector *d) { return &d->rep; }
 
-uint64_t ls_interned(const ls_detector *d) { return d->nsets; }
+uint64_t ls_interned(const ls_detector *d)
+{
+    return atomic_load_explicit(&d->sh->nsets, memory_order_acquire);
+}
 
 uint32_t ls_obj_volatile(const ls_detector *d, uint32_t elem)
 {
@@ -800,7 +922,7 @@ char *ls_format_set(const ls_detector *d, const uint8_t *s, uint32_t id, char *b
     size_t len = 0;
     if (n == 0) return buf;
     buf[0] = '\0';
-    if (id >= d->nsets) {
+    if (id >= atomic_load_explicit(&d->sh->nsets, memory_order_acquire)) {
         snprintf(buf, n, "{?%" PRIu32 "}", id);
         return buf;
     }
@@ -962,15 +1084,16 @@ static bool access_eraser(ls_detector *d, uint8_t *s, int tid, uint32_t elem,
 static bool propagate(ls_detector *d, uint8_t *s, int tid, uint32_t cond, uint32_t obj)
 {
     const vm_program *p = d->p;
+    const ls_sets *sh = d->sh;
     for (uint32_t e = 0; e < p->nelems; e++) {
         if (d->elem_off[e] == NONE) continue;
-        uint32_t o = d->meta_off + d->elem_off[e];
-        for (uint32_t k = 0; k <= p->nthreads; k++, o += 4) {
-            uint32_t id = (uint32_t)vm_rd32(s, o);
-            if (id == 0 || !set_has(d, id, cond)) continue;
+        uint8_t *m = s + d->meta_off + d->elem_off[e], *end = m + d->rec;
+        for (; m < end; m += 4) {
+            uint32_t id = (uint32_t)vm_rd32(m, 0);
+            if (id == 0 || !sets_has(sh, id, cond)) continue;
             uint32_t r = add_obj(d, id, obj);
             if (r == NONE) return nomem(d, e, tid, false);
-            vm_wr32(s, o, (int32_t)r);
+            vm_wr32(m, 0, (int32_t)r);
         }
     }
     return false;

@@ -7,14 +7,20 @@
  * the offset it was given, so that the search stores and compares it with the
  * rest of the state. Locksets themselves are not in the vector: they are
  * interned (hash-consed) in a table the detector owns, and the vector holds a
- * 32-bit id. Ids are handed out in order of first interning, so they are
- * deterministic for a deterministic sequence of events; each distinct set has
- * exactly one id, so equal detector states are equal bytes. The empty set is
- * always id 0. Intersections and "add one object" are memoized.
+ * 32-bit id. Ids are handed out densely in order of first interning, so they
+ * are deterministic for a deterministic sequence of events (one thread); each
+ * distinct set has exactly one id, so equal detector states are equal bytes.
+ * The empty set is always id 0. Intersections, "add one object" and the held
+ * set are memoized per detector.
  *
  * The module knows nothing of the search: it does not decide when to check,
- * store or backtrack. It is not thread-safe: one detector per search thread
- * (the interning table is shared by every state of that search).
+ * store or backtrack. Threads: one detector object is used by one thread at a
+ * time. A parallel search gives each worker a clone (ls_clone) of one
+ * detector: all of them share its interning table (interning takes a mutex,
+ * only on a memo miss; reading a set takes no lock), so a set has the same id
+ * in every worker, and each has its own scratch, memos, report and timing.
+ * With several workers the ids depend on the interleaving, the bytes of equal
+ * states are still equal.
  *
  * Metadata layout (all multi-byte fields little-endian, unused bytes zero):
  *   LS_LD        per shared element:   [mode:u8][cand:u32]            5 bytes
@@ -118,10 +124,20 @@ ls_detector *ls_new(ls_kind kind, const vm_program *p, uint32_t meta_off);
 ls_detector *ls_new_opts(ls_kind kind, const vm_program *p, uint32_t meta_off,
                          bool discharge);
 
+/* A detector for another thread of the same search: it shares d's interned
+ * locksets (interning is thread-safe) and its read-only tables, and has its
+ * own scratch, memo caches, report (none yet) and timing (0 s). d, or the
+ * detector d was cloned from, must outlive the clone; free it with ls_free().
+ * It reads only what d never changes after ls_new_opts(), so it may be called
+ * while another thread uses d. NULL when memory runs out. */
+ls_detector *ls_clone(const ls_detector *d);
+
 /* Shared elements the detector keeps no metadata for because the static
  * analysis discharged them (0 unless made with discharge). */
 uint32_t ls_discharged(const ls_detector *d);
-void ls_free(ls_detector *d); /* NULL is a no-op */
+/* NULL is a no-op. An original frees the shared tables: free its clones
+ * first. */
+void ls_free(ls_detector *d);
 
 /* Bytes of metadata the detector needs in the state vector (LS_OFF: one
  * per unshared variable; 0 for NULL). */
@@ -163,10 +179,12 @@ typedef struct ls_report {
 const ls_report *ls_last_report(const ls_detector *d);
 
 /* Seconds spent in the detector's hooks and ls_canonicalize() so far, an
- * estimate: 1 call in 64 is timed (0 for NULL). */
+ * estimate: 1 call in 64 is timed (0 for NULL). Per detector: a clone's time
+ * is not its original's. */
 double ls_seconds(const ls_detector *d);
 
-/* Distinct locksets interned so far (the empty set included). */
+/* Distinct locksets interned so far (the empty set included), by d and
+ * every detector sharing its table (ls_clone). */
 uint64_t ls_interned(const ls_detector *d);
 
 /* ---- inspection (tests, traces) ----------------------------------------- */
