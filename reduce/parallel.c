@@ -103,6 +103,9 @@ static void barrier_shrink(level_barrier *b, unsigned n)
 }
 
 #define NODE_SLAB 4096
+#ifndef SHARD_BITS
+#define SHARD_BITS 8
+#endif
 #ifndef PAR_BATCH
 #define PAR_BATCH 16
 #endif
@@ -388,6 +391,7 @@ static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, u
     par *P = W->P;
     search *S = &W->S;
     explore_stats *x = &W->res.stats;
+    for (unsigned k = 0; k < n; k++) sstore_prefetch_entries(P->st, W->batch[k].hash, false);
     for (unsigned k = 0; k < n; k++) {
         built *b = &W->batch[k];
         uint8_t *ns = W->vecs + (size_t)k * S->wsize;
@@ -779,8 +783,9 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     size_t ssize = p->layout.size + ls_meta_bytes(P->det);
     size_t wsize = (ssize + 1 + 7) & ~(size_t)7;
     P->isize = sizeof(item_hdr) + wsize;
-    /* 2^10 shards: a worker finds its shard's lock free nearly always */
-    if (ok) ok = (P->st = sstore_new(&o->store, ssize + 1, 10));
+    /* 2^SHARD_BITS shards: two of N workers meet on one lock with odds of
+     * about N / 2^SHARD_BITS per insertion */
+    if (ok) ok = (P->st = sstore_new(&o->store, ssize + 1, SHARD_BITS));
     if (ok) ok = (P->w = calloc(P->n, sizeof *P->w)) && (r->workers = calloc(P->n, sizeof *r->workers));
     unsigned made = 0;
     for (; ok && made < P->n; made++) ok = worker_init(P, &P->w[made], made);
