@@ -245,8 +245,10 @@ def cli(opts, models_dir):
     check("need not be the shortest" in p.stdout, "dfs -j: the trace note")
     p = subprocess.run([mc, "-j", "3", "--search=bfs", phil], capture_output=True, text=True)
     check("the trace is a shortest one" in p.stdout, "bfs -j: the trace note")
-    # limits stop every worker: exit 3, the figures so far
-    big = ["-D", "N=8", "--all-errors", "--race=off"]
+    # limits stop every worker: exit 3, the figures so far (a model without
+    # errors: with one found the exit status would be 1)
+    phil = os.path.join(models_dir, "prodcons_monitor.bc")
+    big = ["-D", "ITEMS=4000", "-D", "CAP=6", "--reduce=none"]
     for j in (2, 8):
         t0 = time.time()
         rc, js, _ = run(mc, big + ["-j", str(j), "--timelimit", "0.5"], phil)
@@ -265,6 +267,7 @@ def cli(opts, models_dir):
         check(p.returncode == 3 and js and js["stop"] == "interrupted",
               f"-j {j} SIGINT: exit {p.returncode}, {js and js['stop']}")
     # the first error stops every worker promptly
+    phil = os.path.join(models_dir, "philosophers.bc")
     rc, js, _ = run(mc, ["-D", "N=8", "-j", "2"], phil)
     check(rc == 1 and js["verdict"] == "deadlock" and js["stats"]["states_stored"] < 100000,
           f"-j 2 first error: exit {rc}, {js and js['stats']['states_stored']} states")
