@@ -24,11 +24,12 @@ void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t n);
 
 static bool configured, fail_once, report;
-static unsigned long long after = ~0ull, count;
+static unsigned long long after = ~0ull;
+static _Atomic unsigned long long count; /* -j N: allocations from several threads */
 
 static void print_count(void)
 {
-    fprintf(stderr, "failalloc: %llu allocations\n", count);
+    fprintf(stderr, "failalloc: %llu allocations\n", (unsigned long long)count);
 }
 
 static void configure(void)

@@ -44,6 +44,8 @@ VARIANTS = [
     ["--fingerprint=128", "--trace-json", os.devnull],
     ["--reduce=none", "--all-errors"],  # thousands of allocations: sampled
     ["--por", "--all-errors"],  # the static discharge's allocations too
+    ["-j", "2", "--all-errors", "--store=exact"],  # the parallel search's (workers,
+    ["-j", "3", "--search=bfs"],                   # clones, nodes, stacks, levels)
 ]
 FIRST_ALL = 200   # every failure point up to here
 SAMPLE = 60       # then about this many more, evenly spaced

@@ -60,9 +60,12 @@ def run(mcheck, args, model, timeout=120):
 
 
 def figures(js):
-    """What a complete parallel search must share with the sequential one."""
+    """What a complete parallel search must share with the sequential one
+    (with --all-errors the verdict is the first error's kind, which depends
+    on the order: the error counts by kind do not)."""
     s = js["stats"]
-    return ({k: s.get(k) for k in SAME}, js["verdict"], js["stop"], js["error_counts"],
+    verdict = js["verdict"] if js["verdict"] in ("ok", "incomplete") else "error"
+    return ({k: s.get(k) for k in SAME}, verdict, js["stop"], js["error_counts"],
             json.dumps(js.get("unreached")))
 
 
