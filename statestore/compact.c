@@ -208,12 +208,34 @@ static uint32_t bucket_cap_for(uint64_t want, unsigned entry_bytes)
 
 /* Resizes b's block from old_bytes to hold new_cap entries of entry_bytes;
  * false (b unchanged) if memory is short. */
+/* The pool's callbacks: a block's owner is its bucket's index. */
+static void bucket_moved(void *ctx, uint64_t owner, void *data)
+{
+    ((compact_set *)ctx)->tab[owner].data = data;
+}
+
+static bool bucket_owns(const void *ctx, uint64_t owner, const void *data)
+{
+    const compact_set *cs = ctx;
+    return owner < compact_buckets(cs) && cs->tab[owner].data == data;
+}
+
 static bool bucket_resize(store *st, compact_bucket *b, size_t old_bytes, uint32_t new_cap,
                           unsigned entry_bytes)
 {
     size_t new_bytes = bucket_block_bytes(new_cap, entry_bytes);
+    store_pool *pool = st->u.compact.pool;
     uint8_t *d;
-    if (new_bytes == 0) {
+    if (pool) { /* its blocks cost what malloc's would: same capacities */
+        if (new_bytes == 0) {
+            store_pool_release(pool, b->data);
+            d = NULL;
+        } else if (!b->data) {
+            d = store_pool_alloc(&st->mem, pool, new_bytes, (uint64_t)(b - st->u.compact.tab));
+        } else {
+            d = store_pool_realloc(&st->mem, pool, b->data, new_bytes);
+        }
+    } else if (new_bytes == 0) {
         store_mem_free(&st->mem, b->data, old_bytes);
         d = NULL;
     } else if (!b->data) {
@@ -231,8 +253,12 @@ static bool bucket_grow(store *st, compact_bucket *b, unsigned entry_bytes)
 {
     if (b->cap == UINT32_MAX) return false;
     uint64_t want = (uint64_t)b->cap + (b->cap >> COMPACT_GROWTH_SHIFT) + 4;
-    return bucket_resize(st, b, bucket_block_bytes(b->cap, entry_bytes),
-                         bucket_cap_for(want, entry_bytes), entry_bytes);
+    uint32_t cap = bucket_cap_for(want, entry_bytes);
+    store_pool *pool = st->u.compact.pool;
+    if (pool && store_pool_fragmented(pool) &&
+        !store_pool_fits(pool, b->data, bucket_block_bytes(cap, entry_bytes)))
+        store_pool_compact(pool, bucket_moved, &st->u.compact); /* rather than a new chunk */
+    return bucket_resize(st, b, bucket_block_bytes(b->cap, entry_bytes), cap, entry_bytes);
 }
 
 /* Table room for the buckets of the next level, before a round starts. */
@@ -456,13 +482,23 @@ bool compact_contains(const store *st, const void *vec)
     return i < b->n && entry_cmp(l, b->data + i * l->entry_bytes, rem, f.lo) == 0;
 }
 
+bool compact_use_pool(store *st)
+{
+    compact_set *cs = &st->u.compact;
+    if (cs->pool) return true;
+    cs->pool = store_pool_new(&st->mem);
+    return cs->pool != NULL;
+}
+
 void compact_free(store *st)
 {
     compact_set *cs = &st->u.compact;
     size_t nb = compact_buckets(cs);
-    for (size_t b = 0; b < nb; b++)
+    for (size_t b = 0; cs->pool == NULL && b < nb; b++) /* pooled: go with the chunks */
         store_mem_free(&st->mem, cs->tab[b].data,
                        bucket_block_bytes(cs->tab[b].cap, bucket_layout(cs, b)->entry_bytes));
+    store_pool_delete(&st->mem, cs->pool);
+    cs->pool = NULL;
     store_mem_free(&st->mem, cs->tab, cs->tab_cap * sizeof *cs->tab);
     cs->tab = NULL;
     cs->tab_cap = 0;
@@ -476,13 +512,15 @@ void compact_set_split_average(store *st, uint32_t avg)
 }
 
 /* Entries strictly increasing in every bucket, the counts adding up, the
- * memory accounting equal to the blocks' costs. */
+ * memory accounting equal to the blocks' costs (with a pool: to its
+ * chunks', the pool consistent, one block in use a bucket that has one). */
 bool compact_check(const store *st)
 {
     const compact_set *cs = &st->u.compact;
     size_t nb = compact_buckets(cs);
-    uint64_t total = 0;
+    uint64_t total = 0, blocks = 0;
     size_t bytes = st->self_bytes + store_alloc_cost(cs->tab_cap * sizeof *cs->tab);
+    if (cs->pool) bytes += store_pool_cost(cs->pool);
     if (nb > cs->tab_cap) return false;
     for (size_t b = 0; b < cs->tab_cap; b++) {
         const compact_bucket *bk = &cs->tab[b];
@@ -495,7 +533,10 @@ bool compact_check(const store *st)
                 return false;
         }
         total += bk->n;
-        bytes += store_alloc_cost(bucket_block_bytes(bk->cap, l->entry_bytes));
+        blocks += bk->data != NULL;
+        if (!cs->pool) bytes += store_alloc_cost(bucket_block_bytes(bk->cap, l->entry_bytes));
     }
+    if (cs->pool && (!store_pool_check(cs->pool, bucket_owns, cs) || cs->pool->in_use != blocks))
+        return false;
     return total == st->count && bytes == st->mem.bytes;
 }

@@ -105,6 +105,10 @@ sstore *sstore_new(const store_config *cfg, size_t vec_bytes, unsigned shard_bit
         if (c.kind == STORE_BITSTATE) /* spread the array, remainder to the first */
             c.bitstate_bytes = cfg->bitstate_bytes / n + (made < cfg->bitstate_bytes % n);
         if (!store_init_part(&sh->st, &c, vec_bytes, shard_bits, shard_bits > 0, 0)) break;
+        if (c.kind == STORE_COMPACT && !compact_use_pool(&sh->st)) {
+            store_fini(&sh->st);
+            break;
+        }
         atomic_init(&sh->lock, 0);
         atomic_init(&sh->count, 0);
         total += store_bytes(&sh->st);

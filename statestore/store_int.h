@@ -8,6 +8,7 @@
 #define MCHECK_STORE_INT_H
 
 #include "memstat.h"
+#include "pool.h"
 #include "store.h"
 
 #include <Judy.h>
@@ -54,6 +55,8 @@ typedef struct compact_set {
                             shared.c: its shard bits are implied) */
     uint64_t split_at;   /* count at which the next bucket splits */
     uint32_t split_avg;  /* average bucket size that triggers a split */
+    store_pool *pool;    /* NULL: buckets are malloc blocks; else the pool's
+                            (a shard of shared.c), known by their room */
 } compact_set;
 
 /* exact: vectors in fixed-size chunks of 2^chunk_shift records, record i at
@@ -123,6 +126,9 @@ bool compact_contains(const store *st, const void *vec);
 void compact_free(store *st);
 bool compact_check(const store *st);
 void compact_set_split_average(store *st, uint32_t avg);
+/* Buckets from a pool of the store's own (pool.h) from now on; call before
+ * the first insert. False if memory is short. */
+bool compact_use_pool(store *st);
 
 bool exact_init(store *st, size_t chunk_target_bytes);
 store_result exact_insert(store *st, const void *vec);
