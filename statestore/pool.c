@@ -5,19 +5,19 @@
  * use", "previous in use") and its data; a free block also holds its list
  * links and a footer with its size, so a freed block merges with free
  * neighbours at once and a growing block takes the free space after it.
- * Free blocks of 16c bytes (c < 256) are on list c, found by a bitmap
- * (best fit among them); larger ones on list 0 (first fit). Chunks grow
- * with the pool (1/16 of what it holds, 4 KiB to 1 MiB), each ending in an
+ * Free blocks of [64c, 64c + 64) bytes (c < 64) are on list c, found by a
+ * bitmap (about best fit); larger ones on list 0 (first fit). Chunks grow
+ * with the pool (1/16 of what it holds, 2 KiB to 1 MiB), each ending in an
  * "in use" sentinel header. Not here: thread safety, returning chunks. */
 #include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL_MIN_CHUNK ((size_t)4 << 10)
+#define POOL_MIN_CHUNK ((size_t)2 << 10)
 #define POOL_MAX_CHUNK ((size_t)1 << 20)
 #define POOL_MIN_BLOCK 32 /* header, two links, footer */
-#define POOL_BIG 4096     /* blocks this large and larger: list 0 */
+#define POOL_BIG ((size_t)64 * POOL_CLASSES) /* and larger: list 0 */
 
 /* A header: the flags, the size (a multiple of 16) below bit 36, and for a
  * block in use its owner (store_pool_alloc) from bit 36 on. */
@@ -60,9 +60,11 @@ static inline uint8_t **link_prev(uint8_t *h)
     return (uint8_t **)(void *)(h + 16);
 }
 
+/* List c (1 < c < POOL_CLASSES) holds the free blocks of [64c, 64c + 64)
+ * bytes, list 1 the smaller ones, list 0 those of POOL_BIG and more. */
 static inline unsigned class_of(size_t s)
 {
-    return s < POOL_BIG ? (unsigned)(s / 16) : 0;
+    return s >= POOL_BIG ? 0 : s < 128 ? 1 : (unsigned)(s / 64);
 }
 
 static void list_insert(store_pool *p, uint8_t *h, size_t s)
@@ -131,6 +133,7 @@ static uint8_t *new_chunk(store_mem *m, store_pool *p, size_t s)
     size_t want = p->chunk_cost / 16;
     if (want < POOL_MIN_CHUNK) want = POOL_MIN_CHUNK;
     if (want > POOL_MAX_CHUNK) want = POOL_MAX_CHUNK;
+    if (want < 4 * s) want = 4 * s; /* room for the neighbours of a large block */
     size_t payload = (want - 32 + 15) & ~(size_t)15;
     if (payload < s) payload = s;
     size_t cost = payload + 32;
@@ -168,7 +171,9 @@ static void *take(store_pool *p, uint8_t *h, size_t s, uint64_t owner)
 /* A free block of at least s bytes, or NULL. */
 static uint8_t *find_free(const store_pool *p, size_t s)
 {
-    unsigned c = s < POOL_BIG ? first_nonempty(p, class_of(s)) : 0;
+    unsigned c = class_of(s);
+    if (c && p->free[c] && size_of(p->free[c]) >= s) return p->free[c];
+    c = c ? first_nonempty(p, c + 1) : 0; /* any block of a higher list fits */
     if (c) return p->free[c];
     uint8_t *h = p->free[0];
     while (h && size_of(h) < s) h = *link_next(h);

@@ -16,14 +16,13 @@
 
 #include <stdint.h>
 
-#define POOL_CLASSES 256 /* free lists: class c < 256 holds blocks of 16c bytes,
-                            class 0 those of 4096 bytes and more */
+#define POOL_CLASSES 64 /* free lists by size, 64 bytes apart (pool.c) */
 
 typedef struct pool_chunk pool_chunk;
 
 typedef struct store_pool {
     void *free[POOL_CLASSES];           /* doubly linked lists of free blocks */
-    uint64_t nonempty[POOL_CLASSES / 64]; /* bit c: free[c] != NULL */
+    uint64_t nonempty[(POOL_CLASSES + 63) / 64]; /* bit c: free[c] != NULL */
     pool_chunk *chunks;
     size_t chunk_cost;  /* what the chunks cost (counted in the store_mem) */
     size_t free_bytes;  /* in free blocks */
