@@ -4,7 +4,7 @@
  * (the store then answers STORE_FULL instead of dying). It knows nothing of
  * the store kinds: the backends (compact.c, exact.c, bitstate.c) call it,
  * and store.c reads it; it calls neither. Judy's own memory is not counted
- * here (exact.c adds JudyLMemUsed() when asked). */
+ * here (exact.c adds JudyLMemUsed() when asked); pool.c's chunks are. */
 #ifndef MCHECK_MEMSTAT_H
 #define MCHECK_MEMSTAT_H
 

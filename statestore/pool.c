@@ -2,11 +2,12 @@
  * boundary tags of Knuth (TAOCP 2.5) as in Lea's dlmalloc, with segregated
  * free lists (Wilson et al., "Dynamic storage allocation: a survey and
  * critical review", IWMM 1995). A block is an 8-byte header (size, "in
- * use", "previous in use") and its data; a free block also holds its list
+ * use", "previous in use", owner) and its data; a free block also holds its list
  * links and a footer with its size, so a freed block merges with free
  * neighbours at once and a growing block takes the free space after it.
- * Free blocks of [64c, 64c + 64) bytes (c < 64) are on list c, found by a
- * bitmap (about best fit); larger ones on list 0 (first fit). Chunks grow
+ * Free blocks of [64c, 64c + 64) bytes (1 < c < 64) are on list c, found
+ * by a bitmap (about best fit); smaller ones on list 1, larger on list 0
+ * (first fit). Chunks grow
  * with the pool (1/16 of what it holds, 2 KiB to 1 MiB), each ending in an
  * "in use" sentinel header. Not here: thread safety, returning chunks. */
 #include "pool.h"

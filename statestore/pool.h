@@ -7,8 +7,9 @@
  * the process holds, free blocks included) and the memory limit applies.
  * A block costs what glibc's would (store_alloc_cost: an 8-byte header,
  * 16-byte rounding), and, as in glibc, free neighbours coalesce and a
- * block grows in place into a free neighbour. Not thread-safe; chunks are
- * only returned when the pool is deleted. */
+ * block grows in place into a free neighbour; a block's owner is in its
+ * header, so the blocks can be slid together (store_pool_compact). Not
+ * thread-safe; chunks are only returned when the pool is deleted. */
 #ifndef MCHECK_POOL_H
 #define MCHECK_POOL_H
 

@@ -6,8 +6,10 @@
  * verifier", CAV 1997: a state's owner is a hash of it), so that threads
  * and MPI ranks can share one partitioning. A 64-bit compact shard stores
  * hash >> k: the shard bits are implied, as quotienting implies the bucket
- * bits. Not here: lock-free insertion, resizing the number of shards,
- * deletion; docs/statestore.md has the measurements. */
+ * bits. A compact shard's buckets come from an allocator of its own
+ * (pool.c), so no insert calls malloc. Not here: lock-free insertion,
+ * resizing the number of shards, deletion; docs/statestore.md has the
+ * measurements. */
 #include "store_int.h"
 
 #include <sched.h>
