@@ -134,10 +134,13 @@ typedef struct worker {
     uint64_t next_check;    /* work at which to look at the limits */
     double idle;            /* seconds waiting for work */
     uint64_t steals;        /* times it was handed work */
-    _Atomic int request;    /* dfs: REQ_NONE, REQ_CLOSED, or a thief's id + 1 */
+    /* what other workers read and write, on cache lines of their own (a
+     * thief polling `avail` must not take the lines the owner writes) */
+    _Alignas(64) _Atomic int request; /* dfs: REQ_NONE, REQ_CLOSED, or a thief's id + 1 */
     _Atomic int inbox;      /* dfs: INBOX_* */
     _Atomic uint64_t avail; /* its stack's items, published for thieves */
-    _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* for progress, --memlimit */
+    _Alignas(64) _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* progress, --memlimit */
+    char pad[64];
 } worker;
 
 typedef struct par {
@@ -150,8 +153,9 @@ typedef struct par {
     ls_detector *det;       /* worker 0's; the others' are clones of it */
     search M;               /* the shared result: record_error() on M, under err_lock */
     pthread_mutex_t err_lock, dump_lock;
-    _Atomic int stop;       /* stop_reason; STOP_COMPLETE while the search goes on */
-    _Atomic bool truncated; /* --max-depth pruned a path */
+    /* read at every transition: a line of its own */
+    _Alignas(64) _Atomic int stop; /* stop_reason; STOP_COMPLETE while the search goes on */
+    _Alignas(64) _Atomic bool truncated; /* --max-depth pruned a path */
     _Atomic uint64_t active;/* dfs: workers that hold work */
     _Atomic uint64_t error_bytes;
     size_t isize;           /* bytes of an item */
@@ -159,12 +163,21 @@ typedef struct par {
     double next_progress;
     /* bfs */
     item_stack level;
-    _Atomic uint64_t next;  /* the next item of the level to take */
+    _Alignas(64) _Atomic uint64_t next; /* the next item of the level to take */
     level_barrier bar;
     bool done;
 } par;
 
 /* ---- helpers ------------------------------------------------------------- */
+
+/* Zeroed memory aligned to a cache line (the structs with _Alignas(64)). */
+static void *zalloc_lines(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    void *m = aligned_alloc(64, bytes);
+    if (m) memset(m, 0, bytes);
+    return m;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -758,7 +771,7 @@ static void par_stats(par *P)
 
 int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r)
 {
-    par *P = calloc(1, sizeof *P);
+    par *P = zalloc_lines(sizeof *P);
     if (!P) goto nomem;
     P->p = p;
     P->o = o;
@@ -786,7 +799,8 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     /* 2^SHARD_BITS shards: two of N workers meet on one lock with odds of
      * about N / 2^SHARD_BITS per insertion */
     if (ok) ok = (P->st = sstore_new(&o->store, ssize + 1, SHARD_BITS));
-    if (ok) ok = (P->w = calloc(P->n, sizeof *P->w)) && (r->workers = calloc(P->n, sizeof *r->workers));
+    if (ok) ok = (P->w = zalloc_lines((size_t)P->n * sizeof *P->w)) &&
+                 (r->workers = calloc(P->n, sizeof *r->workers));
     unsigned made = 0;
     for (; ok && made < P->n; made++) ok = worker_init(P, &P->w[made], made);
     if (!ok) {
