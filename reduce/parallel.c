@@ -653,7 +653,7 @@ static void bfs_worker(worker *W)
             if (!stopped(P))
                 for (unsigned k = 0; k < P->n; k++) {
                     item_stack *s = &P->w[k].stack;
-                    memcpy(P->level.buf + P->level.n * P->isize, s->buf, s->n * P->isize);
+                    if (s->n) memcpy(P->level.buf + P->level.n * P->isize, s->buf, s->n * P->isize);
                     P->level.n += s->n;
                 }
             for (unsigned k = 0; k < P->n; k++) P->w[k].stack.n = 0;
