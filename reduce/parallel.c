@@ -295,35 +295,19 @@ done:
 static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash)
 {
     search *S = &W->S;
-    explore_stats *x = &W->res.stats;
     store_result sr;
-    uint64_t *rc = S->recent.on ? &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] : NULL;
-    if (rc && hash && *rc == hash) {
+    uint64_t *slot = S->recent.on ? &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] : NULL;
+    if (slot && hash && *slot == hash) {
         sr = STORE_PRESENT;
     } else {
         sr = sstore_insert(W->P->st, s, hash);
-        if (rc && sr != STORE_FULL) *rc = hash;
+        if (slot && sr != STORE_FULL) *slot = hash;
     }
-    if (sr == STORE_FULL) {
-        set_stop(W->P, STOP_NOMEM);
-        return INS_STOP;
-    }
-    if (sr == STORE_PRESENT) {
-        x->states_matched++;
-        return INS_SEEN;
-    }
-    x->states_stored++;
-    if (out->kind != VERDICT_OK) return INS_ERROR;
-    mark_reached(S, s);
     uint32_t first;
     uint64_t n;
-    bool dead = is_deadlock(S->p, s, out, &first, &n);
-    if (S->o->dump_states) {
-        pthread_mutex_lock(&W->P->dump_lock);
-        dump_state(S, s, dead);
-        pthread_mutex_unlock(&W->P->dump_lock);
-    }
-    return dead ? INS_ERROR : INS_NEW;
+    int rc = insert_result(S, s, out, sr, false, &first, &n);
+    if (rc == INS_STOP) set_stop(W->P, STOP_NOMEM);
+    return rc;
 }
 
 static uint64_t par_memory(const par *P)
@@ -706,6 +690,7 @@ static bool worker_init(par *P, worker *W, unsigned id)
     S->p = p;
     S->o = o;
     S->r = &W->res;
+    S->dump_lock = &P->dump_lock;
     if (P->det) {
         S->det = id == 0 ? P->det : ls_clone(P->det);
         if (!S->det) return false;
