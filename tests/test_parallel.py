@@ -273,6 +273,10 @@ def cli(opts, models_dir):
         check(rc == 3 and js and js["stop"] == "memory_limit"
               and js["stats"]["peak_rss_bytes"] < 200 << 20,
               f"-j {j} --memlimit 20: exit {rc}, {js and js['stop']}")
+        p = subprocess.run([mc, "--progress", "-j", str(j), "--timelimit", "2.5"] + big + [phil],
+                           capture_output=True, text=True)
+        check(f"{j} workers" in p.stderr and "states/s" in p.stderr,
+              f"-j {j} --progress: a progress line with the totals ({p.stderr!r})")
         p = subprocess.Popen([mc, "--json", "--quiet", "-j", str(j)] + big + [phil],
                              stdout=subprocess.PIPE, text=True)
         time.sleep(0.5)
