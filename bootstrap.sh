@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bootstrap.sh: set up a fresh Debian machine, build mcheck, and run it.
 #   ./bootstrap.sh demo   install what is missing, build, check a bundled model
-#   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, fuzz each
+#   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, run the
+#                         parallel search's tests under ThreadSanitizer, fuzz each
 #                         libFuzzer target for 60 s (clang), run ctest
 #   ./bootstrap.sh build  install what is missing and build (release) only
 # Needs root or sudo only when packages are missing.
@@ -38,6 +39,15 @@ case "$mode" in
   test)
     cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DMCHECK_SANITIZE=ON >/dev/null
     cmake --build build-test -j "$jobs" >/dev/null
+    # the parallel search under ThreadSanitizer: the store's and the
+    # detectors' concurrent unit tests, and a sample of tests/test_parallel.py
+    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCHECK_TSAN=ON >/dev/null
+    cmake --build build-tsan -j "$jobs" --target mcheck gen_model test_store test_lockset >/dev/null
+    echo "bootstrap: ThreadSanitizer: test_store, test_lockset, tests/test_parallel.py"
+    build-tsan/tests/test_store | tail -1
+    build-tsan/tests/test_lockset | tail -1
+    python3 tests/test_parallel.py build-tsan/tools/mcheck build-tsan/tests/gen_model \
+      --count 12 --seed 1000 | tail -1
     # a minute of each libFuzzer target (tests/fuzz/run.sh; needs clang), then
     # every test, so that ctest's summary closes the output
     if command -v clang >/dev/null; then

@@ -56,7 +56,9 @@ typedef struct pnode {
 typedef struct item_hdr {
     pnode *parent;
     explore_step via;
-    uint64_t depth;
+    uint32_t depth;         /* paths are at most 2^32 - 1 steps (explore_error.len) */
+    uint32_t first;         /* the first thread enabled, and its choices (found when */
+    uint64_t nfirst;        /* the state was stored, as the sequential DFS keeps them) */
 } item_hdr;
 
 typedef struct item_stack {
@@ -103,6 +105,9 @@ static void barrier_shrink(level_barrier *b, unsigned n)
 }
 
 #define NODE_SLAB 4096
+#ifndef PREFETCH_STORE_BYTES
+#define PREFETCH_STORE_BYTES ((size_t)4 << 20)
+#endif
 #ifndef SHARD_BITS
 #define SHARD_BITS 8
 #endif
@@ -132,12 +137,16 @@ typedef struct worker {
     void **slabs;
     size_t nslabs, slabs_cap;
     uint64_t next_check;    /* work at which to look at the limits */
+    bool prefetch;          /* the store has outgrown the caches: prefetch its lookups */
     double idle;            /* seconds waiting for work */
     uint64_t steals;        /* times it was handed work */
-    _Atomic int request;    /* dfs: REQ_NONE, REQ_CLOSED, or a thief's id + 1 */
+    /* what other workers read and write, on cache lines of their own (a
+     * thief polling `avail` must not take the lines the owner writes) */
+    _Alignas(64) _Atomic int request; /* dfs: REQ_NONE, REQ_CLOSED, or a thief's id + 1 */
     _Atomic int inbox;      /* dfs: INBOX_* */
     _Atomic uint64_t avail; /* its stack's items, published for thieves */
-    _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* for progress, --memlimit */
+    _Alignas(64) _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* progress, --memlimit */
+    char pad[64];
 } worker;
 
 typedef struct par {
@@ -150,8 +159,9 @@ typedef struct par {
     ls_detector *det;       /* worker 0's; the others' are clones of it */
     search M;               /* the shared result: record_error() on M, under err_lock */
     pthread_mutex_t err_lock, dump_lock;
-    _Atomic int stop;       /* stop_reason; STOP_COMPLETE while the search goes on */
-    _Atomic bool truncated; /* --max-depth pruned a path */
+    /* read at every transition: a line of its own */
+    _Alignas(64) _Atomic int stop; /* stop_reason; STOP_COMPLETE while the search goes on */
+    _Alignas(64) _Atomic bool truncated; /* --max-depth pruned a path */
     _Atomic uint64_t active;/* dfs: workers that hold work */
     _Atomic uint64_t error_bytes;
     size_t isize;           /* bytes of an item */
@@ -159,12 +169,21 @@ typedef struct par {
     double next_progress;
     /* bfs */
     item_stack level;
-    _Atomic uint64_t next;  /* the next item of the level to take */
+    _Alignas(64) _Atomic uint64_t next; /* the next item of the level to take */
     level_barrier bar;
     bool done;
 } par;
 
 /* ---- helpers ------------------------------------------------------------- */
+
+/* Zeroed memory aligned to a cache line (the structs with _Alignas(64)). */
+static void *zalloc_lines(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    void *m = aligned_alloc(64, bytes);
+    if (m) memset(m, 0, bytes);
+    return m;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -279,38 +298,21 @@ done:
 }
 
 /* insert_prepared() of search_int.h over the shared set. */
-static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash)
+static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash, uint32_t *first,
+                      uint64_t *n)
 {
     search *S = &W->S;
-    explore_stats *x = &W->res.stats;
     store_result sr;
-    uint64_t *rc = S->recent.on ? &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] : NULL;
-    if (rc && hash && *rc == hash) {
+    uint64_t *slot = S->recent.on ? &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] : NULL;
+    if (slot && hash && *slot == hash) {
         sr = STORE_PRESENT;
     } else {
         sr = sstore_insert(W->P->st, s, hash);
-        if (rc && sr != STORE_FULL) *rc = hash;
+        if (slot && sr != STORE_FULL) *slot = hash;
     }
-    if (sr == STORE_FULL) {
-        set_stop(W->P, STOP_NOMEM);
-        return INS_STOP;
-    }
-    if (sr == STORE_PRESENT) {
-        x->states_matched++;
-        return INS_SEEN;
-    }
-    x->states_stored++;
-    if (out->kind != VERDICT_OK) return INS_ERROR;
-    mark_reached(S, s);
-    uint32_t first;
-    uint64_t n;
-    bool dead = is_deadlock(S->p, s, out, &first, &n);
-    if (S->o->dump_states) {
-        pthread_mutex_lock(&W->P->dump_lock);
-        dump_state(S, s, dead);
-        pthread_mutex_unlock(&W->P->dump_lock);
-    }
-    return dead ? INS_ERROR : INS_NEW;
+    int rc = insert_result(S, s, out, sr, false, first, n);
+    if (rc == INS_STOP) set_stop(W->P, STOP_NOMEM);
+    return rc;
 }
 
 static uint64_t par_memory(const par *P)
@@ -361,6 +363,10 @@ static bool par_limits(worker *W)
         set_stop(P, STOP_MEMLIMIT);
         return false;
     }
+    /* as the sequential look-ahead: prefetching pays only once lookups
+     * miss the caches (the instructions it costs are wasted before) */
+    if (!W->prefetch && P->o->lookahead != LOOKAHEAD_OFF && sstore_bytes(P->st) > PREFETCH_STORE_BYTES)
+        W->prefetch = true;
     if (W->id == 0 && P->o->progress && t >= P->next_progress) {
         par_progress(P, t);
         P->next_progress = t + 3.0;
@@ -391,12 +397,15 @@ static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, u
     par *P = W->P;
     search *S = &W->S;
     explore_stats *x = &W->res.stats;
-    for (unsigned k = 0; k < n; k++) sstore_prefetch_entries(P->st, W->batch[k].hash, false);
+    if (W->prefetch)
+        for (unsigned k = 0; k < n; k++) sstore_prefetch_entries(P->st, W->batch[k].hash, false);
     for (unsigned k = 0; k < n; k++) {
         built *b = &W->batch[k];
         uint8_t *ns = W->vecs + (size_t)k * S->wsize;
         x->transitions++;
-        int rc = par_insert(W, ns, &b->out, b->hash);
+        uint32_t first = 0;
+        uint64_t nfirst = 0;
+        int rc = par_insert(W, ns, &b->out, b->hash, &first, &nfirst);
         if (rc == INS_STOP) return false;
         *seen |= rc == INS_SEEN || b->out.kind != VERDICT_OK; /* an error ends its path */
         if (rc == INS_ERROR && !par_error(W, h, b->st, &b->out)) return false;
@@ -415,7 +424,8 @@ static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, u
                 return false;
             }
             item_hdr *c = item_at(P, out, out->n++);
-            *c = (item_hdr){.parent = *me, .via = b->st, .depth = h->depth + 1};
+            *c = (item_hdr){.parent = *me, .via = b->st, .depth = h->depth + 1, .first = first,
+                                .nfirst = nfirst};
             memcpy(item_vec(c), ns, S->wsize);
             (*kids)++;
             if (h->depth + 1 > x->max_depth) x->max_depth = h->depth + 1;
@@ -428,10 +438,11 @@ static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, u
 /* Expand item h: every successor (with --por the persistent set, then
  * every other thread if a successor had been stored before: the proviso),
  * each inserted; the new ones go to `out` as items whose parent is h's
- * node. The successors are built PAR_BATCH at a time, hashed and their
- * lookups prefetched, then inserted, so that the lookups' cache misses
- * overlap (the sequential search's look-ahead and BFS batches do the
- * same). False when the search stops. */
+ * node. The successors are built PAR_BATCH at a time, hashed and (once
+ * the store passes PREFETCH_STORE_BYTES, as the sequential look-ahead
+ * starts; not with --lookahead=off) their lookups prefetched, then
+ * inserted, so that the lookups' cache misses overlap. False when the
+ * search stops. */
 static bool expand(worker *W, const item_hdr *h, const uint8_t *v, item_stack *out)
 {
     par *P = W->P;
@@ -454,9 +465,9 @@ static bool expand(worker *W, const item_hdr *h, const uint8_t *v, item_stack *o
     }
 again:;
     unsigned n = 0;
-    for (int32_t t = 0; t < (int32_t)p->nthreads; t++) {
+    for (int32_t t = use_por ? 0 : (int32_t)h->first; t < (int32_t)p->nthreads; t++) {
         if (use_por && !((todo >> t) & 1)) continue;
-        uint64_t nc = vm_enabled(p, v, t);
+        uint64_t nc = !use_por && t == (int32_t)h->first ? h->nfirst : vm_enabled(p, v, t);
         for (uint64_t c = 0; c < nc; c++) {
             built *b = &W->batch[n];
             uint8_t *ns = W->vecs + (size_t)n * S->wsize;
@@ -467,7 +478,7 @@ again:;
             }
             mark_outcome(S, ns, &b->out);
             b->hash = sstore_hash(P->st, ns);
-            sstore_prefetch(P->st, b->hash);
+            if (W->prefetch) sstore_prefetch(P->st, b->hash);
             b->st = (explore_step){t, c};
             if (++n == PAR_BATCH) {
                 if (!insert_batch(W, h, n, &me, &kids, out, &seen)) return false;
@@ -640,7 +651,7 @@ static void bfs_worker(worker *W)
             if (!stopped(P))
                 for (unsigned k = 0; k < P->n; k++) {
                     item_stack *s = &P->w[k].stack;
-                    memcpy(P->level.buf + P->level.n * P->isize, s->buf, s->n * P->isize);
+                    if (s->n) memcpy(P->level.buf + P->level.n * P->isize, s->buf, s->n * P->isize);
                     P->level.n += s->n;
                 }
             for (unsigned k = 0; k < P->n; k++) P->w[k].stack.n = 0;
@@ -693,6 +704,7 @@ static bool worker_init(par *P, worker *W, unsigned id)
     S->p = p;
     S->o = o;
     S->r = &W->res;
+    S->dump_lock = &P->dump_lock;
     if (P->det) {
         S->det = id == 0 ? P->det : ls_clone(P->det);
         if (!S->det) return false;
@@ -758,7 +770,7 @@ static void par_stats(par *P)
 
 int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r)
 {
-    par *P = calloc(1, sizeof *P);
+    par *P = zalloc_lines(sizeof *P);
     if (!P) goto nomem;
     P->p = p;
     P->o = o;
@@ -786,7 +798,8 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     /* 2^SHARD_BITS shards: two of N workers meet on one lock with odds of
      * about N / 2^SHARD_BITS per insertion */
     if (ok) ok = (P->st = sstore_new(&o->store, ssize + 1, SHARD_BITS));
-    if (ok) ok = (P->w = calloc(P->n, sizeof *P->w)) && (r->workers = calloc(P->n, sizeof *r->workers));
+    if (ok) ok = (P->w = zalloc_lines((size_t)P->n * sizeof *P->w)) &&
+                 (r->workers = calloc(P->n, sizeof *r->workers));
     unsigned made = 0;
     for (; ok && made < P->n; made++) ok = worker_init(P, &P->w[made], made);
     if (!ok) {
@@ -803,11 +816,13 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     if (P->det) ls_init_meta(P->det, s0);
     step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
     int rc = INS_STOP;
+    uint32_t first0 = 0;
+    uint64_t nfirst0 = 0;
     if (S0->env.fold_start && !step_fold_starts(&S0->env, s0, &W0->res.stats, false)) {
         set_stop(P, STOP_NOMEM);
     } else {
         mark_outcome(S0, s0, &out);
-        rc = par_insert(W0, s0, &out, sstore_hash(P->st, s0));
+        rc = par_insert(W0, s0, &out, sstore_hash(P->st, s0), &first0, &nfirst0);
     }
     if (rc == INS_ERROR) {
         pthread_mutex_lock(&P->err_lock);
@@ -819,7 +834,8 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
             set_stop(P, STOP_NOMEM);
         } else {
             item_hdr *h = item_at(P, into, 0);
-            *h = (item_hdr){.parent = NULL, .via = {-1, 0}, .depth = 0};
+            *h = (item_hdr){.parent = NULL, .via = {-1, 0}, .depth = 0, .first = first0,
+                            .nfirst = nfirst0};
             memcpy(item_vec(h), s0, S0->wsize);
             into->n = 1;
             atomic_store(&P->active, 1); /* worker 0 holds it */

@@ -9,6 +9,7 @@
  * stack or queue grows, so that a big state vector cannot take it past the
  * limit in one step. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -257,12 +258,14 @@ void dump_state(search *S, const uint8_t *s, bool deadlock)
     static const char hex[] = "0123456789abcdef";
     if (!S->o->dump_states) return;
     if (S->o->reduce == REDUCE_NONE && !all_visible(S, s)) return;
+    if (S->dump_lock) pthread_mutex_lock(S->dump_lock);
     for (size_t i = 0; i < S->p->layout.size; i++) {
         fputc(hex[s[i] >> 4], S->o->dump_states);
         fputc(hex[s[i] & 15], S->o->dump_states);
     }
     if (deadlock) fputs(" deadlock", S->o->dump_states);
     fputc('\n', S->o->dump_states);
+    if (S->dump_lock) pthread_mutex_unlock(S->dump_lock);
 }
 
 /* Record an error with its path (the first max_traces errors keep it; later

@@ -207,6 +207,8 @@ typedef struct search {
     uint8_t *cur;      /* DFS: the state of the top level; BFS: the successor being built */
     size_t vec_bytes;  /* of the work vectors, look-ahead, batch and recent cache */
     uint8_t *scratch;  /* a state to try a step on (all_visible) */
+    void *dump_lock;   /* -j N: the pthread_mutex_t the workers take for
+                          --dump-states (dump_state()); NULL: one thread */
     search_limits lim;
     recent_cache recent;
     dfs_stack dfs;
@@ -339,23 +341,13 @@ static inline bool is_recent(const search *S, uint64_t hash)
  * earlier answer: a hash once in the cache is in the store). `known`: *first
  * and *n hold first_enabled(s) already (the lookahead built the state's
  * first step), so a new state needs no look at its threads. */
-static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
-                                      bool prepared, bool recent, bool known, uint32_t *first,
-                                      uint64_t *n)
+/* What insertion makes of the store's answer `sr` for s (insert_prepared();
+ * the parallel search's par_insert() over the shared store): the counts, the
+ * marks of reached code, a deadlock, --dump-states. */
+static HOT_INLINE int insert_result(search *S, uint8_t *s, step_outcome *out, store_result sr,
+                                    bool known, uint32_t *first, uint64_t *n)
 {
     explore_stats *x = &S->r->stats;
-    store_result sr;
-    if (prepared) {
-        uint64_t *rc = &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)];
-        if (recent) {
-            sr = STORE_PRESENT;
-        } else {
-            sr = store_insert_prepared(S->st, s, hash);
-            if (sr != STORE_FULL) *rc = hash;
-        }
-    } else {
-        sr = store_insert(S->st, s);
-    }
     if (sr == STORE_FULL) {
         S->lim.stop = STOP_NOMEM;
         return INS_STOP;
@@ -374,6 +366,25 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
     bool dead = is_deadlock(S->p, s, out, first, n);
     if (S->o->dump_states) dump_state(S, s, dead);
     return dead ? INS_ERROR : INS_NEW;
+}
+
+static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, uint64_t hash,
+                                      bool prepared, bool recent, bool known, uint32_t *first,
+                                      uint64_t *n)
+{
+    store_result sr;
+    if (prepared) {
+        uint64_t *rc = &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)];
+        if (recent) {
+            sr = STORE_PRESENT;
+        } else {
+            sr = store_insert_prepared(S->st, s, hash);
+            if (sr != STORE_FULL) *rc = hash;
+        }
+    } else {
+        sr = store_insert(S->st, s);
+    }
+    return insert_result(S, s, out, sr, known, first, n);
 }
 
 static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,

@@ -36,6 +36,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import differential  # noqa: E402  (its --por checks' helpers)
 from checks import (SANITIZER, check, finish, header, parse_seed_args, seed_parser,  # noqa: E402
                     show_model)
 
@@ -135,12 +136,17 @@ def first_error(mcheck, model, base, label, all_kinds, problems):
 
 
 def check_por(mcheck, model, label, d, compose_states, problems):
-    """--por -j N: the sequential --por's error kinds and deadlocked states."""
+    """--por -j N: the sequential --por's error kinds and deadlocked states,
+    and every thread's local states that it reaches (differential.py's
+    check against the full search; the seen-successor proviso is what keeps
+    a thread from being ignored on a cycle)."""
     sd = os.path.join(d, "por-seq.states")
     rc, seq, _ = run(mcheck, ["--por", "--race=off", "--all-errors", "--dump-states", sd], model)
     if seq is None or seq["stop"] != "complete":
         return
     dead = {l for l in dumped(sd) if l.endswith(" deadlock")}
+    blocks = differential.thread_blocks(mcheck, model)
+    seq_local = differential.local_states(differential.por_states(sd)[0], blocks)
     for j in (2, 3):
         for order in ("dfs", "bfs"):
             pd = os.path.join(d, f"por-{j}-{order}.states")
@@ -152,6 +158,12 @@ def check_por(mcheck, model, label, d, compose_states, problems):
             if kinds(par) != kinds(seq):
                 problems.append(f"{label} --por -j {j} {order}: error kinds {sorted(kinds(par))}"
                                 f", sequential --por {sorted(kinds(seq))}")
+            lost = {(t, x) for t, x in seq_local - differential.local_states(
+                differential.por_states(pd)[0], blocks) if not x.startswith("010000")}
+            if lost:
+                problems.append(f"{label} --por -j {j} {order}: {len(lost)} local states of "
+                                f"threads that the sequential --por reaches are in no stored "
+                                f"state, e.g. {sorted(lost)[0]}")
             pdead = {l for l in dumped(pd) if l.endswith(" deadlock")}
             if pdead != dead:
                 problems.append(f"{label} --por -j {j} {order}: deadlocked states differ "
@@ -261,6 +273,10 @@ def cli(opts, models_dir):
         check(rc == 3 and js and js["stop"] == "memory_limit"
               and js["stats"]["peak_rss_bytes"] < 200 << 20,
               f"-j {j} --memlimit 20: exit {rc}, {js and js['stop']}")
+        p = subprocess.run([mc, "--progress", "-j", str(j), "--timelimit", "2.5"] + big + [phil],
+                           capture_output=True, text=True)
+        check(f"{j} workers" in p.stderr and "states/s" in p.stderr,
+              f"-j {j} --progress: a progress line with the totals ({p.stderr!r})")
         p = subprocess.Popen([mc, "--json", "--quiet", "-j", str(j)] + big + [phil],
                              stdout=subprocess.PIPE, text=True)
         time.sleep(0.5)
@@ -269,6 +285,15 @@ def cli(opts, models_dir):
         js = json.loads(out) if out else None
         check(p.returncode == 3 and js and js["stop"] == "interrupted",
               f"-j {j} SIGINT: exit {p.returncode}, {js and js['stop']}")
+    # the work is shared: every worker stores states of a search of 10^5 states
+    for order in ("dfs", "bfs"):
+        rc, js, _ = run(mc, ["-D", "N=6", "--race=off", "--all-errors", f"--search={order}",
+                             "-j", "2"], os.path.join(models_dir, "philosophers.bc"))
+        ws = js["stats"]["workers"] if js else []
+        check(len(ws) == 2 and all(w["states_stored"] * 100 >= js["stats"]["states_stored"]
+                                   for w in ws) and (order == "bfs" or
+                                                     sum(w["handed_work"] for w in ws) >= 1),
+              f"-j 2 {order}: both workers take part: {ws}")
     # the first error stops every worker promptly
     phil = os.path.join(models_dir, "philosophers.bc")
     rc, js, _ = run(mc, ["-D", "N=8", "-j", "2"], phil)

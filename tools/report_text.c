@@ -320,8 +320,9 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
     fprintf(out, "\n");
     if (eo->por)
         fprintf(out, "  persistent sets      %" PRIu64 " states reduced, %" PRIu64
-                     " of them expanded fully after all (cycle or error proviso)\n",
-                x->por_reduced, x->por_proviso);
+                     " of them expanded fully after all (cycle or error proviso)%s\n",
+                x->por_reduced, x->por_proviso,
+                eo->workers ? "; -j: no sleep sets" : "");
     fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
     if (eo->race != LS_OFF) {
         fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
