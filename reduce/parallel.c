@@ -112,7 +112,10 @@ static void barrier_shrink(level_barrier *b, unsigned n)
 #define SHARD_BITS 8
 #endif
 #ifndef PAR_BATCH
-#define PAR_BATCH 16
+#define PAR_BATCH 32        /* successors built before they are inserted */
+#endif
+#ifndef PAR_ITEMS
+#define PAR_ITEMS 8         /* items expanded together (their successors in one batch) */
 #endif
 #define BFS_CHUNK 64
 
@@ -129,7 +132,7 @@ typedef struct worker {
     explore_result res;
     item_stack stack;       /* dfs: its items; bfs: the part of the next level it made */
     item_stack in;          /* dfs: items handed to it */
-    uint8_t *item;          /* the item being expanded (dfs: popped off the stack) */
+    uint8_t *item;          /* the items being expanded (dfs: popped off the stack) */
     uint8_t *succ;          /* the initial state being built */
     struct built *batch;    /* successors built, not yet inserted (PAR_BATCH) */
     uint8_t *vecs;          /* their vectors */
@@ -385,14 +388,24 @@ static inline bool par_limits_ok(worker *W)
 /* A successor built, waiting for its insertion (expand()). */
 typedef struct built {
     explore_step st;
+    uint32_t from;          /* the item it is a successor of (expand()'s hs[from]) */
     uint64_t hash;
     step_outcome out;
 } built;
 
-/* Insert the successors built in W->batch (n of them), in order. False
- * when the search stops. */
-static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, uint32_t *kids,
-                         item_stack *out, bool *seen)
+/* What expand() keeps per item: the node it makes for it (at its first new
+ * successor), its new successors, whether one was stored before (--por's
+ * proviso). */
+typedef struct expanding {
+    pnode *me;
+    uint32_t kids;
+    bool seen;
+} expanding;
+
+/* Insert the successors built in W->batch (n of them), in order, the
+ * successors of hs[b->from]. False when the search stops. */
+static bool insert_batch(worker *W, item_hdr *const *hs, expanding *ex, unsigned n,
+                         item_stack *out)
 {
     par *P = W->P;
     search *S = &W->S;
@@ -401,33 +414,35 @@ static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, u
         for (unsigned k = 0; k < n; k++) sstore_prefetch_entries(P->st, W->batch[k].hash, false);
     for (unsigned k = 0; k < n; k++) {
         built *b = &W->batch[k];
+        const item_hdr *h = hs[b->from];
+        expanding *e = &ex[b->from];
         uint8_t *ns = W->vecs + (size_t)k * S->wsize;
         x->transitions++;
         uint32_t first = 0;
         uint64_t nfirst = 0;
         int rc = par_insert(W, ns, &b->out, b->hash, &first, &nfirst);
         if (rc == INS_STOP) return false;
-        *seen |= rc == INS_SEEN || b->out.kind != VERDICT_OK; /* an error ends its path */
+        e->seen |= rc == INS_SEEN || b->out.kind != VERDICT_OK; /* an error ends its path */
         if (rc == INS_ERROR && !par_error(W, h, b->st, &b->out)) return false;
         if (rc == INS_NEW) {
-            if (!*me) {
-                if (!(*me = node_new(W))) {
+            if (!e->me) {
+                if (!(e->me = node_new(W))) {
                     set_stop(P, STOP_NOMEM);
                     return false;
                 }
-                (*me)->parent = h->parent;
-                (*me)->via = h->via;
-                (*me)->depth = h->depth;
+                e->me->parent = h->parent;
+                e->me->via = h->via;
+                e->me->depth = h->depth;
             }
             if (!stack_reserve(P, out, out->n + 1)) {
                 set_stop(P, STOP_NOMEM);
                 return false;
             }
             item_hdr *c = item_at(P, out, out->n++);
-            *c = (item_hdr){.parent = *me, .via = b->st, .depth = h->depth + 1, .first = first,
-                                .nfirst = nfirst};
+            *c = (item_hdr){.parent = e->me, .via = b->st, .depth = h->depth + 1,
+                            .first = first, .nfirst = nfirst};
             memcpy(item_vec(c), ns, S->wsize);
-            (*kids)++;
+            e->kids++;
             if (h->depth + 1 > x->max_depth) x->max_depth = h->depth + 1;
         }
         if (!par_limits_ok(W)) return false;
@@ -435,69 +450,88 @@ static bool insert_batch(worker *W, const item_hdr *h, unsigned n, pnode **me, u
     return true;
 }
 
-/* Expand item h: every successor (with --por the persistent set, then
- * every other thread if a successor had been stored before: the proviso),
- * each inserted; the new ones go to `out` as items whose parent is h's
- * node. The successors are built PAR_BATCH at a time, hashed and (once
- * the store passes PREFETCH_STORE_BYTES, as the sequential look-ahead
- * starts; not with --lookahead=off) their lookups prefetched, then
- * inserted, so that the lookups' cache misses overlap. False when the
- * search stops. */
-static bool expand(worker *W, const item_hdr *h, const uint8_t *v, item_stack *out)
+/* Expand items hs[0 .. m): every successor of each (with --por the
+ * persistent set, then every other thread if a successor had been stored
+ * before: the proviso), inserted; the new ones go to `out` as items whose
+ * parent is their item's node. The successors of the m items are built
+ * PAR_BATCH at a time, hashed and (once the store passes
+ * PREFETCH_STORE_BYTES, as the sequential look-ahead starts; not with
+ * --lookahead=off) their lookups prefetched, then inserted, so that the
+ * lookups' cache misses overlap, also where a state has one or two
+ * successors (the sequential BFS's batches do the same; with --por one
+ * item at a time, whose proviso needs its own insertions first). False
+ * when the search stops. */
+static bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
 {
     par *P = W->P;
     search *S = &W->S;
     const vm_program *p = S->p;
     explore_stats *x = &W->res.stats;
-    if (P->o->max_depth && h->depth >= P->o->max_depth) {
-        if (any_enabled(p, v)) atomic_store_explicit(&P->truncated, true, memory_order_relaxed);
-        node_release(W, h->parent);
-        return true;
-    }
-    pnode *me = NULL;
-    uint32_t kids = 0;
+    const bool use_por = S->por && por_applies(S->por);
+    expanding ex[PAR_ITEMS];
     uint64_t enabled = 0, todo = 0;
-    bool use_por = S->por && por_applies(S->por), seen = false;
-    if (use_por) {
-        enabled = enabled_mask(p, v);
-        todo = por_persistent(S->por, v, enabled);
-        if (todo != enabled) x->por_reduced++;
-    }
-again:;
     unsigned n = 0;
-    for (int32_t t = use_por ? 0 : (int32_t)h->first; t < (int32_t)p->nthreads; t++) {
-        if (use_por && !((todo >> t) & 1)) continue;
-        uint64_t nc = !use_por && t == (int32_t)h->first ? h->nfirst : vm_enabled(p, v, t);
-        for (uint64_t c = 0; c < nc; c++) {
-            built *b = &W->batch[n];
-            uint8_t *ns = W->vecs + (size_t)n * S->wsize;
-            memcpy(ns, v, S->ssize);
-            if (!run_step(S, ns, t, c, &b->out)) {
-                set_stop(P, STOP_NOMEM);
-                return false;
+    for (unsigned i = 0; i < m; i++) {
+        const item_hdr *h = hs[i];
+        const uint8_t *v = item_vec((item_hdr *)h);
+        ex[i] = (expanding){0};
+        if (P->o->max_depth && h->depth >= P->o->max_depth) {
+            if (any_enabled(p, v)) atomic_store_explicit(&P->truncated, true, memory_order_relaxed);
+            continue;
+        }
+        if (use_por) {
+            enabled = enabled_mask(p, v);
+            todo = por_persistent(S->por, v, enabled);
+            if (todo != enabled) x->por_reduced++;
+        }
+    again:
+        for (int32_t t = use_por ? 0 : (int32_t)h->first; t < (int32_t)p->nthreads; t++) {
+            if (use_por && !((todo >> t) & 1)) continue;
+            uint64_t nc = !use_por && t == (int32_t)h->first ? h->nfirst : vm_enabled(p, v, t);
+            for (uint64_t c = 0; c < nc; c++) {
+                built *b = &W->batch[n];
+                uint8_t *ns = W->vecs + (size_t)n * S->wsize;
+                memcpy(ns, v, S->ssize);
+                if (!run_step(S, ns, t, c, &b->out)) {
+                    set_stop(P, STOP_NOMEM);
+                    return false;
+                }
+                mark_outcome(S, ns, &b->out);
+                b->hash = sstore_hash(P->st, ns);
+                if (W->prefetch) sstore_prefetch(P->st, b->hash);
+                b->st = (explore_step){t, c};
+                b->from = i;
+                if (++n == PAR_BATCH) {
+                    if (!insert_batch(W, hs, ex, n, out)) return false;
+                    n = 0;
+                }
             }
-            mark_outcome(S, ns, &b->out);
-            b->hash = sstore_hash(P->st, ns);
-            if (W->prefetch) sstore_prefetch(P->st, b->hash);
-            b->st = (explore_step){t, c};
-            if (++n == PAR_BATCH) {
-                if (!insert_batch(W, h, n, &me, &kids, out, &seen)) return false;
-                n = 0;
+        }
+        if (use_por) {
+            if (n && !insert_batch(W, hs, ex, n, out)) return false;
+            n = 0;
+            if (ex[i].seen && todo != enabled) {
+                todo = enabled & ~todo;
+                enabled = todo; /* once */
+                x->por_proviso++;
+                goto again;
             }
         }
     }
-    if (n && !insert_batch(W, h, n, &me, &kids, out, &seen)) return false;
-    if (use_por && seen && todo != enabled) {
-        todo = enabled & ~todo;
-        enabled = todo; /* once */
-        x->por_proviso++;
-        goto again;
-    }
+    if (n && !insert_batch(W, hs, ex, n, out)) return false;
     /* No other worker sees the new items before this: a dfs stack is
      * handed over between expansions, a bfs level after the barrier. */
-    if (me) atomic_store_explicit(&me->refs, kids, memory_order_relaxed);
-    else node_release(W, h->parent);
+    for (unsigned i = 0; i < m; i++) {
+        if (ex[i].me) atomic_store_explicit(&ex[i].me->refs, ex[i].kids, memory_order_relaxed);
+        else node_release(W, hs[i]->parent);
+    }
     return true;
+}
+
+/* With --por a worker expands one item at a time (its proviso). */
+static inline bool S_por(const worker *W)
+{
+    return W->S.por && por_applies(W->S.por);
 }
 
 /* ---- dfs: stacks and work stealing ---------------------------------------- */
@@ -609,10 +643,13 @@ static void dfs_worker(worker *W)
             if (stopped(P)) goto out;
             int rq = atomic_load_explicit(&W->request, memory_order_acquire);
             if (rq > 0) answer(W, rq - 1);
-            W->stack.n--;
-            memcpy(W->item, item_at(P, &W->stack, W->stack.n), P->isize);
-            item_hdr *h = (item_hdr *)W->item;
-            if (!expand(W, h, item_vec(h), &W->stack)) goto out;
+            unsigned m = W->stack.n < PAR_ITEMS ? (unsigned)W->stack.n : PAR_ITEMS;
+            if (S_por(W)) m = 1;
+            W->stack.n -= m;
+            memcpy(W->item, item_at(P, &W->stack, W->stack.n), m * P->isize);
+            item_hdr *hs[PAR_ITEMS];
+            for (unsigned i = 0; i < m; i++) hs[i] = (item_hdr *)(W->item + i * P->isize);
+            if (!expand(W, hs, m, &W->stack)) goto out;
             atomic_store_explicit(&W->avail, W->stack.n, memory_order_relaxed);
         }
         if (counted) atomic_fetch_sub_explicit(&P->active, 1, memory_order_acq_rel);
@@ -634,9 +671,12 @@ static void bfs_worker(worker *W)
             uint64_t i = atomic_fetch_add_explicit(&P->next, BFS_CHUNK, memory_order_relaxed);
             if (i >= P->level.n) break;
             uint64_t end = i + BFS_CHUNK < P->level.n ? i + BFS_CHUNK : P->level.n;
-            for (; i < end; i++) {
-                item_hdr *h = item_at(P, &P->level, i);
-                if (!expand(W, h, item_vec(h), &W->stack)) break;
+            unsigned per = S_por(W) ? 1 : PAR_ITEMS;
+            while (i < end) {
+                item_hdr *hs[PAR_ITEMS];
+                unsigned m = 0;
+                for (; m < per && i < end; m++, i++) hs[m] = item_at(P, &P->level, i);
+                if (!expand(W, hs, m, &W->stack)) break;
             }
         }
         struct timespec t0;
@@ -724,7 +764,7 @@ static bool worker_init(par *P, worker *W, unsigned id)
     S->recent.slots = S->recent.on ? calloc(RECENT_SLOTS, sizeof *S->recent.slots) : NULL;
     if (!S->recent.slots) S->recent.on = false;
     S->por = o->por ? por_new(p) : NULL;
-    W->item = calloc(1, P->isize);
+    W->item = calloc(PAR_ITEMS, P->isize);
     W->succ = calloc(1, S->wsize);
     W->batch = malloc(PAR_BATCH * sizeof *W->batch);
     W->vecs = calloc(PAR_BATCH, S->wsize);
