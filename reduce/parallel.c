@@ -69,38 +69,41 @@ typedef struct item_stack {
 enum { INBOX_WAIT = 0, INBOX_FILLED = 1, INBOX_DENIED = 2 };
 enum { REQ_NONE = 0, REQ_CLOSED = -1 }; /* else a thief's id + 1 */
 
-/* A barrier whose count can shrink (workers that could not be started). */
+/* The barrier of the BFS levels: a worker spins a little (levels of a few
+ * states come every few microseconds), then sleeps on a condition
+ * variable (more workers than cores). The last to arrive runs `decide`
+ * before the others go on, so that they all read one decision. */
 typedef struct level_barrier {
     pthread_mutex_t m;
     pthread_cond_t c;
-    unsigned n, waiting;
-    uint64_t round;
+    unsigned n;
+    _Alignas(64) _Atomic unsigned waiting;
+    _Alignas(64) _Atomic uint64_t round;
 } level_barrier;
 
-static void barrier_wait(level_barrier *b)
-{
-    pthread_mutex_lock(&b->m);
-    uint64_t round = b->round;
-    if (++b->waiting >= b->n) {
-        b->waiting = 0;
-        b->round++;
-        pthread_cond_broadcast(&b->c);
-    } else {
-        while (round == b->round) pthread_cond_wait(&b->c, &b->m);
-    }
-    pthread_mutex_unlock(&b->m);
-}
+#define BARRIER_SPINS 4000
 
-/* Only n workers take part from now on. */
-static void barrier_shrink(level_barrier *b, unsigned n)
+static void barrier_wait(level_barrier *b, void (*decide)(void *), void *arg)
 {
-    pthread_mutex_lock(&b->m);
-    b->n = n;
-    if (b->waiting && b->waiting >= n) {
-        b->waiting = 0;
-        b->round++;
+    uint64_t r = atomic_load_explicit(&b->round, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->waiting, 1, memory_order_acq_rel) + 1 == b->n) {
+        decide(arg);
+        atomic_store_explicit(&b->waiting, 0, memory_order_relaxed);
+        pthread_mutex_lock(&b->m);
+        atomic_store_explicit(&b->round, r + 1, memory_order_release);
         pthread_cond_broadcast(&b->c);
+        pthread_mutex_unlock(&b->m);
+        return;
     }
+    for (unsigned i = 0; i < BARRIER_SPINS; i++) {
+        if (atomic_load_explicit(&b->round, memory_order_acquire) != r) return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&b->m);
+    while (atomic_load_explicit(&b->round, memory_order_acquire) == r)
+        pthread_cond_wait(&b->c, &b->m);
     pthread_mutex_unlock(&b->m);
 }
 
@@ -117,7 +120,10 @@ static void barrier_shrink(level_barrier *b, unsigned n)
 #ifndef PAR_ITEMS
 #define PAR_ITEMS 8         /* items expanded together (their successors in one batch) */
 #endif
-#define BFS_CHUNK 64
+#define BFS_CHUNK 64        /* items a BFS worker takes at a time */
+#ifndef BFS_SMALL
+#define BFS_SMALL 64        /* a level of fewer items per worker is expanded by one */
+#endif
 
 struct par;
 
@@ -133,6 +139,7 @@ typedef struct worker {
     item_stack stack;       /* dfs: its items; bfs: the part of the next level it made */
     item_stack in;          /* dfs: items handed to it */
     uint8_t *item;          /* the items being expanded (dfs: popped off the stack) */
+    uint64_t *starts;       /* bfs: where each worker's part of the level begins */
     uint8_t *succ;          /* the initial state being built */
     struct built *batch;    /* successors built, not yet inserted (PAR_BATCH) */
     uint8_t *vecs;          /* their vectors */
@@ -171,8 +178,9 @@ typedef struct par {
     struct timespec t0;
     double next_progress;
     /* bfs */
-    item_stack level;
-    _Alignas(64) _Atomic uint64_t next; /* the next item of the level to take */
+    _Alignas(64) _Atomic uint64_t next[2]; /* level k: the next item to take, next[k & 1] */
+    uint64_t level;         /* the level being expanded */
+    _Atomic int go;         /* the workers wait for it: all started, or the search stopped */
     level_barrier bar;
     bool done;
 } par;
@@ -320,7 +328,7 @@ static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash, u
 
 static uint64_t par_memory(const par *P)
 {
-    uint64_t m = sstore_bytes(P->st) + (uint64_t)P->level.cap * P->isize +
+    uint64_t m = sstore_bytes(P->st) +
                  atomic_load_explicit(&P->error_bytes, memory_order_relaxed);
     for (unsigned i = 0; i < P->n; i++)
         m += atomic_load_explicit(&P->w[i].pub_bytes, memory_order_relaxed);
@@ -663,42 +671,95 @@ out:
 
 /* ---- bfs: level-synchronous ------------------------------------------------ */
 
+/* Worker w's part of level k: its stack and its inbox, by turns (a BFS
+ * hands nothing over). Level k is read while level k + 1 is written. */
+static inline item_stack *part(worker *W, uint64_t k)
+{
+    return (k & 1) ? &W->in : &W->stack;
+}
+
+/* Expand level k alone, every worker's part of it, into W's part of
+ * level k + 1 (the other workers wait at the barrier). False when the
+ * search stops. */
+static bool level_alone(worker *W, uint64_t k)
+{
+    par *P = W->P;
+    for (unsigned w = 0; w < P->n; w++) part(&P->w[w], k + 1)->n = 0;
+    unsigned per = S_por(W) ? 1 : PAR_ITEMS;
+    for (unsigned w = 0; w < P->n; w++) {
+        item_stack *from = part(&P->w[w], k);
+        for (size_t i = 0; i < from->n;) {
+            item_hdr *hs[PAR_ITEMS];
+            unsigned m = 0;
+            for (; m < per && i < from->n; m++, i++) hs[m] = item_at(P, from, i);
+            if (!expand(W, hs, m, part(W, k + 1))) return false;
+        }
+    }
+    return true;
+}
+
+/* The last worker W at the barrier after level P->level decides what
+ * comes next: the end (no new states, or the search stopped), or the next
+ * level. A level smaller than BFS_SMALL items per worker is not worth a
+ * barrier: W expands it alone, and the next, until a level is big enough
+ * to share (a narrow state space, prodcons_monitor's 76,000 levels of 77
+ * states on average, then runs as fast as one worker rather than waiting
+ * at a barrier per level). The counter of the level after next starts
+ * again. */
+static void next_level(void *arg)
+{
+    worker *W = arg;
+    par *P = W->P;
+    for (;;) {
+        uint64_t total = 0;
+        for (unsigned w = 0; w < P->n; w++) total += part(&P->w[w], P->level + 1)->n;
+        P->level++;
+        atomic_store_explicit(&P->next[(P->level + 1) & 1], 0, memory_order_relaxed);
+        P->done = stopped(P) || total == 0;
+        if (P->done || P->n == 1 || total >= (uint64_t)BFS_SMALL * P->n) return;
+        if (!level_alone(W, P->level)) {
+            P->done = true;
+            return;
+        }
+    }
+}
+
+/* Level-synchronous: the items of level k are the workers' parts one after
+ * the other; a worker takes BFS_CHUNK at a time by a counter, finds whose
+ * part each is by the parts' sizes, and puts what it makes in its own part
+ * of level k + 1. One barrier a level. */
 static void bfs_worker(worker *W)
 {
     par *P = W->P;
+    uint64_t *starts = W->starts; /* starts[w]: where worker w's part begins */
     for (;;) {
+        uint64_t k = P->level, total = 0;
+        for (unsigned w = 0; w < P->n; w++) {
+            starts[w] = total;
+            total += part(&P->w[w], k)->n;
+        }
+        starts[P->n] = total;
+        part(W, k + 1)->n = 0; /* level k - 1's, read by every worker before the barrier */
+        unsigned per = S_por(W) ? 1 : PAR_ITEMS, w = 0;
         while (!stopped(P)) {
-            uint64_t i = atomic_fetch_add_explicit(&P->next, BFS_CHUNK, memory_order_relaxed);
-            if (i >= P->level.n) break;
-            uint64_t end = i + BFS_CHUNK < P->level.n ? i + BFS_CHUNK : P->level.n;
-            unsigned per = S_por(W) ? 1 : PAR_ITEMS;
+            uint64_t i = atomic_fetch_add_explicit(&P->next[k & 1], BFS_CHUNK,
+                                                   memory_order_relaxed);
+            if (i >= total) break;
+            uint64_t end = i + BFS_CHUNK < total ? i + BFS_CHUNK : total;
             while (i < end) {
                 item_hdr *hs[PAR_ITEMS];
                 unsigned m = 0;
-                for (; m < per && i < end; m++, i++) hs[m] = item_at(P, &P->level, i);
-                if (!expand(W, hs, m, &W->stack)) break;
+                for (; m < per && i < end; m++, i++) {
+                    while (i >= starts[w + 1]) w++;
+                    while (i < starts[w]) w--;
+                    hs[m] = item_at(P, part(&P->w[w], k), i - starts[w]);
+                }
+                if (!expand(W, hs, m, part(W, k + 1))) break;
             }
         }
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        barrier_wait(&P->bar);
-        if (W->id == 0) { /* the next level: every worker's part, one after the other */
-            size_t total = 0;
-            for (unsigned k = 0; k < P->n; k++) total += P->w[k].stack.n;
-            if (!stopped(P) && total && !stack_reserve(P, &P->level, total))
-                set_stop(P, STOP_NOMEM);
-            P->level.n = 0;
-            if (!stopped(P))
-                for (unsigned k = 0; k < P->n; k++) {
-                    item_stack *s = &P->w[k].stack;
-                    if (s->n) memcpy(P->level.buf + P->level.n * P->isize, s->buf, s->n * P->isize);
-                    P->level.n += s->n;
-                }
-            for (unsigned k = 0; k < P->n; k++) P->w[k].stack.n = 0;
-            atomic_store_explicit(&P->next, 0, memory_order_relaxed);
-            P->done = stopped(P) || P->level.n == 0;
-        }
-        barrier_wait(&P->bar);
+        barrier_wait(&P->bar, next_level, W);
         W->idle += since(&t0);
         if (P->done) break;
         (void)par_limits(W); /* publish; a stop is seen at the next level */
@@ -710,6 +771,11 @@ static void bfs_worker(worker *W)
 static void *worker_main(void *arg)
 {
     worker *W = arg;
+    while (!atomic_load_explicit(&W->P->go, memory_order_acquire)) sched_yield();
+    if (stopped(W->P)) { /* not every worker could be started */
+        deny_pending(W, REQ_CLOSED);
+        return NULL;
+    }
     if (W->P->o->search == SEARCH_BFS) bfs_worker(W);
     else dfs_worker(W);
     return NULL;
@@ -727,6 +793,7 @@ static void worker_free(worker *W)
     free(W->stack.buf);
     free(W->in.buf);
     free(W->item);
+    free(W->starts);
     free(W->succ);
     free(W->batch);
     free(W->vecs);
@@ -765,6 +832,7 @@ static bool worker_init(par *P, worker *W, unsigned id)
     if (!S->recent.slots) S->recent.on = false;
     S->por = o->por ? por_new(p) : NULL;
     W->item = calloc(PAR_ITEMS, P->isize);
+    W->starts = calloc(P->n + 1, sizeof *W->starts);
     W->succ = calloc(1, S->wsize);
     W->batch = malloc(PAR_BATCH * sizeof *W->batch);
     W->vecs = calloc(PAR_BATCH, S->wsize);
@@ -774,7 +842,7 @@ static bool worker_init(par *P, worker *W, unsigned id)
     atomic_init(&W->pub_states, 0);
     atomic_init(&W->pub_transitions, 0);
     atomic_init(&W->pub_bytes, 0);
-    return S->ran && W->item && W->succ && W->batch && W->vecs && (!o->por || (S->env.fold_undo && S->por));
+    return S->ran && W->item && W->starts && W->succ && W->batch && W->vecs && (!o->por || (S->env.fold_undo && S->por));
 }
 
 /* The result's statistics: the workers' figures added up. */
@@ -782,7 +850,7 @@ static void par_stats(par *P)
 {
     explore_result *r = P->r;
     explore_stats *x = &r->stats;
-    uint64_t bytes = (uint64_t)P->level.cap * P->isize;
+    uint64_t bytes = 0;
     for (unsigned i = 0; i < P->n; i++) {
         const worker *W = &P->w[i];
         const explore_stats *y = &W->res.stats;
@@ -821,7 +889,11 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     atomic_init(&P->stop, STOP_COMPLETE);
     atomic_init(&P->truncated, false);
     atomic_init(&P->active, 0);
-    atomic_init(&P->next, 0);
+    atomic_init(&P->next[0], 0);
+    atomic_init(&P->next[1], 0);
+    atomic_init(&P->go, 0);
+    atomic_init(&P->bar.waiting, 0);
+    atomic_init(&P->bar.round, 0);
     atomic_init(&P->error_bytes, 0);
     pthread_mutex_init(&P->err_lock, NULL);
     pthread_mutex_init(&P->dump_lock, NULL);
@@ -869,7 +941,7 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
         if (!record_error(&P->M, &out, NULL, 0)) set_stop(P, P->M.lim.stop);
         pthread_mutex_unlock(&P->err_lock);
     } else if (rc == INS_NEW) {
-        item_stack *into = o->search == SEARCH_BFS ? &P->level : &W0->stack;
+        item_stack *into = &W0->stack; /* dfs: its stack; bfs: its part of level 0 */
         if (!stack_reserve(P, into, 1)) {
             set_stop(P, STOP_NOMEM);
         } else {
@@ -884,10 +956,8 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
             unsigned started = 0;
             for (; started < P->n; started++)
                 if (pthread_create(&P->w[started].th, NULL, worker_main, &P->w[started])) break;
-            if (started < P->n) { /* could not start them all: the others stop at once */
-                set_stop(P, STOP_NOMEM);
-                barrier_shrink(&P->bar, started);
-            }
+            if (started < P->n) set_stop(P, STOP_NOMEM); /* those started stop at once */
+            atomic_store_explicit(&P->go, 1, memory_order_release);
             for (unsigned i = 0; i < started; i++) pthread_join(P->w[i].th, NULL);
         }
     }
@@ -917,7 +987,6 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     free(P->w);
     sstore_free(P->st);
     ls_free(P->det);
-    free(P->level.buf);
     pthread_mutex_destroy(&P->err_lock);
     pthread_mutex_destroy(&P->dump_lock);
     pthread_mutex_destroy(&P->bar.m);
