@@ -180,7 +180,7 @@ typedef struct par {
     /* bfs */
     _Alignas(64) _Atomic uint64_t next[2]; /* level k: the next item to take, next[k & 1] */
     uint64_t level;         /* the level being expanded */
-    _Atomic int go;         /* the workers wait for it: all started, or the search stopped */
+    _Atomic int go;         /* the workers wait for it: 1 all started, 2 not all could be */
     level_barrier bar;
     bool done;
 } par;
@@ -771,8 +771,12 @@ static void bfs_worker(worker *W)
 static void *worker_main(void *arg)
 {
     worker *W = arg;
-    while (!atomic_load_explicit(&W->P->go, memory_order_acquire)) sched_yield();
-    if (stopped(W->P)) { /* not every worker could be started */
+    /* go: 1 every worker started, 2 not all could be (then the others end
+     * at once; a stop any later comes from a worker, and every BFS worker
+     * must reach the barrier of its level) */
+    int go;
+    while (!(go = atomic_load_explicit(&W->P->go, memory_order_acquire))) sched_yield();
+    if (go == 2) {
         deny_pending(W, REQ_CLOSED);
         return NULL;
     }
@@ -957,7 +961,7 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
             for (; started < P->n; started++)
                 if (pthread_create(&P->w[started].th, NULL, worker_main, &P->w[started])) break;
             if (started < P->n) set_stop(P, STOP_NOMEM); /* those started stop at once */
-            atomic_store_explicit(&P->go, 1, memory_order_release);
+            atomic_store_explicit(&P->go, started < P->n ? 2 : 1, memory_order_release);
             for (unsigned i = 0; i < started; i++) pthread_join(P->w[i].th, NULL);
         }
     }
