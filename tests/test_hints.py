@@ -138,6 +138,11 @@ def main():
     case("init_late", INIT_LATE, "`init main` needs main to make the first access to 'x' on "
          "every path, and worker got there first")
 
+    case("flag_init", FLAG.replace("shared flag", "shared flag init main"), "`init main` needs "
+         "main to make the first access to 'flag' on every path, and reader got there first: "
+         "make reader wait for main (on a `volatile` flag or a lock), declare it `volatile "
+         "flag` if it is the flag itself")
+
     case("no_pattern", NONE, "if the accesses to 'count' without a common lock are intended, "
          "declare it `unshared` (one thread only), add `init T`")
     case("no_pattern_eraser", NONE, "if the accesses to 'count' without a common lock are "

@@ -7,10 +7,10 @@
  *   init T (LD', no `init` clause yet): the element's first access in the
  *     trace held no lock, and LD' with that access unchecked (what `init T`
  *     does, LANGUAGE.md) finds no violation in the rest of the trace;
- *   flag: every `store` to the variable is in one body of one instance, and
- *     the trace has a read of the element by another thread;
  *   init too late (LD', `init T` declared): another thread made the
- *     element's first access.
+ *     element's first access;
+ *   flag: every `store` to the variable is in one body of one instance, and
+ *     the trace has a read of the element by another thread.
  * Otherwise a generic line names the choices. Every hint but one under
  * --adapt adds --adapt, with its warning. Not done: proving that a hint
  * fixes every path (it names what this trace shows, the next search checks
@@ -172,19 +172,22 @@ int report_hint(const vm_program *p, const explore_error *er, const trace *t, bo
                          "%s writes it, make it `volatile %s` (a flag) or check for real races "
                          "with --race=goldilocks instead", tn, dn);
             }
+        } else if (ld && v->init_body >= 0 && init_first(t, at)) {
+            const char *in = p->bodies[v->init_body].name;
+            bool own = one_writer(p, v) == v->init_body; /* T alone writes it: a flag? */
+            vm_thread_name(p, t->final_state, r->tid, tn, sizeof tn);
+            snprintf(l, REPORT_HINT_MAX, "`init %s` needs %s to make the first access to "
+                     "'%s' on every path, and %s got there first: make %s wait for %s (on a "
+                     "`volatile` flag or a lock)%s%s%s, or check for real races with "
+                     "--race=goldilocks", in, in, en, tn, tn, in,
+                     own ? ", declare it `volatile " : "", own ? dn : "",
+                     own ? "` if it is the flag itself" : "");
         } else if ((w = one_writer(p, v)) >= 0 && (reader = other_reader(p, t, at, w)) >= 0) {
             vm_thread_name(p, t->final_state, reader, tn, sizeof tn);
             snprintf(l, REPORT_HINT_MAX, "'%s' is written by %s only and read by %s without "
                      "a common lock, as a flag that hands off other data is: declare it "
                      "`volatile %s`, or check for real races with --race=goldilocks", v->name,
                      p->bodies[w].name, tn, dn);
-        } else if (ld && v->init_body >= 0 && init_first(t, at)) {
-            vm_thread_name(p, t->final_state, r->tid, tn, sizeof tn);
-            snprintf(l, REPORT_HINT_MAX, "`init %s` needs %s to make the first access to "
-                     "'%s' on every path, and %s got there first: make %s wait for %s (on a "
-                     "`volatile` flag or a lock), or check for real races with "
-                     "--race=goldilocks", p->bodies[v->init_body].name,
-                     p->bodies[v->init_body].name, en, tn, tn, p->bodies[v->init_body].name);
         }
         if (!l[0])
             snprintf(l, REPORT_HINT_MAX, "if the accesses to '%s' without a common lock are intended, "

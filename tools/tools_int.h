@@ -128,7 +128,7 @@ bool report_reported_entry(const trace *t, uint32_t *at);
  * and the declaration or option that fits it, then (unless `adapting`,
  * the run's --adapt) what --adapt does and its warning. Returns the number of
  * lines in h (0 for any other error). */
-#define REPORT_HINT_MAX 512
+#define REPORT_HINT_MAX 1024
 typedef struct report_hints {
     int n;
     char line[2][REPORT_HINT_MAX];
