@@ -109,7 +109,8 @@ static bool other_loads(const vm_program *p, const vm_var *v, int32_t w)
     uint32_t var = (uint32_t)(v - p->vars);
     for (uint32_t b = 0; b < p->nbodies; b++)
         for (uint32_t pc = 0; b != (uint32_t)w && pc < p->bodies[b].ncode; pc++)
-            if (p->bodies[b].code[pc].op == VM_OP_load && (uint32_t)p->bodies[b].code[pc].obj == var)
+            if (p->bodies[b].code[pc].op == VM_OP_load &&
+                (uint32_t)p->bodies[b].code[pc].obj == var)
                 return true;
     return false;
 }
@@ -139,8 +140,8 @@ int report_hint(const vm_program *p, const explore_error *er, const trace *t, bo
     bool ld = !rep || rep->kind == LS_LD;
     char *l = h->line[h->n++];
     if (!rep) {
-        snprintf(l, REPORT_HINT_MAX, "if the accesses without a common lock are intended, declare the "
-                 "variable `unshared` (one thread only), add `init T` (thread T's first access "
+        snprintf(l, REPORT_HINT_MAX, "if the accesses without a common lock are intended, "
+                 "declare the variable `unshared` (one thread only), add `init T` (thread T's first access "
                  "initializes it), make it `volatile` (a flag), or check for real races with "
                  "--race=goldilocks");
     } else {
@@ -190,8 +191,8 @@ int report_hint(const vm_program *p, const explore_error *er, const trace *t, bo
                      p->bodies[w].name, tn, dn);
         }
         if (!l[0])
-            snprintf(l, REPORT_HINT_MAX, "if the accesses to '%s' without a common lock are intended, "
-                     "declare it `unshared` (one thread only)%s, make it `volatile` (a flag), "
+            snprintf(l, REPORT_HINT_MAX, "if the accesses to '%s' without a common lock are "
+                     "intended, declare it `unshared` (one thread only)%s, make it `volatile` (a flag), "
                      "or check for real races with --race=goldilocks", v->name,
                      ld && v->init_body < 0
                          ? ", add `init T` (thread T's first access initializes it)" : "");
