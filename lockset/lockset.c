@@ -326,6 +326,8 @@ static uint32_t meet(ls_detector *d, uint32_t a, uint32_t b)
     return r;
 }
 
+uint32_t ls_meet(ls_detector *d, uint32_t a, uint32_t b) { return meet(d, a, b); }
+
 /* add_obj() when obj is not in a: the memo, else interning. */
 static __attribute__((noinline)) uint32_t add_new_obj(ls_detector *d, uint32_t a,
                                                       uint32_t obj)

@@ -209,6 +209,9 @@ uint32_t ls_elem_set(const ls_detector *d, const uint8_t *s, uint32_t elem);
  * its virgin or initialized mode; Eraser: shared or shared-modified). */
 bool ls_elem_checked(const ls_detector *d, const uint8_t *s, uint32_t elem);
 
+/* The intersection of two interned sets (UINT32_MAX when memory runs out). */
+uint32_t ls_meet(ls_detector *d, uint32_t a, uint32_t b);
+
 /* The set of locks thread tid holds in s (interned; UINT32_MAX when memory
  * runs out). */
 uint32_t ls_held(ls_detector *d, const uint8_t *s, int tid);

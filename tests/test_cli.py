@@ -495,7 +495,8 @@ def test_adapt():
           and lines[1].startswith("adapt: 'done' treated as volatile (lock discipline violated on "
                                   "'done'")
           and ", adapt, " in lines[2]
-          and "adapted: 'slot', 'done' (treated as volatile)\nverdict: ok" in out
+          and "adapted: 'slot', 'done' (treated as volatile)\nwarning: a variable --adapt made "
+              "volatile is no longer checked" in out and "\nverdict: ok" in out
           and "3 searches" in out,
           f"--adapt text: one line per variable, then the last run's report ({out[:600]!r})")
 

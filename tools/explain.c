@@ -21,7 +21,7 @@ typedef struct picked {
 } picked;
 
 /* The reported access: the last entry whose access the detector stopped. */
-static bool reported_entry(const trace *t, uint32_t *at)
+bool report_reported_entry(const trace *t, uint32_t *at)
 {
     for (uint32_t i = t->n; i-- > 0;)
         if (t->entries[i].elem >= 0 && t->entries[i].set == UINT32_MAX) {
@@ -94,7 +94,7 @@ static const char *explain(const vm_program *p, const trace *t, picked *pk, uint
                            char *title, size_t n)
 {
     memset(pk, 0, sizeof *pk);
-    if (!t || !t->det || t->diverged || !reported_entry(t, at)) return NULL;
+    if (!t || !t->det || t->diverged || !report_reported_entry(t, at)) return NULL;
     uint32_t *buf = malloc((size_t)t->n * sizeof *buf);
     if (!buf) return NULL;
     const char *h = pick(p, t, *at, pk, buf, title, n);

@@ -448,7 +448,7 @@ static int run_search(cli *c, vm_program *p)
             fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
         } else {
             if (r.nerrors)
-                report_error_json(tf, p, &r.errors[0], report_trace_of(traces, 0));
+                report_error_json(tf, p, &r.errors[0], report_trace_of(traces, 0), c->adapt);
             else
                 fprintf(tf, "null");
             fprintf(tf, "\n");

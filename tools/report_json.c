@@ -171,11 +171,21 @@ static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
 
 /* `t` is NULL when the trace could not be replayed for lack of memory. */
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                             const trace *t)
+                       const trace *t, bool adapting)
 {
     char name[64], why[192];
+    report_hints hints;
     fprintf(out, "{\"kind\":\"%s\",\"message\":", verdict_name(er->kind));
     json_string(out, er->msg);
+    fprintf(out, ",\"hint\":");
+    if (report_hint(p, er, t, adapting, &hints)) {
+        char both[2 * REPORT_HINT_MAX + 2];
+        snprintf(both, sizeof both, "%s%s%s", hints.line[0], hints.n > 1 ? ". " : "",
+                 hints.n > 1 ? hints.line[1] : "");
+        json_string(out, both);
+    } else {
+        fprintf(out, "null");
+    }
     if (!t) {
         fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32
                      ",\"replayed\":false,\"trace\":null}", er->len);
@@ -270,13 +280,13 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     }
     fprintf(out, ",\"error\":");
     if (r->nerrors)
-        report_error_json(out, p, &r->errors[0], report_trace_of(traces, 0));
+        report_error_json(out, p, &r->errors[0], report_trace_of(traces, 0), a != NULL);
     else
         fprintf(out, "null");
     fprintf(out, ",\"errors\":[");
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (i) fprintf(out, ",");
-        report_error_json(out, p, &r->errors[i], report_trace_of(traces, i));
+        report_error_json(out, p, &r->errors[i], report_trace_of(traces, i), a != NULL);
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)

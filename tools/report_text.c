@@ -252,11 +252,14 @@ void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
 
 /* `t` is NULL when the trace could not be replayed for lack of memory. */
 static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
-                             const trace *t, bool bfs_hint, unsigned workers)
+                             const trace *t, bool bfs_hint, unsigned workers, bool adapting)
 {
     char name[64];
+    report_hints hints;
+    report_hint(p, er, t, adapting, &hints);
     fprintf(out, "error: %s\n", er->msg);
     if (!t) {
+        for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
         fprintf(out, "trace (%" PRIu32 " steps): not available: out of memory while replaying it\n",
                 er->len);
         return;
@@ -267,6 +270,7 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         fprintf(out, "  in %s at %s:%d: %s\n", name, p->filename, in->line, in->text);
     }
     report_accesses_text(out, p, t);
+    for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
     fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
     int width = report_trace_width(p, t);
@@ -437,7 +441,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,
-                         eo->workers);
+                         eo->workers, a != NULL);
     }
     if (eo->all_errors) print_error_counts(out, r);
     if (a) {
@@ -445,6 +449,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
         for (uint32_t i = 0; i < a->nvars; i++)
             fprintf(out, "%s '%s'", i ? "," : "", p->vars[a->vars[i].var].name);
         fprintf(out, "%s\n", a->nvars ? " (treated as volatile)" : "");
+        if (a->nvars)
+            fprintf(out, "warning: a variable --adapt made volatile is no longer checked: a real "
+                         "race on it goes unreported (--race=goldilocks reports races)\n");
     }
     fprintf(out, "verdict: %s", verdict_name(r->verdict));
     if (r->verdict == VERDICT_OK) fprintf(out, " (no error found)");

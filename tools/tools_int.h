@@ -63,9 +63,10 @@ void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation 
 void report_json(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces);
 /* One error as a JSON object (also --trace-json); `t` is NULL when the
- * trace could not be replayed for lack of memory. */
+ * trace could not be replayed for lack of memory; `adapting`: the run used
+ * --adapt (its hint does not suggest it again). */
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t);
+                       const trace *t, bool adapting);
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *out, const char *s);
@@ -120,6 +121,20 @@ void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s);
  * ("element", "locks_held", "earlier_accesses"), each starting with a
  * comma. Nothing when the trace holds no detector report. */
 void report_accesses_text(FILE *out, const vm_program *p, const trace *t);
+/* The index of the trace entry whose access the detector reported. */
+bool report_reported_entry(const trace *t, uint32_t *at);
+
+/* The hint of a lock-discipline error (hint.c): the pattern the search saw
+ * and the declaration or option that fits it, then (unless `adapting`,
+ * the run's --adapt) what --adapt does and its warning. Returns the number of
+ * lines in h (0 for any other error). */
+#define REPORT_HINT_MAX 1024
+typedef struct report_hints {
+    int n;
+    char line[2][REPORT_HINT_MAX];
+} report_hints;
+int report_hint(const vm_program *p, const explore_error *er, const trace *t, bool adapting,
+                report_hints *h);
 void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
 
 /* ---- simulation (simulate.c) ------------------------------------------- */
