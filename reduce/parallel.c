@@ -880,6 +880,21 @@ static void par_stats(par *P)
     x->search_bytes = bytes;
 }
 
+/* Free what explore_parallel() made: the first `workers` workers (clones
+ * before the detector they were cloned from), the store, the rest. */
+static void par_free(par *P, unsigned workers)
+{
+    for (unsigned i = workers; i-- > 0;) worker_free(&P->w[i]);
+    free(P->w);
+    sstore_free(P->st);
+    ls_free(P->det);
+    pthread_mutex_destroy(&P->err_lock);
+    pthread_mutex_destroy(&P->dump_lock);
+    pthread_mutex_destroy(&P->bar.m);
+    pthread_cond_destroy(&P->bar.c);
+    free(P);
+}
+
 int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r)
 {
     par *P = zalloc_lines(sizeof *P);
@@ -916,12 +931,9 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     if (ok) ok = (P->st = sstore_new(&o->store, ssize + 1, SHARD_BITS));
     if (ok) ok = (P->w = zalloc_lines((size_t)P->n * sizeof *P->w)) &&
                  (r->workers = calloc(P->n, sizeof *r->workers));
-    unsigned made = 0;
+    unsigned made = 0; /* workers set up (the last one perhaps in part) */
     for (; ok && made < P->n; made++) ok = worker_init(P, &P->w[made], made);
-    if (!ok) {
-        for (unsigned i = 0; i < made; i++) worker_free(&P->w[i]);
-        goto fail;
-    }
+    if (!ok) goto fail;
     r->nworkers = P->n;
 
     /* the initial state, as explore_run() stores it */
@@ -987,26 +999,11 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     }
     search_finish_stats(&r->stats, &P->t0);
     if (o->progress && r->stats.seconds >= 2.0) par_progress(P, r->stats.seconds);
-    for (unsigned i = P->n; i-- > 0;) worker_free(&P->w[i]);
-    free(P->w);
-    sstore_free(P->st);
-    ls_free(P->det);
-    pthread_mutex_destroy(&P->err_lock);
-    pthread_mutex_destroy(&P->dump_lock);
-    pthread_mutex_destroy(&P->bar.m);
-    pthread_cond_destroy(&P->bar.c);
-    free(P);
+    par_free(P, P->n);
     return 0;
 
 fail:
-    free(P->w);
-    sstore_free(P->st);
-    ls_free(P->det);
-    pthread_mutex_destroy(&P->err_lock);
-    pthread_mutex_destroy(&P->dump_lock);
-    pthread_mutex_destroy(&P->bar.m);
-    pthread_cond_destroy(&P->bar.c);
-    free(P);
+    par_free(P, made);
 nomem:
     free(r->workers);
     r->workers = NULL;
