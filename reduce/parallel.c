@@ -196,13 +196,6 @@ static void *zalloc_lines(size_t bytes)
     return m;
 }
 
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 static void set_stop(par *P, stop_reason why)
 {
     int expect = STOP_COMPLETE;
@@ -365,7 +358,7 @@ static bool par_limits(worker *W)
         set_stop(P, STOP_INTERRUPTED);
         return false;
     }
-    double t = since(&P->t0);
+    double t = now_since(&P->t0);
     if (P->o->timelimit > 0 && t >= P->o->timelimit) {
         set_stop(P, STOP_TIMELIMIT);
         return false;
@@ -638,7 +631,7 @@ static bool steal(worker *W)
         }
         backoff(&round);
     }
-    W->idle += since(&t0);
+    W->idle += now_since(&t0);
     return got;
 }
 
@@ -760,7 +753,7 @@ static void bfs_worker(worker *W)
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         barrier_wait(&P->bar, next_level, W);
-        W->idle += since(&t0);
+        W->idle += now_since(&t0);
         if (P->done) break;
         (void)par_limits(W); /* publish; a stop is seen at the next level */
     }

@@ -101,7 +101,7 @@ PARSER(lookahead_mode_parse, lookahead_mode, lookahead_names)
 
 /* ---- clock, memory, statistics, progress ---------------------------------- */
 
-static double now_since(const struct timespec *t0)
+double now_since(const struct timespec *t0)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

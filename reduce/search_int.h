@@ -501,6 +501,8 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
 
 /* After a complete search: the instructions of `ran` not run, into r. */
 void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r);
+/* Seconds since t0 (CLOCK_MONOTONIC; search.c). */
+double now_since(const struct timespec *t0);
 /* Peak RSS and the time since t0 (search.c). */
 void search_finish_stats(explore_stats *x, const struct timespec *t0);
 /* explore_run() with o->workers threads (parallel.c). */

@@ -149,23 +149,44 @@ static result measure(layout l, uint64_t n, uint64_t bitstate_bytes)
     return r;
 }
 
-/* Runs measure() in a child so every layout starts from a fresh heap. */
-static result measure_in_child(layout l, uint64_t n, uint64_t bitstate_bytes)
+/* Runs fn(arg, out) in a child process, so that every measurement starts
+ * from a fresh heap, and copies its `size`-byte result back into out;
+ * false (out untouched past what the child wrote) if that fails. */
+static bool in_child(void (*fn)(const void *arg, void *out), const void *arg, void *out,
+                     size_t size)
 {
-    result r = {0};
     int fd[2];
-    if (pipe(fd) != 0) return r;
+    if (pipe(fd) != 0) return false;
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
-        r = measure(l, n, bitstate_bytes);
-        ssize_t w = write(fd[1], &r, sizeof r);
-        _exit(w == (ssize_t)sizeof r ? 0 : 1);
+        fn(arg, out);
+        ssize_t w = write(fd[1], out, size);
+        _exit(w == (ssize_t)size ? 0 : 1);
     }
     close(fd[1]);
-    if (pid < 0 || read(fd[0], &r, sizeof r) != (ssize_t)sizeof r) r.ok = 0;
+    bool ok = pid >= 0 && read(fd[0], out, size) == (ssize_t)size;
     close(fd[0]);
     if (pid > 0) waitpid(pid, NULL, 0);
+    return ok;
+}
+
+typedef struct measure_args {
+    layout l;
+    uint64_t n, bitstate_bytes;
+} measure_args;
+
+static void measure_fn(const void *arg, void *out)
+{
+    const measure_args *a = arg;
+    *(result *)out = measure(a->l, a->n, a->bitstate_bytes);
+}
+
+static result measure_in_child(layout l, uint64_t n, uint64_t bitstate_bytes)
+{
+    result r = {0};
+    measure_args a = {l, n, bitstate_bytes};
+    if (!in_child(measure_fn, &a, &r, sizeof r)) r.ok = 0;
     return r;
 }
 
@@ -291,22 +312,23 @@ static shared_result shared_measure(int shard_bits, uint64_t n, unsigned threads
     return r;
 }
 
+typedef struct shared_args {
+    int shard_bits;
+    uint64_t n;
+    unsigned threads;
+} shared_args;
+
+static void shared_fn(const void *arg, void *out)
+{
+    const shared_args *a = arg;
+    *(shared_result *)out = shared_measure(a->shard_bits, a->n, a->threads);
+}
+
 static shared_result shared_in_child(int shard_bits, uint64_t n, unsigned threads)
 {
     shared_result r = {0};
-    int fd[2];
-    if (pipe(fd) != 0) return r;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        r = shared_measure(shard_bits, n, threads);
-        ssize_t w = write(fd[1], &r, sizeof r);
-        _exit(w == (ssize_t)sizeof r ? 0 : 1);
-    }
-    close(fd[1]);
-    if (pid < 0 || read(fd[0], &r, sizeof r) != (ssize_t)sizeof r) r.ok = 0;
-    close(fd[0]);
-    if (pid > 0) waitpid(pid, NULL, 0);
+    shared_args a = {shard_bits, n, threads};
+    if (!in_child(shared_fn, &a, &r, sizeof r)) r.ok = 0;
     return r;
 }
 
