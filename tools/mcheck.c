@@ -437,6 +437,9 @@ static int run_search(cli *c, vm_program *p)
                          &traces[i]) != 0)
             trace_free(&traces[i]);
 
+    /* the peak RSS as the report is printed: the trace replay uses memory too */
+    uint64_t rss = explore_peak_rss();
+    if (rss > r.stats.peak_rss) r.stats.peak_rss = rss;
     report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL};
     if (c->json)
         report_json(stdout, &run, p, &r, traces);
