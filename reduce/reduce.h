@@ -202,8 +202,9 @@ typedef enum mem_part {
 typedef struct explore_result {
     verdict verdict;          /* the first error's kind, OK, or INCOMPLETE */
     stop_reason stop;
-    mem_part memlimit_part;   /* STOP_MEMLIMIT: the biggest part counted when
-                                 the search stopped; else MEM_NONE */
+    mem_part memlimit_part;   /* STOP_MEMLIMIT: the part that filled the limit
+                                 (a growth that did not fit, else the part
+                                 holding the most live data); else MEM_NONE */
     explore_error *errors;    /* the first errors found, with their paths */
     uint32_t nerrors;
     uint64_t error_count[VERDICT_INCOMPLETE]; /* every error found, by kind */

@@ -155,13 +155,19 @@ uint64_t search_memory(const search *S)
            S->lim.error_bytes;
 }
 
+/* The part that holds the most live data, the stack or queue counted with
+ * the growth that did not fit (if one did not): the reserved bytes would
+ * name the stack of a search that stopped on its store, for the DFS
+ * reserves 2 MB at the start (and room for an undo record of a whole
+ * vector). */
 mem_part explore_memlimit_part(const explore_stats *x, bool bfs_order)
 {
+    mem_part frontier = bfs_order ? MEM_QUEUE : MEM_STACK;
     mem_part m = MEM_STORE;
     uint64_t most = x->store_bytes;
-    if (x->search_reserved > most) {
-        m = bfs_order ? MEM_QUEUE : MEM_STACK;
-        most = x->search_reserved;
+    if (x->search_used + x->refused_bytes > most) {
+        m = frontier;
+        most = x->search_used;
     }
     if (x->buffer_bytes > most) {
         m = MEM_BUFFERS;

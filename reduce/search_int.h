@@ -225,8 +225,8 @@ typedef struct search {
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
 
 uint64_t search_memory(const search *S);  /* everything, as --memlimit counts it */
-/* The part of the memory --memlimit counts that is biggest in x (the one
- * that filled it); bfs_order names the stack/queue part. */
+/* The part of the memory --memlimit counts that filled it (search.c says
+ * how it tells); bfs_order names the stack/queue part. */
 mem_part explore_memlimit_part(const explore_stats *x, bool bfs_order);
 void fill_stats(search *S);
 void progress_line(search *S, double t);

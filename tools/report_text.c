@@ -342,8 +342,12 @@ static void print_memlimit_text(FILE *out, const explore_options *eo, const expl
     fprintf(out, "memory limit %s: ", human_bytes((double)eo->memlimit, b1, sizeof b1));
     switch (r->memlimit_part) {
     case MEM_STORE:
-        fprintf(out, "the state store holds %s (%" PRIu64 " states)",
-                human_bytes((double)x->store_bytes, b1, sizeof b1), x->states_stored);
+        if (eo->store.kind == STORE_BITSTATE)
+            fprintf(out, "the bit array of the store takes %s, allocated whole (--bitstate-mb)",
+                    human_bytes((double)x->store_bytes, b1, sizeof b1));
+        else
+            fprintf(out, "the state store holds %s (%" PRIu64 " states)",
+                    human_bytes((double)x->store_bytes, b1, sizeof b1), x->states_stored);
         break;
     case MEM_STACK:
     case MEM_QUEUE:
@@ -369,6 +373,11 @@ static void print_memlimit_text(FILE *out, const explore_options *eo, const expl
     if (x->refused_bytes)
         fprintf(out, "; the %s needed %s more", frontier_name(eo),
                 human_bytes((double)x->refused_bytes, b1, sizeof b1));
+    else if (explore_counted_bytes(x) > eo->memlimit) /* checked after a growth */
+        fprintf(out, ", %s past the limit: %s",
+                human_bytes((double)(explore_counted_bytes(x) - eo->memlimit), b1, sizeof b1),
+                eo->workers ? "-j checks it every few thousand steps"
+                            : "checked after each transition");
     fprintf(out, "\n");
     fprintf(out, "hint: try ");
     switch (r->memlimit_part) {
@@ -379,21 +388,25 @@ static void print_memlimit_text(FILE *out, const explore_options *eo, const expl
             fprintf(out, "--store=compact (a fingerprint a state), --store=bitstate (incomplete)");
         else
             fprintf(out, "--store=bitstate (incomplete)");
-        if (!eo->por && eo->reduce == REDUCE_COMPOSE) fprintf(out, ", --por (fewer states)");
-        if (eo->reduce == REDUCE_NONE) fprintf(out, ", --reduce=compose (fewer states)");
+        if (eo->store.kind != STORE_BITSTATE && !eo->por && eo->reduce == REDUCE_COMPOSE)
+            fprintf(out, ", --por (fewer states)");
+        if (eo->store.kind != STORE_BITSTATE && eo->reduce == REDUCE_NONE)
+            fprintf(out, ", --reduce=compose (fewer states)");
         break;
     case MEM_STACK:
-        if (x->search_used * 4 < x->search_reserved) /* not the depth: room for big steps */
+        if (eo->workers) /* its stacks hold every state waiting to be expanded */
+            fprintf(out, "without -j (the sequential DFS keeps only the path), --max-depth N");
+        else if (x->search_used * 4 < x->search_reserved) /* not the depth: room for big steps */
             fprintf(out, "a smaller state vector (the stack keeps room for a step that changes "
                          "all of its %" PRIu64 " bytes), --search=bfs", x->vector_bytes);
         else
             fprintf(out, "--max-depth N or --search=bfs");
         break;
     case MEM_QUEUE:
-        fprintf(out, "--search=dfs (keeps only the path)");
+        fprintf(out, "--search=dfs%s (keeps only the path)", eo->workers ? " without -j" : "");
         break;
     case MEM_BUFFERS:
-        fprintf(out, "a smaller model (the buffers are a few state vectors each)");
+        fprintf(out, "a smaller state vector (the buffers hold a few vectors each)");
         break;
     case MEM_ERRORS:
         fprintf(out, "%s", eo->all_errors ? "a smaller --max-traces, or without --all-errors"
