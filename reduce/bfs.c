@@ -43,6 +43,7 @@ bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *
     q->parent[q->len] = parent;
     q->via[q->len] = *via;
     q->len++;
+    if (q->len - q->base > q->vpeak) q->vpeak = q->len - q->base;
     return true;
 nomem:
     S->lim.stop = STOP_NOMEM;
@@ -240,7 +241,8 @@ void bfs(search *S)
         }
         i++;
     }
-    if (slots) S->vec_bytes -= batch_bytes;
+    /* the batch stays in S->vec_bytes: the statistics show the buffers the
+     * search held (and --memlimit counted) */
     free(slots);
     free(vecs);
 }

@@ -62,6 +62,7 @@ static bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
         size_t nc = m->cap ? 2 * m->cap : 1024;
         if (S->o->memlimit && search_memory(S) + (nc - m->cap) * 16 > S->o->memlimit) {
             S->lim.stop = STOP_MEMLIMIT;
+            S->lim.refused = (nc - m->cap) * 16;
             return false;
         }
         hash_map n = {calloc(nc, sizeof(uint64_t)), malloc(nc * sizeof(uint64_t)), nc, m->len};
@@ -86,6 +87,8 @@ static bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
     if (!m->key[j]) {
         m->key[j] = k;
         m->len++;
+        size_t both = S->ps.onstack.len + S->ps.slept.len;
+        if (both > S->ps.map_peak) S->ps.map_peak = both;
     }
     m->val[j] = v;
     return true;

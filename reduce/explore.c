@@ -143,6 +143,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     r->stats.discharged = ls_discharged(S.det);
     if (S.lim.stop == STOP_COMPLETE && S.lim.truncated) S.lim.stop = STOP_DEPTH;
     r->stop = S.lim.stop;
+    if (r->stop == STOP_MEMLIMIT)
+        r->memlimit_part = explore_memlimit_part(&r->stats, o->search == SEARCH_BFS);
     if (r->nerrors)
         r->verdict = r->errors[0].kind;
     else if (S.lim.stop == STOP_COMPLETE)

@@ -156,6 +156,9 @@ typedef struct worker {
     _Atomic int inbox;      /* dfs: INBOX_* */
     _Atomic uint64_t avail; /* its stack's items, published for thieves */
     _Alignas(64) _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* progress, --memlimit */
+    _Atomic int64_t pub_used; /* worker_used(): its share of the items and nodes held */
+    int64_t nodes_live;     /* nodes it took less nodes it released (either may be
+                               another worker's: only the sum means something) */
     char pad[64];
 } worker;
 
@@ -174,6 +177,8 @@ typedef struct par {
     _Alignas(64) _Atomic bool truncated; /* --max-depth pruned a path */
     _Atomic uint64_t active;/* dfs: workers that hold work */
     _Atomic uint64_t error_bytes;
+    uint64_t buffer_bytes;  /* the workers' fixed buffers (worker_buffers()) */
+    _Atomic uint64_t used_peak; /* the most bytes of items and nodes held, sampled */
     size_t isize;           /* bytes of an item */
     struct timespec t0;
     double next_progress;
@@ -226,10 +231,34 @@ static bool stack_reserve(par *P, item_stack *s, size_t need)
     return true;
 }
 
+/* Reserved for the worker's stacks (dfs: its items and those handed to it;
+ * bfs: its parts of two levels) and its tree nodes. */
 static uint64_t worker_bytes(const worker *W)
 {
     const par *P = W->P;
     return (uint64_t)(W->stack.cap + W->in.cap) * P->isize + W->nslabs * NODE_SLAB * sizeof(pnode);
+}
+
+/* Of those, the bytes of the items it holds and of the nodes it took less
+ * those it released (negative when it released another worker's). */
+static int64_t worker_used(const worker *W)
+{
+    const par *P = W->P;
+    return (int64_t)((W->stack.n + W->in.n) * P->isize) + W->nodes_live * (int64_t)sizeof(pnode);
+}
+
+/* Raise P->used_peak to the workers' published sum, if it is more. */
+static void note_used(par *P)
+{
+    int64_t sum = 0;
+    for (unsigned i = 0; i < P->n; i++)
+        sum += atomic_load_explicit(&P->w[i].pub_used, memory_order_relaxed);
+    uint64_t u = sum > 0 ? (uint64_t)sum : 0;
+    uint64_t old = atomic_load_explicit(&P->used_peak, memory_order_relaxed);
+    while (u > old && !atomic_compare_exchange_weak_explicit(&P->used_peak, &old, u,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed)) {
+    }
 }
 
 /* ---- nodes ---------------------------------------------------------------- */
@@ -254,6 +283,7 @@ static pnode *node_new(worker *W)
     }
     pnode *n = W->free_nodes;
     W->free_nodes = n->parent;
+    W->nodes_live++;
     return n;
 }
 
@@ -264,6 +294,7 @@ static void node_release(worker *W, pnode *n)
         pnode *up = n->parent;
         n->parent = W->free_nodes;
         W->free_nodes = n;
+        W->nodes_live--;
         n = up;
     }
 }
@@ -321,7 +352,7 @@ static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash, u
 
 static uint64_t par_memory(const par *P)
 {
-    uint64_t m = sstore_bytes(P->st) +
+    uint64_t m = sstore_bytes(P->st) + P->buffer_bytes +
                  atomic_load_explicit(&P->error_bytes, memory_order_relaxed);
     for (unsigned i = 0; i < P->n; i++)
         m += atomic_load_explicit(&P->w[i].pub_bytes, memory_order_relaxed);
@@ -353,6 +384,8 @@ static bool par_limits(worker *W)
     atomic_store_explicit(&W->pub_states, x->states_stored, memory_order_relaxed);
     atomic_store_explicit(&W->pub_transitions, x->transitions, memory_order_relaxed);
     atomic_store_explicit(&W->pub_bytes, worker_bytes(W), memory_order_relaxed);
+    atomic_store_explicit(&W->pub_used, worker_used(W), memory_order_relaxed);
+    note_used(P);
     if (stopped(P)) return false;
     if (P->o->interrupt && *P->o->interrupt) {
         set_stop(P, STOP_INTERRUPTED);
@@ -839,7 +872,18 @@ static bool worker_init(par *P, worker *W, unsigned id)
     atomic_init(&W->pub_states, 0);
     atomic_init(&W->pub_transitions, 0);
     atomic_init(&W->pub_bytes, 0);
+    atomic_init(&W->pub_used, 0);
     return S->ran && W->item && W->starts && W->succ && W->batch && W->vecs && (!o->por || (S->env.fold_undo && S->por));
+}
+
+/* The worker's fixed buffers: the recent-lookup cache, the items being
+ * expanded, the batch, the level's starts, the initial state's vector. */
+static uint64_t worker_buffers(const worker *W)
+{
+    const par *P = W->P;
+    const search *S = &W->S;
+    return (S->recent.on ? RECENT_SLOTS * sizeof(uint64_t) : 0) + (uint64_t)PAR_ITEMS * P->isize +
+           (P->n + 1) * sizeof(uint64_t) + S->wsize + PAR_BATCH * (sizeof(struct built) + S->wsize);
 }
 
 /* The result's statistics: the workers' figures added up. */
@@ -860,7 +904,8 @@ static void par_stats(par *P)
         x->por_proviso += y->por_proviso;
         if (y->max_depth > x->max_depth) x->max_depth = y->max_depth;
         x->detector_seconds += ls_seconds(W->S.det);
-        bytes += worker_bytes(W) + RECENT_SLOTS * sizeof(uint64_t) * W->S.recent.on;
+        bytes += worker_bytes(W);
+        atomic_store_explicit(&P->w[i].pub_used, worker_used(W), memory_order_relaxed);
         r->workers[i] = (explore_worker){.states = y->states_stored,
                                          .transitions = y->transitions,
                                          .idle = W->idle,
@@ -870,7 +915,12 @@ static void par_stats(par *P)
     x->store_bytes = sstore_bytes(P->st);
     x->omission = sstore_omission_probability(P->st);
     x->locksets = P->det ? ls_interned(P->det) : 0;
-    x->search_bytes = bytes;
+    note_used(P); /* the threads are joined: the figures at the end */
+    x->search_reserved = bytes;
+    x->search_used = atomic_load(&P->used_peak);
+    x->buffer_bytes = P->buffer_bytes;
+    x->error_bytes = atomic_load(&P->error_bytes);
+    x->search_bytes = x->search_reserved + x->buffer_bytes;
 }
 
 /* Free what explore_parallel() made: the first `workers` workers (clones
@@ -907,6 +957,7 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     atomic_init(&P->bar.waiting, 0);
     atomic_init(&P->bar.round, 0);
     atomic_init(&P->error_bytes, 0);
+    atomic_init(&P->used_peak, 0);
     pthread_mutex_init(&P->err_lock, NULL);
     pthread_mutex_init(&P->dump_lock, NULL);
     pthread_mutex_init(&P->bar.m, NULL);
@@ -928,6 +979,7 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     for (; ok && made < P->n; made++) ok = worker_init(P, &P->w[made], made);
     if (!ok) goto fail;
     r->nworkers = P->n;
+    for (unsigned i = 0; i < P->n; i++) P->buffer_bytes += worker_buffers(&P->w[i]);
 
     /* the initial state, as explore_run() stores it */
     worker *W0 = &P->w[0];
@@ -979,6 +1031,8 @@ int explore_parallel(const vm_program *p, const explore_options *o, explore_resu
     stop_reason stop = (stop_reason)atomic_load(&P->stop);
     if (stop == STOP_COMPLETE && atomic_load(&P->truncated)) stop = STOP_DEPTH;
     r->stop = stop;
+    if (stop == STOP_MEMLIMIT)
+        r->memlimit_part = explore_memlimit_part(&r->stats, o->search == SEARCH_BFS);
     if (r->nerrors) r->verdict = r->errors[0].kind;
     else if (stop == STOP_COMPLETE) r->verdict = VERDICT_OK;
     else r->verdict = VERDICT_INCOMPLETE;

@@ -146,9 +146,30 @@ typedef struct explore_stats {
     uint64_t shared_elements; /* global elements of shared variables */
     uint64_t discharged;      /* --por: of those, the ones the static
                                  analysis discharged (no detector metadata) */
-    uint64_t store_bytes;
-    uint64_t search_bytes;    /* stack or queue */
-    uint64_t peak_rss;        /* bytes, from getrusage */
+    /* Memory, in three senses (docs/usage.md "Memory figures"): reserved,
+     * what is allocated (the capacity of an array, a whole bit array);
+     * used, the bytes of it that hold live data; resident, what the OS
+     * has given the process (peak_rss). --memlimit counts reserved bytes:
+     * store_bytes + search_reserved + buffer_bytes + error_bytes. */
+    uint64_t store_bytes;     /* what the store took from malloc, overhead
+                                 included (bitstate: the whole array) */
+    uint64_t search_bytes;    /* search_reserved + buffer_bytes (the figure
+                                 the JSON field "search_bytes" has always had) */
+    uint64_t search_reserved; /* the DFS stack (frames, undo log; -j: the
+                                 workers' item stacks and tree nodes) or the
+                                 BFS queue (parent links, level vectors):
+                                 capacity allocated */
+    uint64_t search_used;     /* of that, the most bytes holding entries at
+                                 once (-j: sampled every few thousand steps
+                                 and at the end) */
+    uint64_t buffer_bytes;    /* fixed-size: work vectors, the recent-lookup
+                                 cache, look-ahead slots, batches */
+    uint64_t error_bytes;     /* the errors kept, with their paths */
+    uint64_t refused_bytes;   /* STOP_MEMLIMIT at a growth of the stack or
+                                 queue that did not fit: the bytes it needed
+                                 (0: the counted total passed the limit) */
+    uint64_t peak_rss;        /* bytes, from getrusage: the whole process
+                                 (mcheck.c reads it again at report time) */
     double omission;          /* store_omission_probability */
     double seconds;
 } explore_stats;
@@ -167,9 +188,23 @@ typedef struct explore_unreached {
     uint32_t pc;
 } explore_unreached;
 
+/* The parts of the memory --memlimit counts (explore_stats), to say which
+ * one filled it. */
+typedef enum mem_part {
+    MEM_NONE = 0,
+    MEM_STORE,      /* the visited-state set */
+    MEM_STACK,      /* the DFS stack (-j: the workers' item stacks) */
+    MEM_QUEUE,      /* the BFS queue (-j: the levels) */
+    MEM_BUFFERS,    /* work vectors and caches */
+    MEM_ERRORS,     /* the errors kept with their paths */
+} mem_part;
+
 typedef struct explore_result {
     verdict verdict;          /* the first error's kind, OK, or INCOMPLETE */
     stop_reason stop;
+    mem_part memlimit_part;   /* STOP_MEMLIMIT: the part that filled the limit
+                                 (a growth that did not fit, else the part
+                                 holding the most live data); else MEM_NONE */
     explore_error *errors;    /* the first errors found, with their paths */
     uint32_t nerrors;
     uint64_t error_count[VERDICT_INCOMPLETE]; /* every error found, by kind */
@@ -204,6 +239,12 @@ const char *reduce_mode_name(reduce_mode m);  /* "compose", "none" */
 const char *search_order_name(search_order s); /* "dfs", "bfs" */
 const char *race_mode_name(ls_kind k);     /* "off", "ld", "eraser", "goldilocks" */
 const char *lookahead_mode_name(lookahead_mode m); /* "auto", "on", ... "off" */
+const char *mem_part_name(mem_part m);     /* "none", "store", "stack", "queue", ... */
+/* The bytes --memlimit counts, from the statistics (the sum of the parts). */
+uint64_t explore_counted_bytes(const explore_stats *x);
+/* The process's peak resident set size so far, in bytes (getrusage; 0 if
+ * it cannot be read). */
+uint64_t explore_peak_rss(void);
 
 /* Parse a name of the same tables: true and *out set if `s` names a value. */
 bool reduce_mode_parse(const char *s, reduce_mode *out);

@@ -4,10 +4,13 @@
  * checks with the progress line, statistics, error recording, and the parts
  * of insertion into the store that are not on the hot path (search_int.h
  * has those). It does not order the search: dfs.c and bfs.c do.
- * --memlimit counts everything the search allocates (store, stack or queue,
- * the errors it keeps): checked after every transition, and before the
+ * --memlimit counts everything the search allocates, as reserved bytes
+ * (the capacity allocated, whether or not the OS has given it pages yet):
+ * the store, the stack or queue, the fixed buffers (work vectors, caches)
+ * and the errors it keeps. Checked after every transition, and before the
  * stack or queue grows, so that a big state vector cannot take it past the
- * limit in one step. */
+ * limit in one step; a growth is clamped to the room left, so the reserved
+ * total ends near the limit while far less of it may be resident. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,6 +86,11 @@ const char *lookahead_mode_name(lookahead_mode m)
 }
 const char *verdict_name(verdict v) { return name_of(NAMES(verdict_names), (int)v); }
 const char *stop_reason_name(stop_reason s) { return name_of(NAMES(stop_names), (int)s); }
+static const char *const mem_part_names[] = {
+    [MEM_NONE] = "none",       [MEM_STORE] = "store",     [MEM_STACK] = "stack",
+    [MEM_QUEUE] = "queue",     [MEM_BUFFERS] = "buffers", [MEM_ERRORS] = "errors",
+};
+const char *mem_part_name(mem_part m) { return name_of(NAMES(mem_part_names), (int)m); }
 
 /* The parsers: true and *out set if s names a value. */
 #define PARSER(fn, type, table)                                                \
@@ -108,25 +116,70 @@ double now_since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
-static uint64_t peak_rss(void)
+uint64_t explore_peak_rss(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
     return (uint64_t)ru.ru_maxrss * 1024u;
 }
 
-/* Bytes of the DFS stack or the BFS queue (what stats.search_bytes shows). */
-static uint64_t stack_queue_bytes(const search *S)
+/* Bytes reserved for the DFS stack or the BFS queue: the capacity of their
+ * arrays, not counting the fixed buffers (S->vec_bytes). */
+static uint64_t stack_queue_reserved(const search *S)
 {
-    return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap + S->vec_bytes +
+    return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap +
            S->ps.cap * sizeof(por_frame) +
            (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
            S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
 }
 
+/* Of those, the most bytes that held entries at once: the deepest stack's
+ * frames, the longest undo log and the fullest hash maps (--por), or every
+ * queued state's link and the most level vectors held at once. */
+static uint64_t stack_queue_used(const search *S)
+{
+    const explore_stats *x = &S->r->stats;
+    uint64_t levels = x->max_depth + 1;
+    uint64_t b = S->dfs.undo_peak + (uint64_t)S->ps.map_peak * 2 * sizeof(uint64_t);
+    if (S->ps.cap)
+        b += levels * sizeof(por_frame);
+    else if (S->dfs.cap)
+        b += levels * sizeof(frame);
+    b += S->bfs.len * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vpeak * S->vsize;
+    return b;
+}
+
 uint64_t search_memory(const search *S)
 {
-    return (uint64_t)store_bytes(S->st) + stack_queue_bytes(S) + S->lim.error_bytes;
+    return (uint64_t)store_bytes(S->st) + stack_queue_reserved(S) + S->vec_bytes +
+           S->lim.error_bytes;
+}
+
+/* The part that holds the most live data, the stack or queue counted with
+ * the growth that did not fit (if one did not): the reserved bytes would
+ * name the stack of a search that stopped on its store, for the DFS
+ * reserves 2 MB at the start (and room for an undo record of a whole
+ * vector). */
+mem_part explore_memlimit_part(const explore_stats *x, bool bfs_order)
+{
+    mem_part frontier = bfs_order ? MEM_QUEUE : MEM_STACK;
+    mem_part m = MEM_STORE;
+    uint64_t most = x->store_bytes;
+    if (x->search_used + x->refused_bytes > most) {
+        m = frontier;
+        most = x->search_used;
+    }
+    if (x->buffer_bytes > most) {
+        m = MEM_BUFFERS;
+        most = x->buffer_bytes;
+    }
+    if (x->error_bytes > most) m = MEM_ERRORS;
+    return m;
+}
+
+uint64_t explore_counted_bytes(const explore_stats *x)
+{
+    return x->store_bytes + x->search_reserved + x->buffer_bytes + x->error_bytes;
 }
 
 void fill_stats(search *S)
@@ -139,14 +192,19 @@ void fill_stats(search *S)
     }
     x->locksets = S->det ? ls_interned(S->det) : 0;
     x->detector_seconds = ls_seconds(S->det);
-    x->search_bytes = stack_queue_bytes(S);
-    x->peak_rss = peak_rss();
+    x->search_reserved = stack_queue_reserved(S);
+    x->search_used = stack_queue_used(S);
+    x->buffer_bytes = S->vec_bytes;
+    x->error_bytes = S->lim.error_bytes;
+    x->refused_bytes = S->lim.refused;
+    x->search_bytes = x->search_reserved + x->buffer_bytes;
+    x->peak_rss = explore_peak_rss();
     x->seconds = now_since(&S->lim.t0);
 }
 
 void search_finish_stats(explore_stats *x, const struct timespec *t0)
 {
-    x->peak_rss = peak_rss();
+    x->peak_rss = explore_peak_rss();
     x->seconds = now_since(t0);
 }
 
@@ -223,6 +281,7 @@ uint64_t grown_capacity(search *S, uint64_t cap, uint64_t need, size_t entry,
         if (nc - cap > room) nc = cap + room;
         if (nc < need && enforce) {
             S->lim.stop = STOP_MEMLIMIT;
+            S->lim.refused = (need - cap) * entry;
             return 0;
         }
         if (nc < need) nc = need;

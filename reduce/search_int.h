@@ -24,6 +24,7 @@ typedef struct search_limits {
     stop_reason stop;     /* STOP_COMPLETE while the search goes on */
     bool truncated;       /* --max-depth pruned a path */
     size_t error_bytes;   /* r->errors and their paths */
+    uint64_t refused;     /* STOP_MEMLIMIT at a growth: the bytes it needed */
 } search_limits;
 
 /* ---- the cache of recent lookups (insert_prepared()) --------------------- */
@@ -62,6 +63,7 @@ typedef struct dfs_stack {
     size_t cap;        /* frames allocated */
     uint8_t *undo;     /* the undo records of every level, bottom first */
     size_t undo_len, undo_cap;
+    size_t undo_peak;  /* the longest undo_len (statistics: bytes used) */
     uint8_t *next;     /* the successor being built */
 } dfs_stack;
 
@@ -75,6 +77,7 @@ typedef struct bfs_queue {
     uint64_t len, cap;
     uint8_t *states;   /* state i at (i - base) * vsize */
     uint64_t base, vcap;
+    uint64_t vpeak;    /* the most vectors held at once (statistics: bytes used) */
 } bfs_queue;
 
 /* ---- the DFS look-ahead (lookahead.c; speed only) ------------------------ */
@@ -185,6 +188,7 @@ typedef struct por_stack {
     hash_map onstack;  /* the stack's hashes -> how many stack states have it */
     hash_map slept;    /* hash -> the sleep set a state was first explored
                           with (only those not empty) */
+    size_t map_peak;   /* the most entries of both maps at once (statistics) */
 } por_stack;
 
 /* ---- the context ---------------------------------------------------------- */
@@ -221,6 +225,9 @@ typedef struct search {
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
 
 uint64_t search_memory(const search *S);  /* everything, as --memlimit counts it */
+/* The part of the memory --memlimit counts that filled it (search.c says
+ * how it tells); bfs_order names the stack/queue part. */
+mem_part explore_memlimit_part(const explore_stats *x, bool bfs_order);
 void fill_stats(search *S);
 void progress_line(search *S, double t);
 bool limits_check(search *S);
@@ -445,6 +452,7 @@ static inline uint32_t undo_push(search *S, const uint8_t *old, const uint8_t *n
         }
     }
     S->dfs.undo_len += (size_t)(o - start);
+    if (S->dfs.undo_len > S->dfs.undo_peak) S->dfs.undo_peak = S->dfs.undo_len;
     return (uint32_t)(o - start);
 }
 

@@ -37,7 +37,9 @@ def finish():
 # Statistics that vary between runs of one search (time, memory) or with
 # the store's layout; steady_report() drops them.
 VOLATILE_STATS = {"seconds", "states_per_second", "peak_rss_bytes", "search_bytes",
-                  "detector_seconds", "store_bytes", "bytes_per_state", "omission_probability"}
+                  "detector_seconds", "store_bytes", "bytes_per_state", "omission_probability",
+                  "search_bytes_used", "search_bytes_reserved", "search_buffer_bytes",
+                  "error_bytes", "counted_bytes", "refused_bytes"}
 
 
 def steady_report(js):

@@ -13,6 +13,18 @@
   and the stack/queue within the limit (before this was checked ahead of
   growth, BFS allocated 1024 vectors at once); a bitstate array bigger than
   the limit stops the search at once (the store is counted too).
+- Memory figures (issue 18): on a tiny model, for DFS, BFS, --por and -j 2,
+  the stack/queue's used bytes are at most its reserved bytes and at least
+  what the search provably held (the deepest stack's frames, every queued
+  state's link); the store plus the used bytes fit in the peak RSS;
+  search_bytes is reserved + buffers and counted_bytes the sum --memlimit
+  compares; the text block shows the same figures.
+- A --memlimit stop names the part that filled it and a suggestion, in text
+  and in JSON (memlimit_part): the DFS stack and the BFS queue of a deep
+  search, the store of a wide and shallow one (and of a bitstate array
+  bigger than the limit), -j 2's stack and queue; the counted line's figures
+  are the JSON statistics' (a sequential search is deterministic, so the
+  text and the JSON run agree), and the counted total stays near the limit.
 (--max-depth reporting "incomplete" is tested in test_cli.py.)
 
 usage: test_limits.py MCHECK MODELS_DIR
@@ -114,6 +126,129 @@ def test_memlimit_counts_everything(tmp):
           "a 16 MB bit array under --memlimit 8 stops with memory_limit")
 
 
+# one thread choosing among 5 million values: a shallow search whose store
+# fills any small limit (the DFS stack stays 2 levels deep)
+WIDE = """volatile v
+thread t[1]
+    reg i
+    choose i, 0, 5000000
+    store v, i
+"""
+
+
+def human(b):
+    """report_text.c's human_bytes()."""
+    units = ["B", "KB", "MB", "GB", "TB"]
+    u = 0
+    b = float(b)
+    while b >= 1024 and u < 4:
+        b /= 1024
+        u += 1
+    return f"{b:.1f} {units[u]}" if u else f"{b:.0f} B"
+
+
+def test_memory_figures(models):
+    model = os.path.join(models, "philosophers_ordered.bc")
+    for opts in ([], ["--search=bfs"], ["--por"], ["-j", "2"], ["-j", "2", "--search=bfs"]):
+        what = " ".join(opts) or "dfs"
+        code, js, err = run_json(*opts, model)
+        if js is None:
+            check(False, f"{what}: JSON report\n{err[-2000:]}")
+            continue
+        st = js["stats"]
+        used, res = st["search_bytes_used"], st["search_bytes_reserved"]
+        check(code == 0 and js["memlimit_part"] is None and st["refused_bytes"] == 0,
+              f"{what}: complete, memlimit_part null, refused_bytes 0")
+        check(0 < used <= res, f"{what}: stack/queue used {used} <= reserved {res}")
+        check(st["search_bytes"] == res + st["search_buffer_bytes"],
+              f"{what}: search_bytes is reserved + buffers ({st})")
+        check(st["counted_bytes"] == st["store_bytes"] + st["search_bytes"] + st["error_bytes"],
+              f"{what}: counted_bytes is store + search + errors")
+        check(st["store_bytes"] + used <= st["peak_rss_bytes"],
+              f"{what}: store {st['store_bytes']} + used {used} within the peak RSS "
+              f"{st['peak_rss_bytes']}")
+        if not opts:  # frames of 24 bytes down to the deepest level, and undo records
+            check(used >= (st["max_depth"] + 1) * 24,
+                  f"dfs: used {used} holds {st['max_depth'] + 1} frames")
+        if opts == ["--search=bfs"]:  # a parent link and a step for every queued state
+            check(used >= st["states_stored"] * 24,
+                  f"bfs: used {used} holds {st['states_stored']} links")
+        code, out, _ = run(*opts, model)
+        frontier = "queue" if "--search=bfs" in opts else "stack"
+        line = f"  search {frontier}         "
+        check(line in out and "used at most" in out and "reserved" in out
+              and "search buffers" in out and "resident (the whole process" in out,
+              f"{what}: text names used, reserved and resident:\n{out}")
+        if "-j" not in opts:  # deterministic: the text and the JSON run agree
+            check(f"{line}{human(used)} used at most, {human(res)} reserved" in out,
+                  f"{what}: the text's stack/queue figures are the JSON's")
+
+
+def memlimit_stop(what, opts, part, hint, limit, exact_text=True):
+    """A --memlimit stop: exit 3, the part in JSON and text, the hint, the
+    counted figures; returns the JSON report."""
+    code, js, err = run_json("--memlimit", str(limit), *opts)
+    if js is None:
+        check(False, f"{what}: JSON report\n{err[-2000:]}")
+        return None
+    st = js["stats"]
+    check(code == 3 and js["stop"] == "memory_limit" and js["memlimit_part"] == part,
+          f"{what}: exit 3, memory_limit, memlimit_part {part!r} (got {code}, {js['stop']}, "
+          f"{js['memlimit_part']!r})")
+    check(st["counted_bytes"] == st["store_bytes"] + st["search_bytes"] + st["error_bytes"],
+          f"{what}: counted_bytes is the sum of the parts")
+    check(st["search_bytes_used"] <= st["search_bytes_reserved"],
+          f"{what}: used <= reserved")
+    code, out, _ = run("--memlimit", str(limit), *opts)
+    check(code == 3 and "search incomplete: memory limit reached" in out,
+          f"{what}: the stop line\n{out}")
+    check(f"memory limit {human(limit << 20)}: " in out, f"{what}: the limit\n{out}")
+    check(f"hint: try {hint}" in out and ", or more memory\n" in out,
+          f"{what}: hint 'try {hint}'\n{out}")
+    frontier = "queue" if "--search=bfs" in opts else "stack"
+    if exact_text:
+        st = js["stats"]
+        counted = (f"  counted (reserved bytes): store {human(st['store_bytes'])} + {frontier} "
+                   f"{human(st['search_bytes_reserved'])} + buffers "
+                   f"{human(st['search_buffer_bytes'])} + errors {human(st['error_bytes'])} = "
+                   f"{human(st['counted_bytes'])}")
+        check(counted in out, f"{what}: the counted line is the statistics'\n{counted}\n{out}")
+    else:
+        check("  counted (reserved bytes): store " in out, f"{what}: the counted line\n{out}")
+    return js
+
+
+def test_memlimit_names_the_part(models, tmp):
+    wide = os.path.join(tmp, "wide.bc")
+    with open(wide, "w") as f:
+        f.write(WIDE)
+    phil = ["--reduce=none", "-D", "N=6", os.path.join(models, "philosophers.bc")]
+    js = memlimit_stop("dfs, deep", phil, "stack", "--max-depth N or --search=bfs", 8)
+    if js:
+        check(f"the DFS stack holds {human(js['stats']['search_bytes_reserved'])} reserved "
+              f"({human(js['stats']['search_bytes_used'])} of it used at most)"
+              in run("--memlimit", "8", *phil)[1], "dfs: the stack's figures in the stop line")
+    js = memlimit_stop("bfs, deep", ["--search=bfs"] + phil, "queue",
+                       "--search=dfs (keeps only the path)", 8)
+    js = memlimit_stop("dfs, wide", [wide], "store",
+                       "--store=bitstate (incomplete), --por (fewer states)", 4)
+    if js:
+        st = js["stats"]
+        check(st["counted_bytes"] <= (4 << 20) + (64 << 10),
+              f"dfs, wide: counted {st['counted_bytes']} near the 4 MB limit")
+        check(f"the state store holds {human(st['store_bytes'])} ({st['states_stored']} states)"
+              in run("--memlimit", "4", wide)[1], "dfs, wide: the store's figures")
+    memlimit_stop("exact, wide", ["--store=exact", wide], "store",
+                  "--store=compact (a fingerprint a state)", 4)
+    memlimit_stop("bitstate bigger than the limit",
+                  ["--store=bitstate", "--bitstate-mb", "16", wide], "store",
+                  "a smaller --bitstate-mb, or more memory", 8)
+    memlimit_stop("-j 2 dfs, wide", ["-j", "2", wide], "stack",
+                  "without -j (the sequential DFS keeps only the path)", 4, exact_text=False)
+    memlimit_stop("-j 2 bfs, deep", ["-j", "2", "--search=bfs"] + phil, "queue",
+                  "--search=dfs without -j (keeps only the path)", 8, exact_text=False)
+
+
 def main():
     global MCHECK
     if len(sys.argv) != 3:
@@ -124,6 +259,8 @@ def main():
         test_bitstate_labels(models)
         test_omission_reported(models)
         test_memlimit_counts_everything(tmp)
+        test_memory_figures(models)
+        test_memlimit_names_the_part(models, tmp)
     return finish()
 
 

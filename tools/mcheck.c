@@ -82,7 +82,8 @@ static void usage(FILE *out)
           "                         (on; auto: once the store passes 4 MB); DFS only,\n"
           "                         not with a detector\n"
           "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
-          "  --memlimit MB          stop cleanly when the search uses more memory\n"
+          "  --memlimit MB          stop cleanly when the search's reserved memory (store,\n"
+          "                         stack or queue, buffers, errors kept) would pass MB\n"
           "  --timelimit S          stop cleanly after S seconds\n"
           "\n"
           "output:\n"
@@ -437,6 +438,9 @@ static int run_search(cli *c, vm_program *p)
                          &traces[i]) != 0)
             trace_free(&traces[i]);
 
+    /* the peak RSS as the report is printed: the trace replay uses memory too */
+    uint64_t rss = explore_peak_rss();
+    if (rss > r.stats.peak_rss) r.stats.peak_rss = rss;
     report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL};
     if (c->json)
         report_json(stdout, &run, p, &r, traces);

@@ -262,6 +262,11 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     fprintf(out, ",\"verdict\":\"%s\",\"complete\":%s,\"stop\":\"%s\"",
             verdict_name(r->verdict),
             r->stop == STOP_COMPLETE ? "true" : "false", stop_reason_name(r->stop));
+    /* the part of the counted memory that filled --memlimit; null otherwise */
+    if (r->stop == STOP_MEMLIMIT)
+        fprintf(out, ",\"memlimit_part\":\"%s\"", mem_part_name(r->memlimit_part));
+    else
+        fprintf(out, ",\"memlimit_part\":null");
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
                  ",\"spurious_wakeups\":%s,\"por\":%s,\"workers\":%u}",
@@ -303,12 +308,16 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             ",\"state_vector_bytes\":%" PRIu64 ",\"store_bytes\":%" PRIu64
             ",\"bytes_per_state\":%.3f,\"search_bytes\":%" PRIu64 ",\"peak_rss_bytes\":%" PRIu64
             ",\"omission_probability\":%.6g,\"locksets\":%" PRIu64
-            ",\"detector_seconds\":%.6f",
+            ",\"detector_seconds\":%.6f,\"search_bytes_used\":%" PRIu64
+            ",\"search_bytes_reserved\":%" PRIu64 ",\"search_buffer_bytes\":%" PRIu64
+            ",\"error_bytes\":%" PRIu64 ",\"counted_bytes\":%" PRIu64
+            ",\"refused_bytes\":%" PRIu64,
             x->states_stored, x->transitions, x->states_matched, x->max_depth, x->instructions,
             x->invisible, eo->reduce == REDUCE_COMPOSE ? x->transitions : 0,
             x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
             x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
-            x->locksets, x->detector_seconds);
+            x->locksets, x->detector_seconds, x->search_used, x->search_reserved,
+            x->buffer_bytes, x->error_bytes, explore_counted_bytes(x), x->refused_bytes);
     if (eo->por) /* only with --por: the default report stays as it was */
         fprintf(out, ",\"discharged_elements\":%" PRIu64 ",\"shared_elements\":%" PRIu64,
                 x->discharged, x->shared_elements);

@@ -306,10 +306,121 @@ static const char *human_bytes(double b, char *buf, size_t n)
     return buf;
 }
 
+/* "stack" or "queue": what the search keeps its frontier in. */
+static const char *frontier_name(const explore_options *eo)
+{
+    return eo->search == SEARCH_BFS ? "queue" : "stack";
+}
+
+/* The search's own memory and the process's: the stack or queue, used (at
+ * its fullest) and reserved (the capacity allocated, more than the OS may
+ * have given: see docs/usage.md "Memory figures"), the fixed buffers, the
+ * errors kept, and the peak resident set size of the whole process. */
+static void print_memory_text(FILE *out, const explore_options *eo, const explore_stats *x)
+{
+    char b1[32], b2[32];
+    fprintf(out, "  search %s         %s used at most, %s reserved\n", frontier_name(eo),
+            human_bytes((double)x->search_used, b1, sizeof b1),
+            human_bytes((double)x->search_reserved, b2, sizeof b2));
+    fprintf(out, "  search buffers       %s (work vectors, lookup caches)\n",
+            human_bytes((double)x->buffer_bytes, b1, sizeof b1));
+    if (x->error_bytes)
+        fprintf(out, "  errors kept          %s (their paths)\n",
+                human_bytes((double)x->error_bytes, b1, sizeof b1));
+    fprintf(out, "  peak memory (RSS)    %s resident (the whole process, at the report)\n",
+            human_bytes((double)x->peak_rss, b1, sizeof b1));
+}
+
+/* After "search incomplete: memory limit reached": the limit, the part
+ * that filled it, every part as --memlimit counts it (reserved bytes, so
+ * the sum is what was checked against the limit), and what to try. */
+static void print_memlimit_text(FILE *out, const explore_options *eo, const explore_result *r)
+{
+    const explore_stats *x = &r->stats;
+    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    const char *order = eo->search == SEARCH_BFS ? "BFS" : "DFS";
+    fprintf(out, "memory limit %s: ", human_bytes((double)eo->memlimit, b1, sizeof b1));
+    switch (r->memlimit_part) {
+    case MEM_STORE:
+        if (eo->store.kind == STORE_BITSTATE)
+            fprintf(out, "the bit array of the store takes %s, allocated whole (--bitstate-mb)",
+                    human_bytes((double)x->store_bytes, b1, sizeof b1));
+        else
+            fprintf(out, "the state store holds %s (%" PRIu64 " states)",
+                    human_bytes((double)x->store_bytes, b1, sizeof b1), x->states_stored);
+        break;
+    case MEM_STACK:
+    case MEM_QUEUE:
+        fprintf(out, "the %s %s holds %s reserved (%s of it used at most)", order, frontier_name(eo),
+                human_bytes((double)x->search_reserved, b1, sizeof b1),
+                human_bytes((double)x->search_used, b2, sizeof b2));
+        break;
+    case MEM_BUFFERS:
+        fprintf(out, "the search's buffers hold %s (%" PRIu64 "-byte state vectors)",
+                human_bytes((double)x->buffer_bytes, b1, sizeof b1), x->vector_bytes);
+        break;
+    case MEM_ERRORS:
+        fprintf(out, "the errors kept hold %s", human_bytes((double)x->error_bytes, b1, sizeof b1));
+        break;
+    case MEM_NONE: break;
+    }
+    fprintf(out, "\n  counted (reserved bytes): store %s + %s %s + buffers %s + errors %s = %s",
+            human_bytes((double)x->store_bytes, b1, sizeof b1), frontier_name(eo),
+            human_bytes((double)x->search_reserved, b2, sizeof b2),
+            human_bytes((double)x->buffer_bytes, b3, sizeof b3),
+            human_bytes((double)x->error_bytes, b4, sizeof b4),
+            human_bytes((double)explore_counted_bytes(x), b5, sizeof b5));
+    if (x->refused_bytes)
+        fprintf(out, "; the %s needed %s more", frontier_name(eo),
+                human_bytes((double)x->refused_bytes, b1, sizeof b1));
+    else if (explore_counted_bytes(x) > eo->memlimit) /* checked after a growth */
+        fprintf(out, ", %s past the limit: %s",
+                human_bytes((double)(explore_counted_bytes(x) - eo->memlimit), b1, sizeof b1),
+                eo->workers ? "-j checks it every few thousand steps"
+                            : "checked after each transition");
+    fprintf(out, "\n");
+    fprintf(out, "hint: try ");
+    switch (r->memlimit_part) {
+    case MEM_STORE:
+        if (eo->store.kind == STORE_BITSTATE)
+            fprintf(out, "a smaller --bitstate-mb");
+        else if (eo->store.kind == STORE_EXACT)
+            fprintf(out, "--store=compact (a fingerprint a state), --store=bitstate (incomplete)");
+        else
+            fprintf(out, "--store=bitstate (incomplete)");
+        if (eo->store.kind != STORE_BITSTATE && !eo->por && eo->reduce == REDUCE_COMPOSE)
+            fprintf(out, ", --por (fewer states)");
+        if (eo->store.kind != STORE_BITSTATE && eo->reduce == REDUCE_NONE)
+            fprintf(out, ", --reduce=compose (fewer states)");
+        break;
+    case MEM_STACK:
+        if (eo->workers) /* its stacks hold every state waiting to be expanded */
+            fprintf(out, "without -j (the sequential DFS keeps only the path), --max-depth N");
+        else if (x->search_used * 4 < x->search_reserved) /* not the depth: room for big steps */
+            fprintf(out, "a smaller state vector (the stack keeps room for a step that changes "
+                         "all of its %" PRIu64 " bytes), --search=bfs", x->vector_bytes);
+        else
+            fprintf(out, "--max-depth N or --search=bfs");
+        break;
+    case MEM_QUEUE:
+        fprintf(out, "--search=dfs%s (keeps only the path)", eo->workers ? " without -j" : "");
+        break;
+    case MEM_BUFFERS:
+        fprintf(out, "a smaller state vector (the buffers hold a few vectors each)");
+        break;
+    case MEM_ERRORS:
+        fprintf(out, "%s", eo->all_errors ? "a smaller --max-traces, or without --all-errors"
+                                          : "a smaller --max-traces");
+        break;
+    case MEM_NONE: break;
+    }
+    fprintf(out, ", or more memory\n");
+}
+
 static void print_stats_text(FILE *out, const explore_options *eo, const explore_result *r)
 {
     const explore_stats *x = &r->stats;
-    char b1[32], b2[32];
+    char b1[32];
     double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
     fprintf(out, "statistics:\n");
     fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
@@ -342,12 +453,14 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
     if (eo->store.kind == STORE_COMPACT)
         fprintf(out, "  store                compact, %u-bit fingerprints, %s (%.1f bytes/state)\n",
                 eo->store.fingerprint_bits, human_bytes((double)x->store_bytes, b1, sizeof b1), bps);
+    else if (eo->store.kind == STORE_BITSTATE) /* allocated whole at the start */
+        fprintf(out, "  store                bitstate, %s reserved: the whole bit array (%.1f "
+                     "bytes/state)\n", human_bytes((double)x->store_bytes, b1, sizeof b1), bps);
     else
         fprintf(out, "  store                %s, %s (%.1f bytes/state)\n",
                 store_kind_name(eo->store.kind), human_bytes((double)x->store_bytes, b1, sizeof b1),
                 bps);
-    fprintf(out, "  search stack/queue   %s\n", human_bytes((double)x->search_bytes, b2, sizeof b2));
-    fprintf(out, "  peak memory (RSS)    %s\n", human_bytes((double)x->peak_rss, b1, sizeof b1));
+    print_memory_text(out, eo, x);
     if (eo->store.kind == STORE_COMPACT)
         fprintf(out, "  omission probability %.3g (hash compaction)\n", x->omission);
     else if (eo->store.kind == STORE_BITSTATE)
@@ -459,6 +572,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     if (eo->store.kind == STORE_BITSTATE && r->stop == STOP_COMPLETE)
         fprintf(out, " (bitstate: partial coverage, states may have been missed)");
     fprintf(out, "\n");
+    if (r->stop == STOP_MEMLIMIT) print_memlimit_text(out, eo, r);
     print_stats_text(out, eo, r);
     if (a)
         fprintf(out, "  adapt                %u search%s, %" PRIu64 " states stored and %.3f s in all\n",
