@@ -553,6 +553,18 @@ def main():
               "ok: the page says no error was found and the search was complete")
         check(not tree.root.all(lambda n: n.tag == "table" and n.attrs.get("id") == "trace"),
               "ok: no trace table")
+    # --all-errors: the first error's page says there are more
+    out = os.path.join(TMP, "all.html")
+    rc, so, se = run_mcheck(MCHECK, "--all-errors", "--trace-html", out,
+                            os.path.join(semantics, "spawn_beyond_max.bc"))
+    _, js, _ = run_mcheck(MCHECK, "--all-errors", "--json", os.path.join(semantics, "spawn_beyond_max.bc"))
+    js = json.loads(js)
+    if check(rc == 1 and os.path.exists(out) and len(js["errors"]) > 1,
+             f"all-errors: exit 1, a page, more than one error ({rc}, {se!r})"):
+        m = Tree(page(out)).by_id("message")
+        check(m is not None and m.text() == js["errors"][0]["message"] +
+              f" (the first of {len(js['errors'])} errors kept; the text report has them all)",
+              f"all-errors: the page shows the first error and says how many were kept")
     # write errors and usage
     rc, so, se = run_mcheck(MCHECK, "--trace-html", "/dev/full", md("assert_fail.bc"))
     check(rc == 1 and "mcheck: error: cannot write '/dev/full': No space left on device" in se
