@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 
 mode=${1:-demo}
 pkgs=(cmake gcc make pkg-config libjudy-dev libxxhash-dev python3)
-[ "$mode" = test ] && pkgs+=(spin clang libclang-rt-14-dev)
+[ "$mode" = test ] && pkgs+=(spin clang libclang-rt-14-dev chromium)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -89,6 +89,9 @@ static void usage(FILE *out)
           "output:\n"
           "  --json                 print one JSON object instead of text\n"
           "  --trace-json FILE      write the error trace as JSON to FILE\n"
+          "  --trace-html FILE      write the first error's trace as a self-contained\n"
+          "                         HTML page to FILE: a column per thread, a row per\n"
+          "                         step, lock hold intervals and waits drawn\n"
           "  --dump-states FILE     write every stored visible state (hex) to FILE\n"
           "  --progress             progress lines on stderr even when it is not a terminal\n"
           "  --quiet                no progress lines\n"
@@ -111,6 +114,7 @@ typedef struct cli {
     bool jobs_set;             /* -j was given */
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
+    const char *trace_html;    /* --trace-html FILE */
 } cli;
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -172,7 +176,7 @@ enum {
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
-    OPT_POR, OPT_JOBS,
+    OPT_POR, OPT_JOBS, OPT_TRACEHTML,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -200,6 +204,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"timelimit", required_argument, 0, OPT_TIMELIMIT},
         {"json", no_argument, 0, OPT_JSON},
         {"trace-json", required_argument, 0, OPT_TRACEJSON},
+        {"trace-html", required_argument, 0, OPT_TRACEHTML},
         {"dump-states", required_argument, 0, OPT_DUMPSTATES},
         {"progress", no_argument, 0, OPT_PROGRESS},
         {"quiet", no_argument, 0, OPT_QUIET},
@@ -308,6 +313,7 @@ static int parse_args(int argc, char **argv, cli *c)
         }
         case OPT_JSON: c->json = true; break;
         case OPT_TRACEJSON: c->trace_json = optarg; break;
+        case OPT_TRACEHTML: c->trace_html = optarg; break;
         case OPT_DUMPSTATES: c->dump_states = optarg; break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
@@ -332,6 +338,9 @@ static int parse_args(int argc, char **argv, cli *c)
     if (c->jobs_set && c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
         return bad_usage("--lookahead=%s applies to the sequential search, not to -j",
                          lookahead_mode_name(c->eo.lookahead));
+    if (c->trace_html && (c->dump || c->simulate))
+        return bad_usage("--trace-html applies to the search, not to %s",
+                         c->dump ? "--dump" : "--simulate");
     if (c->jobs_set && (c->dump || c->simulate))
         return bad_usage("-j applies to the search, not to %s", c->dump ? "--dump" : "--simulate");
     if (c->adapt) {
@@ -401,13 +410,30 @@ static int exit_status(const explore_result *r)
     return r->stop == STOP_COMPLETE ? 0 : 3;
 }
 
+/* --trace-html: the page, then any write error said (the exit status stays
+ * the verdict's, as with --trace-json). Closes f. */
+static void write_html(FILE *f, const char *path, const report_run *run, const vm_program *p,
+                       const explore_result *r, const trace *traces)
+{
+    errno = 0;
+    int err = report_html(f, run, p, r, traces) != 0 ? errno : 0;
+    if (!err && (fflush(f) != 0 || ferror(f))) err = errno ? errno : EIO;
+    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (err) fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", path, strerror(err));
+}
+
 static int run_search(cli *c, vm_program *p)
 {
     explore_result r;
     explore_adaptation ad;
-    FILE *dump = NULL;
+    FILE *dump = NULL, *html = NULL;
     if (c->dump_states && !(dump = fopen(c->dump_states, "w"))) {
         fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->dump_states, strerror(errno));
+        return 2;
+    }
+    if (c->trace_html && !(html = fopen(c->trace_html, "w"))) { /* before a long search */
+        fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_html, strerror(errno));
+        if (dump) fclose(dump);
         return 2;
     }
     c->eo.dump_states = dump;
@@ -428,6 +454,7 @@ static int run_search(cli *c, vm_program *p)
                 rc == -2 ? "adapting the model (--adapt)" : "before the search started");
         explore_result_free(&r);
         if (c->adapt) explore_adaptation_free(&ad);
+        if (html) fclose(html);
         return 3;
     }
     /* Out of memory from here on costs the traces (reported as not
@@ -459,6 +486,7 @@ static int run_search(cli *c, vm_program *p)
             fclose(tf);
         }
     }
+    if (html) write_html(html, c->trace_html, &run, p, &r, traces);
     int status = exit_status(&r);
     for (uint32_t i = 0; traces && i < r.nerrors; i++) trace_free(&traces[i]);
     free(traces);

@@ -137,6 +137,15 @@ int report_hint(const vm_program *p, const explore_error *er, const trace *t, bo
                 report_hints *h);
 void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
 
+/* ---- the HTML page (report_html.c) -------------------------------------- */
+
+/* --trace-html: one self-contained page of error 0 of r and its replay
+ * (report_trace_of(traces, 0)), or a page saying that no error was found.
+ * Returns 0, or -1 with errno ENOMEM (the page is then incomplete). Write
+ * errors are the caller's to find (ferror). */
+int report_html(FILE *out, const report_run *run, const vm_program *p, const explore_result *r,
+                const trace *traces);
+
 /* ---- simulation (simulate.c) ------------------------------------------- */
 
 /* One random interleaving, one instruction per step. Returns the exit
