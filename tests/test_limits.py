@@ -13,6 +13,13 @@
   and the stack/queue within the limit (before this was checked ahead of
   growth, BFS allocated 1024 vectors at once); a bitstate array bigger than
   the limit stops the search at once (the store is counted too).
+- The lock-depth limit: a recursive lock's depth is a u16 (LANGUAGE.md's
+  layout), so 65535 nested acquires are allowed and the 65536th is the
+  runtime error "lock 'm' acquired more than 65535 times", at that acquire,
+  in both --reduce modes; the counts are those of the reference enumerator
+  (tests/ref/refcheck.py -D DEPTH=65536 --ld: 65537/65536 reduced,
+  262142/262141 full; too slow to rerun here). Its trace is 65536 steps
+  long, so it is not a tests/semantics model (its golden would be megabytes).
 (--max-depth reporting "incomplete" is tested in test_cli.py.)
 
 usage: test_limits.py MCHECK MODELS_DIR
@@ -114,6 +121,50 @@ def test_memlimit_counts_everything(tmp):
           "a 16 MB bit array under --memlimit 8 stops with memory_limit")
 
 
+# acquire m DEPTH times (every acquire of a held lock nests), then release it
+# as often; the release loop is one invisible run of 4 * DEPTH instructions
+LOCK_DEPTH = """const DEPTH = 65535
+lock m
+shared x
+thread t
+    reg n, c
+more:
+    acquire m
+    add n, n, 1
+    lt c, n, DEPTH
+    jnz c, more
+    store x, n
+less:
+    release m
+    sub n, n, 1
+    jnz n, less
+"""
+
+
+def test_lock_depth_limit(tmp):
+    path = os.path.join(tmp, "lock_depth.bc")
+    with open(path, "w") as f:
+        f.write(LOCK_DEPTH)
+    code, js, err = run_json("--max-invisible", "300000", path)
+    check(code == 0 and js is not None and js["verdict"] == "ok"
+          and js["stats"]["states_stored"] == 65536,
+          f"65535 nested acquires of m are allowed (got {code}, "
+          f"{js and js['verdict']}, {js and js['stats']['states_stored']})\n{err[-500:]}")
+    for mode, states, transitions in (("compose", 65537, 65536), ("none", 262142, 262141)):
+        code, js, err = run_json("-D", "DEPTH=65536", "--reduce=" + mode, path)
+        if not check(js is not None, f"--reduce={mode}: JSON report\n{err[-500:]}"):
+            continue
+        er = js["errors"][0] if js["errors"] else {}
+        check(code == 1 and js["verdict"] == "runtime_error"
+              and er.get("message") == "lock 'm' acquired more than 65535 times"
+              and er.get("line") == 7,
+              f"--reduce={mode}: the 65536th acquire is a runtime error at line 7 (got {code}, "
+              f"{js['verdict']}, {er.get('message')!r}, line {er.get('line')})")
+        check((js["stats"]["states_stored"], js["stats"]["transitions"]) == (states, transitions),
+              f"--reduce={mode}: refcheck's counts {states}/{transitions} (got "
+              f"{js['stats']['states_stored']}/{js['stats']['transitions']})")
+
+
 def main():
     global MCHECK
     if len(sys.argv) != 3:
@@ -124,6 +175,7 @@ def main():
         test_bitstate_labels(models)
         test_omission_reported(models)
         test_memlimit_counts_everything(tmp)
+        test_lock_depth_limit(tmp)
     return finish()
 
 
