@@ -295,6 +295,34 @@ def test_race_option():
     check(code == 2 and "--race" in err, "bad --race value: exit 2")
 
 
+ERASER_NOTE = ("the reduced search keeps every LD' violation, not every Eraser report; "
+               "--reduce=none finds them all")
+
+
+def test_eraser_note():
+    """--race=eraser under the reduction says that it may miss Eraser reports
+    (text: a note line after the options line; JSON: "notes"); no other
+    combination has the note (tests/semantics/eraser_reduced.bc is a model
+    whose Eraser report only --reduce=none finds)."""
+    racy = model("racy_note.bc", "shared x\nthread t[2]\n    reg v\n    load v, x\n"
+                                 "    add v, v, 1\n    store x, v\n")
+    code, out, _ = run("--race=eraser", racy)
+    lines = out.splitlines()
+    check(code == 1 and len(lines) > 1 and lines[1] == "note: " + ERASER_NOTE
+          and out.count("note: the reduced search") == 1,
+          f"--race=eraser: the note follows the options line\n{out[:400]}")
+    for extra in ([], ["--por"], ["--search=bfs"]):
+        code, out, _ = run("--json", "--race=eraser", *extra, racy)
+        js = json.loads(out)
+        check(js["notes"] == [ERASER_NOTE], f"--race=eraser {extra}: JSON notes {js['notes']}")
+    for args in (["--race=eraser", "--reduce=none"], ["--race=ld"], ["--race=goldilocks"],
+                 ["--race=off"]):
+        code, out, _ = run(*args, racy)
+        check("note: the reduced search" not in out, f"{args}: no Eraser note")
+        code, out, _ = run("--json", *args, racy)
+        check(json.loads(out)["notes"] == [], f"{args}: JSON notes is []")
+
+
 def test_race_reports_earlier_accesses():
     # a reads and writes x under m; b then reads it under n: the candidate set
     # {m} (set by a's load; a's store leaves it) is emptied by b's load
@@ -1057,7 +1085,7 @@ def main():
     MCHECK = sys.argv[1]
     for t in (test_usage, test_diagnostics_teach, test_define_changes_the_model, test_simulate, test_json_report,
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
-              test_race_option, test_race_reports_earlier_accesses,
+              test_race_option, test_eraser_note, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,

@@ -270,6 +270,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             eo->store.fingerprint_bits, search_order_name(eo->search),
             eo->max_depth, p->spurious_wakeups ? "true" : "false",
             eo->por ? "true" : "false", eo->workers);
+    const char *notes[REPORT_NOTES_MAX];
+    int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);
+    fprintf(out, ",\"notes\":[");
+    for (int k = 0; k < nnotes; k++) {
+        if (k) fputc(',', out);
+        json_string(out, notes[k]);
+    }
+    fputc(']', out);
     if (a) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
         for (uint32_t i = 0; i < a->nvars; i++) {

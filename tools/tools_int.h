@@ -57,6 +57,13 @@ static inline const trace *report_trace_of(const trace *traces, uint32_t i)
  * statistics. traces[i] is error i's replay (report_trace_of). */
 void report_text(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces);
+/* What the run's options leave out, one sentence each (text: "note: "
+ * lines after the options line; JSON: the "notes" array): the reduced
+ * search with --race=eraser keeps every LD' violation, not every Eraser
+ * report (only LD' is what the reduction preserves, Stoller's Theorem 9).
+ * Returns how many it set in notes[0 .. max). */
+#define REPORT_NOTES_MAX 4
+int report_run_notes(const explore_options *eo, const char **notes, int max);
 /* One line per variable --adapt made volatile, and why. */
 void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation *a);
 /* The whole JSON report: one object and a newline. */
