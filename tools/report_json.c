@@ -204,6 +204,14 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
     fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s,\"trace\":", er->len,
             t->diverged ? "false" : "true");
     print_trace_json(out, p, t);
+    if (t->states) { /* --trace-states: the state after each step */
+        fprintf(out, ",\"states\":[");
+        for (uint32_t k = 0; k < t->nstates; k++) {
+            if (k) fputc(',', out);
+            report_state_json(out, p, t->states + (size_t)k * p->layout.size, t->states_from + k);
+        }
+        fprintf(out, "]");
+    }
     report_accesses_json(out, p, t);
     if (er->kind == VERDICT_DEADLOCK) {
         fprintf(out, ",\"blocked\":[");

@@ -278,6 +278,10 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         if (i == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
             fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
         report_trace_line(out, p, t, &t->entries[i], width);
+        uint32_t step = t->entries[i].step; /* --trace-states: after the step's last line */
+        const uint8_t *after = report_state_after(p, t, step);
+        if (after && (i + 1 == t->n || t->entries[i + 1].step != step))
+            report_state_text(out, p, after, step);
     }
     if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
     if (er->kind == VERDICT_DEADLOCK) {

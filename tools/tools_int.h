@@ -118,6 +118,19 @@ const char *report_operand_name(const vm_program *p, const trace *t, const trace
 void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
                       char *buf, size_t n);
 
+/* The whole state `s` after trace step `step` (report_state.c,
+ * --trace-states): text, an indented block "state after step N:" for the
+ * lines under a step; JSON, one object of an error's "states" array. */
+void report_state_text(FILE *out, const vm_program *p, const uint8_t *s, uint32_t step);
+void report_state_json(FILE *out, const vm_program *p, const uint8_t *s, uint32_t step);
+/* The state trace_replay_states() kept after step `step`, or NULL. */
+static inline const uint8_t *report_state_after(const vm_program *p, const trace *t,
+                                                uint32_t step)
+{
+    if (!t->states || step < t->states_from || step - t->states_from >= t->nstates) return NULL;
+    return t->states + (size_t)(step - t->states_from) * p->layout.size;
+}
+
 /* One line per thread that has not ended: where it stands and what it
  * waits for (vm_describe_block), marked when it is at an end label. */
 void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s);
