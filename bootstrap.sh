@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # bootstrap.sh: set up a fresh Debian machine, build mcheck, and run it.
-#   ./bootstrap.sh demo   install what is missing, build, check a bundled model
+#   ./bootstrap.sh demo   install what is missing, build, install mcheck
+#                         (cmake --install: /usr/local/bin/mcheck), check a
+#                         bundled model with the mcheck on the PATH
 #   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, run the
 #                         parallel search's tests under ThreadSanitizer, fuzz each
 #                         libFuzzer target for 60 s (clang), run ctest
 #   ./bootstrap.sh build  install what is missing and build (release) only
-# Needs root or sudo only when packages are missing.
+# Needs root or sudo only when packages are missing, and (demo) to install
+# mcheck; test and build install nothing outside the work tree but packages.
+# PREFIX=DIR ./bootstrap.sh demo installs into DIR/bin instead of /usr/local/bin.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,10 +21,10 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
 if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
@@ -32,8 +36,15 @@ case "$mode" in
     cmake --build build -j "$jobs" >/dev/null
     echo "bootstrap: built build/tools/mcheck"
     if [ "$mode" = demo ]; then
-      echo "\$ build/tools/mcheck models/philosophers.bc"
-      build/tools/mcheck models/philosophers.bc || [ $? -eq 1 ]  # exit 1: an error was found
+      prefix=${PREFIX:-/usr/local}
+      $sudo cmake --install build --prefix "$prefix" >/dev/null
+      echo "bootstrap: installed $prefix/bin/mcheck"
+      if [ "$(command -v mcheck)" != "$prefix/bin/mcheck" ]; then
+        echo "bootstrap: warning: $prefix/bin is not first on your PATH; running $prefix/bin/mcheck" >&2
+        export PATH="$prefix/bin:$PATH"
+      fi
+      echo "\$ mcheck models/philosophers.bc"
+      mcheck models/philosophers.bc || [ $? -eq 1 ]  # exit 1: an error was found
     fi
     ;;
   test)

@@ -348,6 +348,14 @@ typedef struct trace {
                                  the entries; NULL without one) */
     bool diverged;            /* replay did not follow the path */
     char why[256];            /* how it diverged, or the fault it ended in */
+    /* trace_replay_states() only (--trace-states): the state (vm part,
+     * layout.size bytes each) after each replayed step, states_from the
+     * step number of the first (0 with --por's folded starts, else 1);
+     * the last is the final state, also when its step faulted */
+    uint8_t *states;
+    uint32_t nstates;
+    uint32_t states_from;
+    uint64_t states_bytes;    /* what `states` holds, counted */
 } trace;
 
 /* The trace entry of the instruction thread `tid` is about to run in `s`
@@ -365,6 +373,10 @@ trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step,
  * enabled) sets diverged. Free with trace_free(). */
 int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
                  uint32_t len, trace *t);
+/* trace_replay(), also keeping the state after each step (trace.states):
+ * the full-state trace of --trace-states. */
+int trace_replay_states(const vm_program *p, const explore_options *o, const explore_step *path,
+                        uint32_t len, trace *t);
 void trace_free(trace *t);
 
 #endif

@@ -11,8 +11,9 @@
  * operands, values read and written, whom a notify woke), read from the
  * state before it (step_env.before) and the state after it (the next
  * `before`, or the end of the step), as SPIN's and TLC's counterexamples
- * show the state; the search runs without any of this. It does not print:
- * tools/ does. */
+ * show the state; the search runs without any of this. With
+ * trace_replay_states() (--trace-states) it also keeps a copy of the whole
+ * state (vm part) after each step. It does not print: tools/ does. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ typedef struct replay_ctx {
     uint32_t pending;   /* the entry whose state after is not seen yet, or
                            NO_ENTRY */
     uint32_t woken_cap;
+    bool keep_states;   /* trace_replay_states(): a copy after each step */
+    uint32_t states_cap;
 } replay_ctx;
 
 #define NO_ENTRY UINT32_MAX
@@ -45,6 +48,25 @@ static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
         *cap = nc;
     }
     t->entries[t->n++] = *e;
+    return true;
+}
+
+/* With keep_states: a copy of the vm part of `s`, the state after the
+ * step being replayed. False: out of memory. */
+static bool states_push(replay_ctx *rc, const uint8_t *s)
+{
+    trace *t = rc->t;
+    uint32_t size = rc->p->layout.size;
+    if (!rc->keep_states) return true;
+    if (t->nstates == rc->states_cap) {
+        uint32_t nc = rc->states_cap ? rc->states_cap * 2 : 16;
+        uint8_t *ns = realloc(t->states, (size_t)nc * size);
+        if (!ns) return false;
+        t->states = ns;
+        rc->states_cap = nc;
+    }
+    memcpy(t->states + (size_t)t->nstates++ * size, s, size);
+    t->states_bytes = (uint64_t)rc->states_cap * size;
     return true;
 }
 
@@ -255,15 +277,15 @@ REPLAY_HOOK(send, uint32_t)
 REPLAY_HOOK(recv, uint32_t)
 #undef REPLAY_HOOK
 
-int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
-                 uint32_t len, trace *t)
+static int replay(const vm_program *p, const explore_options *o, const explore_step *path,
+                  uint32_t len, trace *t, bool keep_states)
 {
     ls_kind race = o->race;
     memset(t, 0, sizeof *t);
     int rc = -1;
     vm_hooks h = {0};
     ls_detector *det = NULL;
-    replay_ctx rctx = {.t = t, .p = p, .pending = NO_ENTRY};
+    replay_ctx rctx = {.t = t, .p = p, .pending = NO_ENTRY, .keep_states = keep_states};
     if (ls_needed(race, p)) { /* LS_OFF too, to check unshared variables */
         if (!(det = ls_new_opts(race, p, p->layout.size, o->por))) return -1;
         ls_hooks(det, &rctx.det_hooks);
@@ -300,6 +322,8 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
     rctx.step = 0;
     if (fold && !step_fold_starts(&env, s, &counts, true)) goto out; /* no memory */
     fx_settle(&rctx, s);
+    t->states_from = t->n ? 0 : 1; /* step 0: the folded starts */
+    if (t->n && !states_push(&rctx, s)) goto out;
     for (uint32_t i = 0; i < len; i++) {
         int tid = path[i].tid;
         if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
@@ -314,6 +338,7 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
         if (!step_run_observed(&env, s, tid, path[i].choice, &so, &counts)) goto out; /* no memory */
         /* the step's last instruction completed, unless it is the erring one */
         if (so.kind == VERDICT_OK || so.cause == CAUSE_BOUNDED_INVIS) fx_settle(&rctx, s);
+        if (!states_push(&rctx, s)) goto out;
         if (so.kind != VERDICT_OK) { /* the path ends here */
             snprintf(t->why, sizeof t->why, "%s", so.msg);
             if (i + 1 != len && so.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
@@ -332,10 +357,23 @@ out:
     return rc;
 }
 
+int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
+                 uint32_t len, trace *t)
+{
+    return replay(p, o, path, len, t, false);
+}
+
+int trace_replay_states(const vm_program *p, const explore_options *o, const explore_step *path,
+                        uint32_t len, trace *t)
+{
+    return replay(p, o, path, len, t, true);
+}
+
 void trace_free(trace *t)
 {
     if (!t) return;
     ls_free(t->det);
+    free(t->states);
     free(t->entries);
     free(t->woken);
     free(t->final_state);

@@ -7,6 +7,11 @@ verdict (and optionally exact state/transition counts) in header comments:
     ; expect-race-goldilocks: ok  the verdict with another detector (off, ld, eraser,
                                   goldilocks), the rest of the options unchanged
     ; expect-states-race-off: 280 (and expect-transitions-race-DET) its counts
+    ; expect-race-eraser-reduce-none: lock_discipline   the verdict with that
+                                  detector and --reduce=none (and its counts:
+                                  expect-states-race-eraser-reduce-none): Eraser's
+                                  reports are not all kept by the reduction
+                                  (semantics/eraser_reduced.bc)
     ; expect-spurious-wakeups: ok the verdict with --spurious-wakeups (both --reduce
                                   modes), and expect-states-spurious-wakeups,
                                   expect-transitions-spurious-wakeups (-reduce-none)
@@ -167,17 +172,20 @@ def test_model(mcheck, path):
         check(not problems, f"{name} --search=bfs: {'; '.join(problems)}")
 
     # the verdict with each other detector the header names
-    for det in ("off", "ld", "eraser", "goldilocks"):
-        want = h.get("expect-race-" + det)
+    for det, mode in [(d, m) for d in ("off", "ld", "eraser", "goldilocks") for m in ("", "-reduce-none")]:
+        want = h.get("expect-race-" + det + mode)
         if want is None:
             continue
         dopts = [o for o in opts if not o.startswith("--race=")] + ["--race=" + det]
+        if mode:
+            dopts.append("--reduce=none")
+            det += " --reduce=none"
         dcode, djs, derr = run_json(mcheck, dopts + [path])
         got = djs and djs["verdict"]
         check(got == want and dcode == EXIT.get(want),
               f"{name} --race={det}: verdict {got} exit {dcode}, expected {want}")
-        for key, field in (("expect-states-race-" + det, "states_stored"),
-                           ("expect-transitions-race-" + det, "transitions")):
+        for key, field in (("expect-states-race-" + det.split()[0] + mode, "states_stored"),
+                           ("expect-transitions-race-" + det.split()[0] + mode, "transitions")):
             if djs and key in h:
                 check(djs["stats"][field] == int(h[key]),
                       f"{name} --race={det}: {field} {djs['stats'][field]}, expected {h[key]}")

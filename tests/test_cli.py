@@ -295,6 +295,115 @@ def test_race_option():
     check(code == 2 and "--race" in err, "bad --race value: exit 2")
 
 
+ERASER_NOTE = ("the reduced search keeps every LD' violation, not every Eraser report; "
+               "--reduce=none finds them all")
+
+
+def test_eraser_note():
+    """--race=eraser under the reduction says that it may miss Eraser reports
+    (text: a note line after the options line; JSON: "notes"); no other
+    combination has the note (tests/semantics/eraser_reduced.bc is a model
+    whose Eraser report only --reduce=none finds)."""
+    racy = model("racy_note.bc", "shared x\nthread t[2]\n    reg v\n    load v, x\n"
+                                 "    add v, v, 1\n    store x, v\n")
+    code, out, _ = run("--race=eraser", racy)
+    lines = out.splitlines()
+    check(code == 1 and len(lines) > 1 and lines[1] == "note: " + ERASER_NOTE
+          and out.count("note: the reduced search") == 1,
+          f"--race=eraser: the note follows the options line\n{out[:400]}")
+    for extra in ([], ["--por"], ["--search=bfs"]):
+        code, out, _ = run("--json", "--race=eraser", *extra, racy)
+        js = json.loads(out)
+        check(js["notes"] == [ERASER_NOTE], f"--race=eraser {extra}: JSON notes {js['notes']}")
+    for args in (["--race=eraser", "--reduce=none"], ["--race=ld"], ["--race=goldilocks"],
+                 ["--race=off"]):
+        code, out, _ = run(*args, racy)
+        check("note: the reduced search" not in out, f"{args}: no Eraser note")
+        code, out, _ = run("--json", *args, racy)
+        check(json.loads(out)["notes"] == [], f"{args}: JSON notes is []")
+
+
+PHIL2_STATE_4 = """        state after step 4:
+          meals = {0, 0}
+          fork[0]: held by phil[0], depth 1
+          fork[1]: held by phil[1], depth 1
+          phil[0]: running at line 19: acquire fork[right]; left = 0, right = 1, m = 0
+          phil[1]: running at line 19: acquire fork[right]; left = 1, right = 0, m = 0
+"""
+
+STATES_MODEL = """lock m, l[3]
+shared x, a[2] = 5
+chan c[2]
+thread main
+    reg k
+    acquire m
+    acquire m
+    send c, 7
+    spawn k, w, 1
+    wait m
+proc w max 2
+    reg q
+    acquire l[self]
+    acquire m
+    notify m
+    release m
+    assert q, "q"
+"""
+
+
+def test_trace_states():
+    """--trace-states: the whole state after each step, in text (a block
+    after the step's last line) and JSON ("states", one object per step);
+    without it the report is unchanged."""
+    phil = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "philosophers.bc")
+    args = ["--search=bfs", "-D", "N=2", phil]
+    code, plain, _ = run(*args)
+    code2, out, _ = run("--trace-states", *args)
+    check(code == code2 == 1 and out.count("state after step") == 4,
+          f"--trace-states: one state block per step (4)\n{out[:1500]}")
+    check(PHIL2_STATE_4 + "blocked threads:\n" in out,
+          f"--trace-states: the deadlock's last state, exactly\n{out[:3000]}")
+    strip = "".join(l for l in out.splitlines(True) if not l.startswith("        state after")
+                    and not l.startswith("          "))
+    check(strip.split("statistics:")[0] == plain.split("statistics:")[0],
+          "--trace-states adds the state blocks and nothing else")
+    check("state after" not in plain, "without --trace-states: no state blocks")
+    code, out, _ = run("--json", *args)
+    check("states" not in json.loads(out)["error"], "without --trace-states: no JSON \"states\"")
+    # JSON: globals, locks (held or waited for), channels, threads by name
+    path = model("states.bc", STATES_MODEL)
+    code, out, _ = run("--json", "--trace-states", path)
+    er = json.loads(out)["error"]
+    st = er.get("states", [])
+    check(er["kind"] == "assertion" and len(st) == er["steps"] == 10
+          and [s["step"] for s in st] == list(range(1, 11)),
+          f"JSON: one state per step ({len(st)} for {er['steps']})")
+    if len(st) == 10:
+        check(st[6] == {"step": 7, "globals": {"x": 0, "a": [5, 5]},
+                        "locks": [{"name": "m", "owner": "w[0]", "depth": 1, "waiting": ["main"]},
+                                  {"name": "l[1]", "owner": "w[0]", "depth": 1, "waiting": []}],
+                        "locks_free": 2, "channels": {"c": [7]},
+                        "threads": [{"name": "main", "tid": 0, "status": "waiting", "pc": 4,
+                                     "line": 10, "instruction": "wait m", "registers": {"k": 1}},
+                                    {"name": "w[0]", "tid": 1, "status": "running", "pc": 2,
+                                     "line": 15, "instruction": "notify m",
+                                     "registers": {"q": 0}}]},
+              f"JSON: the state after step 7 exactly: {st[6]}")
+        check(st[8]["threads"][0] == {"name": "main", "tid": 0, "status": "ended"}
+              and st[8]["locks"][0] == {"name": "m", "owner": "main", "depth": 2, "waiting": []},
+              f"JSON: main ended holding m at depth 2 after its re-acquire: {st[8]}")
+    with tempfile.TemporaryDirectory() as d:
+        tj = os.path.join(d, "t.json")
+        run("--quiet", "--trace-states", "--trace-json", tj, path)
+        with open(tj) as f:
+            check(len(json.load(f).get("states", [])) == 10, "--trace-json carries the states")
+    code, out, _ = run("--trace-states", path)
+    check("          chan c = [7] (1 of 2)\n" in out and "          m: free; wait set: main\n" in out,
+          f"text: channel contents and a wait set\n{out[:2000]}")
+    code, _, err = run("--trace-states", "--simulate", path)
+    check(code == 2 and "--trace-states" in err, "--trace-states --simulate: usage error")
+
+
 def test_race_reports_earlier_accesses():
     # a reads and writes x under m; b then reads it under n: the candidate set
     # {m} (set by a's load; a's store leaves it) is emptied by b's load
@@ -1057,7 +1166,7 @@ def main():
     MCHECK = sys.argv[1]
     for t in (test_usage, test_diagnostics_teach, test_define_changes_the_model, test_simulate, test_json_report,
               test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
-              test_race_option, test_race_reports_earlier_accesses,
+              test_race_option, test_eraser_note, test_trace_states, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,

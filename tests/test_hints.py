@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The hints that end a lock_discipline report (tools/hint.c, issue 18): one
 small model per pattern (one thread only: `unshared`; an unlocked first access:
-`init T`; one writer read by another thread: `volatile` or --race=goldilocks;
+`init T`, unless another thread that existed then can reach an access
+to the variable (models/semaphore_stoller.bc: `volatile` or Goldilocks instead); one writer read by another thread: `volatile` or --race=goldilocks;
 `init T` declared but another thread first; none: the generic line), the text
 lines and the JSON "hint" field, that the declaration the hint names makes the
 model pass, and --adapt's warning. Not checked: the wording beyond key phrases.
@@ -10,6 +11,7 @@ usage: test_hints.py MCHECK
 The last line is "N passed, N failed".
 """
 import json
+import os
 import sys
 import tempfile
 from checks import check, finish, run_mcheck, write_model
@@ -129,6 +131,19 @@ def main():
     check("declare `shared x init main`" in out and "volatile x" not in out,
           f"init: names `shared x init main` only ({hints(out)!r})")
     passes("init_fixed", INIT.replace("shared x", "shared x init main"))
+
+    # models/semaphore_stoller.bc: t1 writes v first in the trace, but t2 (a
+    # thread from the start whose code reaches its load of v) may read it
+    # first on another path, so `init t1` is not suggested
+    sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models",
+                       "semaphore_stoller.bc")
+    out = run_mcheck(MCHECK, sem)[1]
+    h = hints(out)
+    check(len(h) == 2 and h[0] == "hint: the first access to 'v' here (a write by t1, holding no "
+          "lock) looks like its initialization, but t2 may reach its own access to 'v' first, so "
+          "`init t1` would not hold: make it `volatile v` (a flag), or check for real races with "
+          "--race=goldilocks" and "init t1`," not in out,
+          f"semaphore_stoller: volatile or goldilocks, not `init t1` ({h!r})")
 
     case("flag", FLAG, "'flag' is written by main only and read by reader without a common "
          "lock, as a flag that hands off other data is: declare it `volatile flag`, or check "

@@ -25,6 +25,13 @@
   bigger than the limit), -j 2's stack and queue; the counted line's figures
   are the JSON statistics' (a sequential search is deterministic, so the
   text and the JSON run agree), and the counted total stays near the limit.
+- The lock-depth limit: a recursive lock's depth is a u16 (LANGUAGE.md's
+  layout), so 65535 nested acquires are allowed and the 65536th is the
+  runtime error "lock 'm' acquired more than 65535 times", at that acquire,
+  in both --reduce modes; the counts are those of the reference enumerator
+  (tests/ref/refcheck.py -D DEPTH=65536 --ld: 65537/65536 reduced,
+  262142/262141 full; too slow to rerun here). Its trace is 65536 steps
+  long, so it is not a tests/semantics model (its golden would be megabytes).
 (--max-depth reporting "incomplete" is tested in test_cli.py.)
 
 usage: test_limits.py MCHECK MODELS_DIR
@@ -32,6 +39,7 @@ The last line is "N passed, N failed".
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -247,6 +255,48 @@ def test_memlimit_names_the_part(models, tmp):
                   "without -j (the sequential DFS keeps only the path)", 4, exact_text=False)
     memlimit_stop("-j 2 bfs, deep", ["-j", "2", "--search=bfs"] + phil, "queue",
                   "--search=dfs without -j (keeps only the path)", 8, exact_text=False)
+# acquire m DEPTH times (every acquire of a held lock nests), then release it
+# as often; the release loop is one invisible run of 4 * DEPTH instructions
+LOCK_DEPTH = """const DEPTH = 65535
+lock m
+shared x
+thread t
+    reg n, c
+more:
+    acquire m
+    add n, n, 1
+    lt c, n, DEPTH
+    jnz c, more
+    store x, n
+less:
+    release m
+    sub n, n, 1
+    jnz n, less
+"""
+
+
+def test_lock_depth_limit(tmp):
+    path = os.path.join(tmp, "lock_depth.bc")
+    with open(path, "w") as f:
+        f.write(LOCK_DEPTH)
+    code, js, err = run_json("--max-invisible", "300000", path)
+    check(code == 0 and js is not None and js["verdict"] == "ok"
+          and js["stats"]["states_stored"] == 65536,
+          f"65535 nested acquires of m are allowed (got {code}, "
+          f"{js and js['verdict']}, {js and js['stats']['states_stored']})\n{err[-500:]}")
+    # text, not JSON: the 65536-step trace is 15 MB of text, 74 MB of JSON
+    for mode, states, transitions in (("compose", 65537, 65536), ("none", 262142, 262141)):
+        code, out, err = run("-D", "DEPTH=65536", "--reduce=" + mode, path)
+        head = out[:400].splitlines()
+        check(code == 1 and len(head) > 2
+              and head[1] == "error: lock 'm' acquired more than 65535 times"
+              and head[2] == f"  in t at {path}:7: acquire m"
+              and "\nverdict: runtime_error\n" in out,
+              f"--reduce={mode}: the 65536th acquire is a runtime error at line 7 (got {code}, "
+              f"{head[:3]})\n{err[-500:]}")
+        got = re.findall(r"^  (states stored|transitions) +(\d+)", out, re.M)
+        check(got == [("states stored", str(states)), ("transitions", str(transitions))],
+              f"--reduce={mode}: refcheck's counts {states}/{transitions} (got {got})")
 
 
 def main():
@@ -261,6 +311,7 @@ def main():
         test_memlimit_counts_everything(tmp)
         test_memory_figures(models)
         test_memlimit_names_the_part(models, tmp)
+        test_lock_depth_limit(tmp)
     return finish()
 
 

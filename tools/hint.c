@@ -6,7 +6,10 @@
  *     that may access the variable, and in the trace only it did;
  *   init T (LD', no `init` clause yet): the element's first access in the
  *     trace held no lock, and LD' with that access unchecked (what `init T`
- *     does, LANGUAGE.md) finds no violation in the rest of the trace;
+ *     does, LANGUAGE.md) finds no violation in the rest of the trace; unless
+ *     another thread that existed then could reach an access to the
+ *     variable along its code (jumps taken both ways): it may make the
+ *     first access on another path, so `volatile` or Goldilocks instead;
  *   init too late (LD', `init T` declared): another thread made the
  *     element's first access;
  *   flag: every `store` to the variable is in one body of one instance, and
@@ -128,6 +131,70 @@ static int32_t other_reader(const vm_program *p, const trace *t, uint32_t at, in
     return -1;
 }
 
+/* Whether body b, from pc `from`, can reach a load or store of variable
+ * `var` along its code (every branch both ways). */
+static bool reaches_access(const vm_body *b, uint32_t from, uint32_t var)
+{
+    bool found = false;
+    uint8_t *seen = calloc(b->ncode, 1);
+    uint32_t *todo = malloc(b->ncode * sizeof *todo);
+    vm_absval *regs = malloc((b->nregs ? b->nregs : 1) * sizeof *regs);
+    if (!seen || !todo || !regs) { /* no memory: assume it can (no init T hint) */
+        found = true;
+        goto out;
+    }
+    for (uint32_t r = 0; r < b->nregs; r++) regs[r] = VM_ABS_TOP;
+    uint32_t n = 0;
+    if (from < b->ncode) {
+        seen[from] = 1;
+        todo[n++] = from;
+    }
+    while (n && !found) {
+        uint32_t pc = todo[--n], succ[2];
+        const vm_insn *in = &b->code[pc];
+        found = (in->op == VM_OP_load || in->op == VM_OP_store) && (uint32_t)in->obj == var;
+        unsigned k = vm_abssucc(b, pc, regs, VM_ABS_TOP, VM_ABS_TOP, succ);
+        for (unsigned i = 0; i < k; i++)
+            if (succ[i] < b->ncode && !seen[succ[i]]) {
+                seen[succ[i]] = 1;
+                todo[n++] = succ[i];
+            }
+    }
+out:
+    free(seen);
+    free(todo);
+    free(regs);
+    return found;
+}
+
+/* A thread other than the one of entry `first` (the first access to the
+ * element, by body `ib`) that existed then and could reach an access to
+ * variable v from where it stood (its last entry before `first`, or pc 0
+ * if it had not run), or -1. */
+static int32_t first_rival(const vm_program *p, const trace *t, uint32_t first, const vm_var *v)
+{
+    uint32_t var = (uint32_t)(v - p->vars);
+    int32_t me = t->entries[first].tid;
+    for (uint32_t u = 0; u < p->nthreads; u++) {
+        if ((int32_t)u == me) continue;
+        bool exists = u < p->nstatic;
+        uint32_t from = 0;
+        for (uint32_t i = 0; i < first; i++) {
+            const trace_entry *e = &t->entries[i];
+            if (e->tid == (int32_t)u) {
+                exists = true;
+                from = e->pc;
+            }
+            if (e->fx.recorded && e->fx.done && e->fx.val == (int32_t)u &&
+                report_entry_insn(p, t, e)->op == VM_OP_spawn)
+                exists = true; /* spawned before the first access */
+        }
+        const vm_body *b = vm_thread_body(p, t->final_state, (int)u);
+        if (exists && b && reaches_access(b, from, var)) return (int32_t)u;
+    }
+    return -1;
+}
+
 int report_hint(const vm_program *p, const explore_error *er, const trace *t, bool adapting,
                 report_hints *h)
 {
@@ -151,11 +218,24 @@ int report_hint(const vm_program *p, const explore_error *er, const trace *t, bo
         vm_elem_name(p, (uint32_t)r->elem, en, sizeof en);
         decl_name(v, dn, sizeof dn);
         int64_t first;
-        int32_t w, reader;
+        int32_t w, reader, rival = -1;
         if (one_thread(p, t, at, v)) {
             vm_thread_name(p, t->final_state, r->tid, tn, sizeof tn);
             snprintf(l, REPORT_HINT_MAX, "only %s can touch '%s' (no other thread may access "
                      "it): declare it `unshared %s`, which needs no lock", tn, v->name, dn);
+        } else if (ld && v->init_body < 0 && (first = init_fits(t, at)) >= 0 &&
+                   vm_thread_body(p, t->final_state, t->entries[first].tid) &&
+                   (rival = first_rival(p, t, (uint32_t)first, v)) >= 0) {
+            const trace_entry *f = &t->entries[first];
+            char rn[64];
+            vm_thread_name(p, t->final_state, f->tid, tn, sizeof tn);
+            vm_thread_name(p, t->final_state, rival, rn, sizeof rn);
+            snprintf(l, REPORT_HINT_MAX, "the first access to '%s' here (%s by %s, holding no "
+                     "lock) looks like its initialization, but %s may reach its own access to "
+                     "'%s' first, so `init %s` would not hold: make it `volatile %s` (a flag), "
+                     "or check for real races with --race=goldilocks",
+                     en, f->write ? "a write" : "a read", tn, rn, v->name,
+                     vm_thread_body(p, t->final_state, f->tid)->name, dn);
         } else if (ld && v->init_body < 0 && (first = init_fits(t, at)) >= 0 &&
                    vm_thread_body(p, t->final_state, t->entries[first].tid)) {
             const trace_entry *f = &t->entries[first];

@@ -92,6 +92,8 @@ static void usage(FILE *out)
           "  --trace-html FILE      write the first error's trace as a self-contained\n"
           "                         HTML page to FILE: a column per thread, a row per\n"
           "                         step, lock hold intervals and waits drawn\n"
+          "  --trace-states         after each step of a trace, the whole state: globals,\n"
+          "                         held locks, channels, each thread's pc and registers\n"
           "  --dump-states FILE     write every stored visible state (hex) to FILE\n"
           "  --progress             progress lines on stderr even when it is not a terminal\n"
           "  --quiet                no progress lines\n"
@@ -112,6 +114,7 @@ typedef struct cli {
     bool adapt, race_set;      /* --adapt; --race was given */
     bool spurious;             /* --spurious-wakeups (set on the program) */
     bool jobs_set;             /* -j was given */
+    bool trace_states;         /* --trace-states: the whole state after each step */
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
     const char *trace_html;    /* --trace-html FILE */
@@ -176,7 +179,7 @@ enum {
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
-    OPT_POR, OPT_JOBS, OPT_TRACEHTML,
+    OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES,
 };
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -205,6 +208,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"json", no_argument, 0, OPT_JSON},
         {"trace-json", required_argument, 0, OPT_TRACEJSON},
         {"trace-html", required_argument, 0, OPT_TRACEHTML},
+        {"trace-states", no_argument, 0, OPT_TRACESTATES},
         {"dump-states", required_argument, 0, OPT_DUMPSTATES},
         {"progress", no_argument, 0, OPT_PROGRESS},
         {"quiet", no_argument, 0, OPT_QUIET},
@@ -314,6 +318,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case OPT_JSON: c->json = true; break;
         case OPT_TRACEJSON: c->trace_json = optarg; break;
         case OPT_TRACEHTML: c->trace_html = optarg; break;
+        case OPT_TRACESTATES: c->trace_states = true; break;
         case OPT_DUMPSTATES: c->dump_states = optarg; break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
@@ -340,6 +345,9 @@ static int parse_args(int argc, char **argv, cli *c)
                          lookahead_mode_name(c->eo.lookahead));
     if (c->trace_html && (c->dump || c->simulate))
         return bad_usage("--trace-html applies to the search, not to %s",
+                         c->dump ? "--dump" : "--simulate");
+    if (c->trace_states && (c->dump || c->simulate))
+        return bad_usage("--trace-states applies to the search's traces, not to %s",
                          c->dump ? "--dump" : "--simulate");
     if (c->jobs_set && (c->dump || c->simulate))
         return bad_usage("-j applies to the search, not to %s", c->dump ? "--dump" : "--simulate");
@@ -461,8 +469,8 @@ static int run_search(cli *c, vm_program *p)
      * available), never the verdict or the statistics. */
     trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;
     for (uint32_t i = 0; traces && i < r.nerrors; i++)
-        if (trace_replay(p, &c->eo, r.errors[i].path, r.errors[i].len,
-                         &traces[i]) != 0)
+        if ((c->trace_states ? trace_replay_states : trace_replay)(
+                p, &c->eo, r.errors[i].path, r.errors[i].len, &traces[i]) != 0)
             trace_free(&traces[i]);
 
     /* the peak RSS as the report is printed: the trace replay uses memory too */

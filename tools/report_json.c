@@ -204,6 +204,14 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
     fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s,\"trace\":", er->len,
             t->diverged ? "false" : "true");
     print_trace_json(out, p, t);
+    if (t->states) { /* --trace-states: the state after each step */
+        fprintf(out, ",\"states\":[");
+        for (uint32_t k = 0; k < t->nstates; k++) {
+            if (k) fputc(',', out);
+            report_state_json(out, p, t->states + (size_t)k * p->layout.size, t->states_from + k);
+        }
+        fprintf(out, "]");
+    }
     report_accesses_json(out, p, t);
     if (er->kind == VERDICT_DEADLOCK) {
         fprintf(out, ",\"blocked\":[");
@@ -275,6 +283,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             eo->store.fingerprint_bits, search_order_name(eo->search),
             eo->max_depth, p->spurious_wakeups ? "true" : "false",
             eo->por ? "true" : "false", eo->workers);
+    const char *notes[REPORT_NOTES_MAX];
+    int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);
+    fprintf(out, ",\"notes\":[");
+    for (int k = 0; k < nnotes; k++) {
+        if (k) fputc(',', out);
+        json_string(out, notes[k]);
+    }
+    fputc(']', out);
     if (a) { /* the variables --adapt made volatile, in order */
         fprintf(out, ",\"adapted\":[");
         for (uint32_t i = 0; i < a->nvars; i++) {

@@ -57,6 +57,13 @@ static inline const trace *report_trace_of(const trace *traces, uint32_t i)
  * statistics. traces[i] is error i's replay (report_trace_of). */
 void report_text(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces);
+/* What the run's options leave out, one sentence each (text: "note: "
+ * lines after the options line; JSON: the "notes" array): the reduced
+ * search with --race=eraser keeps every LD' violation, not every Eraser
+ * report (only LD' is what the reduction preserves, Stoller's Theorem 9).
+ * Returns how many it set in notes[0 .. max). */
+#define REPORT_NOTES_MAX 4
+int report_run_notes(const explore_options *eo, const char **notes, int max);
 /* One line per variable --adapt made volatile, and why. */
 void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation *a);
 /* The whole JSON report: one object and a newline. */
@@ -110,6 +117,19 @@ const char *report_operand_name(const vm_program *p, const trace *t, const trace
  * by name, or NAME[idx] when the index was out of range. */
 void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
                       char *buf, size_t n);
+
+/* The whole state `s` after trace step `step` (report_state.c,
+ * --trace-states): text, an indented block "state after step N:" for the
+ * lines under a step; JSON, one object of an error's "states" array. */
+void report_state_text(FILE *out, const vm_program *p, const uint8_t *s, uint32_t step);
+void report_state_json(FILE *out, const vm_program *p, const uint8_t *s, uint32_t step);
+/* The state trace_replay_states() kept after step `step`, or NULL. */
+static inline const uint8_t *report_state_after(const vm_program *p, const trace *t,
+                                                uint32_t step)
+{
+    if (!t->states || step < t->states_from || step - t->states_from >= t->nstates) return NULL;
+    return t->states + (size_t)(step - t->states_from) * p->layout.size;
+}
 
 /* One line per thread that has not ended: where it stands and what it
  * waits for (vm_describe_block), marked when it is at an end label. */

@@ -33,6 +33,7 @@ import sys
 from collections import deque
 
 INT_MIN = -(1 << 31)
+MAX_LOCK_DEPTH = 65535  # a recursive lock's depth is a u16
 
 
 def wrap(v):
@@ -877,6 +878,8 @@ def step(m, t, choice):
         regs[ins["rd"]] = a + choice
     elif op == "acquire":
         l = lock_of(m, t, ins["lock"])
+        if m.lk[l][1] >= MAX_LOCK_DEPTH:  # the depth is a u16 (LANGUAGE.md's layout)
+            raise Fault("runtime_error", "lock acquired more than 65535 times")
         m.lk[l][0] = t
         m.lk[l][1] += 1
     elif op == "release":
