@@ -44,6 +44,8 @@ typedef struct report_run {
     const char *model;                /* the file name as given */
     const explore_options *eo;        /* the search's options */
     const explore_adaptation *adapt;  /* --adapt: what it did; NULL without */
+    const vm_define *defs;            /* the -D overrides, in order */
+    size_t ndefs;
 } report_run;
 
 /* The replayed trace of error i, or NULL if it could not be replayed (out
@@ -67,6 +69,13 @@ void report_json(FILE *out, const report_run *run, const vm_program *p,
  * --adapt (its hint does not suggest it again). */
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
                        const trace *t, bool adapting);
+
+/* The --trace-json file: the error as report_error_json() prints it,
+ * starting with what mcheck --replay needs besides its "path": "model",
+ * "options" (the ones that shape the steps, and the -D overrides) and,
+ * after --adapt, "adapted" (docs/usage.md). */
+void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
+                            const explore_error *er, const trace *t);
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *out, const char *s);
@@ -111,6 +120,16 @@ const char *report_operand_name(const vm_program *p, const trace *t, const trace
 void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
                       char *buf, size_t n);
 
+/* One error as the search's text report prints it (its location, the
+ * detector's explanation, hints, trace, blocked threads), without the
+ * search's notes on trace length: mcheck --replay's report. */
+void report_error_text(FILE *out, const vm_program *p, const explore_error *er, const trace *t,
+                       bool adapting);
+/* A trace without an error: the "trace (N steps, M instructions):" header
+ * and report_trace_line()s as the error report prints them (`steps`: the
+ * scheduling decisions it followed). */
+void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t steps);
+
 /* One line per thread that has not ended: where it stands and what it
  * waits for (vm_describe_block), marked when it is at an end label. */
 void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s);
@@ -136,6 +155,35 @@ typedef struct report_hints {
 int report_hint(const vm_program *p, const explore_error *er, const trace *t, bool adapting,
                 report_hints *h);
 void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
+
+/* ---- replay (replay_cli.c) --------------------------------------------- */
+
+/* mcheck --replay FILE MODEL: what the command line gives it. */
+typedef struct replay_request {
+    const char *file;           /* the --trace-json file or --json report */
+    const char *model;
+    unsigned long long error;   /* --replay-error K: error K of a report,
+                                   from 1 (0: not given, the first) */
+    const explore_options *eo;  /* the command line's: reduce, race, por and
+                                   max_invisible where given, the limits */
+    bool reduce_set, race_set, por_set, max_invisible_set; /* given */
+    bool spurious;              /* --spurious-wakeups given */
+    const vm_define *defs;      /* -D: override the recorded ones by name */
+    size_t ndefs;
+    bool json;                  /* --json: a JSON report of the replay */
+    const char *trace_json;     /* --trace-json: the replayed error's file */
+} replay_request;
+
+/* Read the trace, assemble the model with its recorded options, replay
+ * the path (trace_replay) and report the outcome. Returns the exit status:
+ * 1 an error occurred (the recorded one or another), 0 none, 2 a bad file,
+ * a contradicting option or a path that cannot be followed, 3 out of
+ * memory. */
+int replay_run(const replay_request *rq);
+
+/* The whole file at `path` (at most 1 GiB), or NULL with *nomem telling
+ * out of memory from an error reading it (errno) (mcheck.c). */
+char *tool_read_file(const char *path, size_t *len, bool *nomem);
 
 /* ---- simulation (simulate.c) ------------------------------------------- */
 
