@@ -15,6 +15,7 @@ The last line is "N passed, N failed".
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from checks import check, finish, header, run_mcheck, write_model
@@ -56,16 +57,29 @@ out:
 """
 
 
+# --adapt makes flag volatile, then the assertion fails; the path's steps
+# depend on flag being volatile (recorded as "adapted")
+ADAPT = """shared flag
+thread w
+    store flag, 1
+thread r
+    reg f
+    load f, flag
+    assert f, "flag not yet set"
+"""
+
+
 def trace_lines(out):
-    """The trace of a text report: from "trace (" to the line before
-    "blocked threads:", a note, "verdict:" or "replay:"."""
+    """The trace of a text report: from "trace (" to the line before what
+    follows it (blocked threads, a note, --adapt's lines, the verdict or the
+    replay's outcome)."""
     lines = out.splitlines()
     start = next((i for i, l in enumerate(lines) if l.startswith("trace (")), None)
     if start is None:
         return []
     end = start + 1
-    while end < len(lines) and not re.match(r"(blocked threads:|note:|verdict:|replay:)",
-                                            lines[end]):
+    stop = r"(blocked threads:|note:|verdict:|replay:|adapted:|warning:)"
+    while end < len(lines) and not re.match(stop, lines[end]):
         end += 1
     return lines[start:end]
 
@@ -156,6 +170,19 @@ def main():
     for name in ("notify_lost.bc", "recursive_overrelease.bc", "spawn_beyond_max.bc",
                  "init_violation.bc"):
         round_trip(os.path.join(semantics, name), [], name)
+    # --adapt's volatile variables are recorded and made volatile again
+    path = write_model(TMP, "adapt.bc", ADAPT)
+    tj = round_trip(path, ["--adapt"], "adapt.bc --adapt")
+    if tj:
+        with open(tj) as f:
+            saved = json.load(f)
+        check(saved.get("adapted") == ["flag"], f"adapt.bc: \"adapted\" recorded ({saved})")
+        del saved["adapted"]
+        with open(tj, "w") as f:
+            json.dump(saved, f)
+        code, out, _ = run_mcheck(MCHECK, "--replay", tj, path)
+        check(code == 1 and "replay: a different error: lock_discipline" in out,
+              f"adapt.bc without \"adapted\": flag is checked again ({code}, {out[-200:]!r})")
     # choices matter: the path holds a nonzero choice, and replay takes it
     for name, text, msg in (("choose.bc", CHOOSE, "v is 2"), ("notify.bc", NOTIFY, "w[1] woke")):
         path = write_model(TMP, name, text)
@@ -320,6 +347,7 @@ def main():
         json.dump(dict(good, path=[[1, 0]]), fh)
     expect_error(["--replay", f, "-D", "K=3", sj], 2,
                  r"step 1: thread 1 was never spawned$", "unspawned thread")
+    shutil.rmtree(TMP, ignore_errors=True)
     return finish()
 
 

@@ -1,5 +1,6 @@
 /* mcheck.c: the command line. Parses the options, reads a model, assembles
- * it, and either dumps it, simulates one random run (simulate.c), or runs
+ * it, and either dumps it, simulates one random run (simulate.c), replays
+ * a saved trace (--replay: replay_cli.c reads the model itself), or runs
  * the search (with --adapt, reduce/'s explore_adapt policy), replays the
  * trace of every error kept and hands them to the text or JSON report
  * (report_text.c, report_json.c).
@@ -34,6 +35,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fputs("usage: mcheck [options] MODEL.bc\n"
+          "       mcheck --replay TRACE.json [options] MODEL.bc\n"
           "\n"
           "Explore every interleaving of the threads of MODEL.bc and report deadlocks,\n"
           "assertion failures and runtime errors with a trace.\n"

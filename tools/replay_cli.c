@@ -338,12 +338,19 @@ static vm_program *load_model(const replay_request *rq, recorded *r, int *status
     free(src);
     if (!p) {
         *status = nerr < 0 ? 3 : 2;
+        if (r->ndefs) { /* the file's -D overrides may be what the model rejects */
+            fprintf(stderr, "mcheck: note: the -D overrides of the replay:");
+            for (size_t i = 0; i < r->ndefs; i++)
+                fprintf(stderr, " %s=%" PRId32, r->defs[i].name, r->defs[i].value);
+            fprintf(stderr, " (recorded in %s, then the command line's)\n", rq->file);
+        }
         return NULL;
     }
     p->spurious_wakeups = r->spurious;
     const cJSON *name;
-    cJSON_ArrayForEach(name, r->adapted) r->ad.runs++; /* counts them first */
-    r->ad.vars = calloc(r->ad.runs ? r->ad.runs : 1, sizeof *r->ad.vars);
+    uint32_t nadapted = 0;
+    cJSON_ArrayForEach(name, r->adapted) nadapted++;
+    r->ad.vars = calloc(nadapted ? nadapted : 1, sizeof *r->ad.vars);
     if (!r->ad.vars) {
         fprintf(stderr, "mcheck: error: out of memory\n");
         *status = 3;
@@ -351,7 +358,7 @@ static vm_program *load_model(const replay_request *rq, recorded *r, int *status
         return NULL;
     }
     r->ad.runs = 1;
-    cJSON_ArrayForEach(name, r->adapted) {
+    cJSON_ArrayForEach(name, r->adapted) { /* --adapt's volatile variables, in order */
         uint32_t v = 0;
         while (cJSON_IsString(name) && v < p->nvars && strcmp(p->vars[v].name, name->valuestring))
             v++;
