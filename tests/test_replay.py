@@ -335,6 +335,13 @@ def main():
             with open(f, "w") as fh:
                 fh.write(content if isinstance(content, str) else json.dumps(content))
         expect_error(["--replay", f, phil], 2, pattern, f"bad file {i} ({str(content)[:60]})")
+    # --memlimit bounds reading the file too: a million steps are some 200 MB
+    # of cJSON's tree
+    f = os.path.join(TMP, "million.json")
+    with open(f, "w") as fh:
+        json.dump(dict(good, path=[[0, 0]] * 3 + [[9, 0]] * 999997), fh)
+    expect_error(["--replay", f, "--memlimit", "50", phil], 3,
+                 r"memory limit reached reading .*million.json \(--memlimit 50 MB\)$", "memlimit")
     # a -D recorded for a const the model lacks: the assembler's error, exit 2
     f = os.path.join(TMP, "badD.json")
     with open(f, "w") as fh:

@@ -97,6 +97,42 @@ static const cJSON *field(const cJSON *o, const char *name)
     return cJSON_GetObjectItemCaseSensitive(o, name);
 }
 
+/* --memlimit while cJSON parses: its allocations counted against the
+ * limit (cJSON's hooks are process-wide, so this count is too). A block
+ * carries its size in front of it. */
+static struct {
+    size_t used, limit;   /* bytes; limit 0: none */
+    bool over, failed;    /* the limit was reached; an allocation failed */
+} json_mem;
+
+#define JSON_MEM_HEADER 16 /* keeps malloc's alignment */
+
+static void *json_malloc(size_t n)
+{
+    if (json_mem.limit && (n > json_mem.limit || json_mem.used > json_mem.limit - n)) {
+        json_mem.over = json_mem.failed = true;
+        return NULL;
+    }
+    unsigned char *b = n < SIZE_MAX - JSON_MEM_HEADER ? malloc(n + JSON_MEM_HEADER) : NULL;
+    if (!b) {
+        json_mem.failed = true;
+        return NULL;
+    }
+    memcpy(b, &n, sizeof n);
+    json_mem.used += n;
+    return b + JSON_MEM_HEADER;
+}
+
+static void json_free(void *q)
+{
+    if (!q) return;
+    unsigned char *b = (unsigned char *)q - JSON_MEM_HEADER;
+    size_t n;
+    memcpy(&n, b, sizeof n);
+    json_mem.used -= n;
+    free(b);
+}
+
 /* The file parsed, or NULL after an error message (*status: its exit). */
 static cJSON *parse_file(const replay_request *rq, int *status)
 {
@@ -114,7 +150,23 @@ static cJSON *parse_file(const replay_request *rq, int *status)
         return NULL;
     }
     const char *end = NULL;
+    json_mem.limit = rq->eo->memlimit > len ? (size_t)(rq->eo->memlimit - len) : 1;
+    if (!rq->eo->memlimit) json_mem.limit = 0;
+    json_mem.over = json_mem.failed = false;
+    cJSON_Hooks hooks = {.malloc_fn = json_malloc, .free_fn = json_free};
+    cJSON_InitHooks(&hooks);
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+    if (json_mem.failed) {
+        if (json_mem.over)
+            fprintf(stderr, "mcheck: error: memory limit reached reading %s (--memlimit %" PRIu64
+                            " MB)\n", rq->file, rq->eo->memlimit >> 20);
+        else
+            fprintf(stderr, "mcheck: error: out of memory reading %s\n", rq->file);
+        cJSON_Delete(root);
+        free(buf);
+        *status = 3;
+        return NULL;
+    }
     size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
     if (root) /* only white space may follow the value */
         while (at < len && strchr(" \t\r\n", buf[at])) at++;
