@@ -361,7 +361,7 @@ static int parse_args(int argc, char **argv, cli *c)
         return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
     c->model = argv[optind];
     if (c->replay && c->search_only)
-        return bad_usage("%s%s applies to the search, not to --replay",
+        return bad_usage("%s%s cannot be used with --replay",
                          c->search_only[1] ? "--" : "-", c->search_only);
     if (c->replay_error && !c->replay) return bad_usage("--replay-error needs --replay FILE");
     if (c->eo.por && c->eo.reduce != REDUCE_COMPOSE)
