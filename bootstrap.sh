@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 mode=${1:-demo}
-pkgs=(cmake gcc make pkg-config libjudy-dev libxxhash-dev python3)
+pkgs=(cmake gcc make pkg-config libjudy-dev libxxhash-dev libcjson-dev python3)
 [ "$mode" = test ] && pkgs+=(spin clang libclang-rt-14-dev chromium)
 
 missing=()

@@ -356,6 +356,14 @@ typedef struct trace {
     uint32_t nstates;
     uint32_t states_from;
     uint64_t states_bytes;    /* what `states` holds, counted */
+    /* How the replay ended, for mcheck --replay: end.kind is VERDICT_OK
+     * when no error occurred (the path was followed to its end, or a step
+     * could not run), else the error a step ran into or, after the last
+     * step, a deadlock; end.len counts the steps run, the erring one
+     * included; end.path is NULL. stuck is the number (from 1) of the step
+     * that could not run, 0 when every step ran. */
+    explore_error end;
+    uint32_t stuck;
 } trace;
 
 /* The trace entry of the instruction thread `tid` is about to run in `s`

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search_int.h" /* deadlock_outcome() */
 #include "step_int.h"
 
 /* The replay's context: the trace being recorded, its capacity, and the
@@ -277,6 +278,26 @@ REPLAY_HOOK(send, uint32_t)
 REPLAY_HOOK(recv, uint32_t)
 #undef REPLAY_HOOK
 
+/* The error a replay ended in, as the search records it (no path). */
+static void end_error(explore_error *er, const step_outcome *so, uint32_t len)
+{
+    er->kind = so->kind;
+    er->cause = so->cause;
+    er->fault = so->fault;
+    snprintf(er->msg, sizeof er->msg, "%s", so->msg);
+    er->tid = so->tid;
+    er->pc = so->pc;
+    er->elem = so->elem;
+    er->len = len;
+}
+
+static bool any_thread_enabled(const vm_program *p, const uint8_t *s)
+{
+    for (uint32_t i = 0; i < p->nthreads; i++)
+        if (vm_enabled(p, s, (int)i)) return true;
+    return false;
+}
+
 static int replay(const vm_program *p, const explore_options *o, const explore_step *path,
                   uint32_t len, trace *t, bool keep_states)
 {
@@ -328,6 +349,8 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
         int tid = path[i].tid;
         if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
             t->diverged = true;
+            t->stuck = i + 1;
+            t->end.len = i;
             snprintf(t->why, sizeof t->why,
                      "step %" PRIu32 " is not executable on replay", i + 1);
             rc = 0;
@@ -341,10 +364,17 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
         if (!states_push(&rctx, s)) goto out;
         if (so.kind != VERDICT_OK) { /* the path ends here */
             snprintf(t->why, sizeof t->why, "%s", so.msg);
+            end_error(&t->end, &so, i + 1);
             if (i + 1 != len && so.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
             rc = 0;
             goto out;
         }
+    }
+    t->end.len = len;
+    if (!any_thread_enabled(p, s) && !vm_valid_end(p, s)) { /* as the search's is_deadlock() */
+        step_outcome so;
+        deadlock_outcome(&so);
+        end_error(&t->end, &so, len);
     }
     rc = 0;
 out:

@@ -1,5 +1,6 @@
 /* mcheck.c: the command line. Parses the options, reads a model, assembles
- * it, and either dumps it, simulates one random run (simulate.c), or runs
+ * it, and either dumps it, simulates one random run (simulate.c), replays
+ * a saved trace (--replay: replay_cli.c reads the model itself), or runs
  * the search (with --adapt, reduce/'s explore_adapt policy), replays the
  * trace of every error kept and hands them to the text or JSON report
  * (report_text.c, report_json.c).
@@ -34,6 +35,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fputs("usage: mcheck [options] MODEL.bc\n"
+          "       mcheck --replay TRACE.json [options] MODEL.bc\n"
           "\n"
           "Explore every interleaving of the threads of MODEL.bc and report deadlocks,\n"
           "assertion failures and runtime errors with a trace.\n"
@@ -44,6 +46,11 @@ static void usage(FILE *out)
           "      --seed N           random seed (default 1)\n"
           "      --steps N          step limit (default 10000)\n"
           "  --dump                 print the assembled program and state layout\n"
+          "  --replay FILE          re-execute the path of a saved trace (--trace-json FILE,\n"
+          "                         or a --json report's first error) with its recorded\n"
+          "                         options; exit 1 if an error occurs, 0 if none, 2 if\n"
+          "                         the path cannot be followed\n"
+          "      --replay-error K   the K-th error of a --json report (default 1)\n"
           "\n"
           "model:\n"
           "  -D NAME=VALUE          override a const of the model\n"
@@ -118,6 +125,10 @@ typedef struct cli {
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
     const char *trace_html;    /* --trace-html FILE */
+    const char *replay;        /* --replay FILE */
+    unsigned long long replay_error; /* --replay-error K (0: not given) */
+    bool reduce_set, por_set, maxinvis_set; /* given (--replay compares them) */
+    const char *search_only;   /* the last option --replay has no use for */
 } cli;
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -179,8 +190,21 @@ enum {
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
-    OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES,
+    OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR,
 };
+
+/* Options of the search, the simulation or --dump, which --replay rejects. */
+static bool search_only_option(int o)
+{
+    switch (o) {
+    case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_SEARCH:
+    case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
+    case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
+        return true;
+    default:
+        return false;
+    }
+}
 
 static int parse_args(int argc, char **argv, cli *c)
 {
@@ -214,14 +238,18 @@ static int parse_args(int argc, char **argv, cli *c)
         {"quiet", no_argument, 0, OPT_QUIET},
         {"help", no_argument, 0, OPT_HELP},
         {"version", no_argument, 0, OPT_VERSION},
+        {"replay", required_argument, 0, OPT_REPLAY},
+        {"replay-error", required_argument, 0, OPT_REPLAY_ERROR},
         {0, 0, 0, 0},
     };
     unsigned long long v;
-    int o, e;
+    int o, e, li = -1;
     c->seed = 1;
     c->steps = 10000;
     opterr = 0;
-    while ((o = getopt_long(argc, argv, ":D:hj:", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":D:hj:", opts, &li)) != -1) {
+        if (search_only_option(o)) c->search_only = li >= 0 ? opts[li].name : "j";
+        li = -1;
         switch (o) {
         case 'D': {
             char *eq = strchr(optarg, '=');
@@ -251,6 +279,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case OPT_SIMULATE: c->simulate = true; break;
         case OPT_SPURIOUS: c->spurious = true; break;
         case OPT_POR:
+            c->por_set = true;
             if (!optarg || !strcmp(optarg, "on")) c->eo.por = true;
             else if (!strcmp(optarg, "off")) c->eo.por = false;
             else return bad_usage("--por: expected on or off, got '%s'", optarg);
@@ -263,6 +292,7 @@ static int parse_args(int argc, char **argv, cli *c)
             break;
         case OPT_DUMP: c->dump = true; break;
         case OPT_REDUCE:
+            c->reduce_set = true;
             if (!parse_name("--reduce", reduce_names(), optarg, &e)) return 2;
             c->eo.reduce = (reduce_mode)e;
             break;
@@ -300,6 +330,7 @@ static int parse_args(int argc, char **argv, cli *c)
             c->eo.max_depth = v;
             break;
         case OPT_MAXINVIS:
+            c->maxinvis_set = true;
             if (!parse_u64(optarg, &v) || v == 0) return bad_usage("--max-invisible: bad number '%s'", optarg);
             c->eo.max_invisible = v;
             break;
@@ -320,6 +351,13 @@ static int parse_args(int argc, char **argv, cli *c)
         case OPT_TRACEHTML: c->trace_html = optarg; break;
         case OPT_TRACESTATES: c->trace_states = true; break;
         case OPT_DUMPSTATES: c->dump_states = optarg; break;
+        case OPT_REPLAY: c->replay = optarg; break;
+        case OPT_REPLAY_ERROR:
+            if (!parse_u64(optarg, &c->replay_error) || c->replay_error == 0 ||
+                c->replay_error > UINT32_MAX)
+                return bad_usage("--replay-error: expected an error number from 1, got '%s'",
+                                 optarg);
+            break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
@@ -334,6 +372,10 @@ static int parse_args(int argc, char **argv, cli *c)
     if (optind != argc - 1)
         return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
     c->model = argv[optind];
+    if (c->replay && c->search_only)
+        return bad_usage("%s%s cannot be used with --replay",
+                         c->search_only[1] ? "--" : "-", c->search_only);
+    if (c->replay_error && !c->replay) return bad_usage("--replay-error needs --replay FILE");
     if (c->eo.por && c->eo.reduce != REDUCE_COMPOSE)
         return bad_usage("--por works on composed steps: it cannot be used with --reduce=%s",
                          reduce_mode_name(c->eo.reduce));
@@ -370,7 +412,7 @@ static int parse_args(int argc, char **argv, cli *c)
 
 /* The whole file, or NULL with *nomem telling out of memory (exit 3) from
  * an error reading it (errno; exit 2). */
-static char *read_file(const char *path, size_t *len, bool *nomem)
+char *tool_read_file(const char *path, size_t *len, bool *nomem)
 {
     *nomem = false;
     FILE *f = fopen(path, "rb");
@@ -476,7 +518,8 @@ static int run_search(cli *c, vm_program *p)
     /* the peak RSS as the report is printed: the trace replay uses memory too */
     uint64_t rss = explore_peak_rss();
     if (rss > r.stats.peak_rss) r.stats.peak_rss = rss;
-    report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL};
+    report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL,
+                      .defs = c->defs, .ndefs = c->ndefs};
     if (c->json)
         report_json(stdout, &run, p, &r, traces);
     else
@@ -487,7 +530,7 @@ static int run_search(cli *c, vm_program *p)
             fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
         } else {
             if (r.nerrors)
-                report_error_json(tf, p, &r.errors[0], report_trace_of(traces, 0), c->adapt);
+                report_trace_file_json(tf, &run, p, &r.errors[0], report_trace_of(traces, 0));
             else
                 fprintf(tf, "null");
             fprintf(tf, "\n");
@@ -515,7 +558,17 @@ int main(int argc, char **argv)
     }
     size_t len;
     bool nomem;
-    char *src = read_file(c.model, &len, &nomem);
+    if (c.replay) {
+        replay_request rq = {.file = c.replay, .model = c.model, .error = c.replay_error,
+                             .eo = &c.eo, .reduce_set = c.reduce_set, .race_set = c.race_set,
+                             .por_set = c.por_set, .max_invisible_set = c.maxinvis_set,
+                             .spurious = c.spurious, .defs = c.defs, .ndefs = c.ndefs,
+                             .json = c.json, .trace_json = c.trace_json};
+        rc = replay_run(&rq);
+        free(c.defs);
+        return rc;
+    }
+    char *src = tool_read_file(c.model, &len, &nomem);
     if (!src) {
         if (nomem)
             fprintf(stderr, "mcheck: error: out of memory\n");
@@ -527,8 +580,10 @@ int main(int argc, char **argv)
     int nerr = 0;
     vm_program *p = vm_assemble(c.model, src, len, c.defs, c.ndefs, stderr, &nerr);
     free(src);
-    free(c.defs);
-    if (!p) return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
+    if (!p) {
+        free(c.defs);
+        return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
+    }
     p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
     if (c.dump) {
         vm_dump(p, stdout);
@@ -542,5 +597,6 @@ int main(int argc, char **argv)
         rc = run_search(&c, p);
     }
     vm_program_free(p);
+    free(c.defs); /* the reports name the -D overrides */
     return rc;
 }

@@ -169,13 +169,60 @@ static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
     fprintf(out, "]");
 }
 
-/* `t` is NULL when the trace could not be replayed for lack of memory. */
-void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting)
+/* "path": the error's scheduling decisions, [[tid,choice],...], all that
+ * mcheck --replay reads of a trace (replay_cli.c). */
+static void print_path_json(FILE *out, const explore_error *er)
+{
+    fprintf(out, ",\"path\":[");
+    for (uint32_t i = 0; i < er->len; i++)
+        fprintf(out, "%s[%" PRId32 ",%" PRIu64 "]", i ? "," : "", er->path[i].tid,
+                er->path[i].choice);
+    fprintf(out, "]");
+}
+
+/* The options that shape a path's steps besides reduce, race, por and
+ * spurious_wakeups, for mcheck --replay: "max_invisible" and "defines"
+ * (the -D overrides, in order), inside the caller's options object. */
+static void print_step_options_json(FILE *out, const report_run *run)
+{
+    fprintf(out, "\"max_invisible\":%" PRIu64 ",\"defines\":[", run->eo->max_invisible);
+    for (size_t i = 0; i < run->ndefs; i++) {
+        fprintf(out, "%s{\"name\":", i ? "," : "");
+        json_string(out, run->defs[i].name);
+        fprintf(out, ",\"value\":%" PRId32 "}", run->defs[i].value);
+    }
+    fprintf(out, "]");
+}
+
+/* `t` is NULL when the trace could not be replayed for lack of memory;
+ * `file`: the --trace-json file's error, which starts with the model and
+ * the options that shape its steps. */
+static void error_json(FILE *out, const report_run *file, const vm_program *p,
+                       const explore_error *er, const trace *t, bool adapting)
 {
     char name[64], why[192];
     report_hints hints;
-    fprintf(out, "{\"kind\":\"%s\",\"message\":", verdict_name(er->kind));
+    fputc('{', out);
+    if (file) {
+        const explore_options *eo = file->eo;
+        fprintf(out, "\"model\":");
+        json_string(out, file->model);
+        fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"por\":%s,"
+                     "\"spurious_wakeups\":%s,",
+                reduce_mode_name(eo->reduce), race_mode_name(eo->race),
+                eo->por ? "true" : "false", p->spurious_wakeups ? "true" : "false");
+        print_step_options_json(out, file);
+        fprintf(out, "},");
+        if (file->adapt) {
+            fprintf(out, "\"adapted\":[");
+            for (uint32_t i = 0; i < file->adapt->nvars; i++) {
+                if (i) fputc(',', out);
+                json_string(out, p->vars[file->adapt->vars[i].var].name);
+            }
+            fprintf(out, "],");
+        }
+    }
+    fprintf(out, "\"kind\":\"%s\",\"message\":", verdict_name(er->kind));
     json_string(out, er->msg);
     fprintf(out, ",\"hint\":");
     if (report_hint(p, er, t, adapting, &hints)) {
@@ -186,6 +233,7 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
     } else {
         fprintf(out, "null");
     }
+    print_path_json(out, er);
     if (!t) {
         fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32
                      ",\"replayed\":false,\"trace\":null}", er->len);
@@ -236,6 +284,18 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
     fprintf(out, "}");
 }
 
+void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
+                       const trace *t, bool adapting)
+{
+    error_json(out, NULL, p, er, t, adapting);
+}
+
+void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
+                            const explore_error *er, const trace *t)
+{
+    error_json(out, run, p, er, t, run->adapt != NULL);
+}
+
 /* "unreached": the instructions no thread reached in a complete search,
  * [{"body","line","instruction","pc"}, ...] in body and pc order; null when
  * the search cannot tell (partial, bitstate, out of memory). */
@@ -277,12 +337,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         fprintf(out, ",\"memlimit_part\":null");
     fprintf(out, ",\"options\":{\"reduce\":\"%s\",\"race\":\"%s\",\"store\":\"%s\","
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
-                 ",\"spurious_wakeups\":%s,\"por\":%s,\"workers\":%u}",
+                 ",\"spurious_wakeups\":%s,\"por\":%s,\"workers\":%u,",
             reduce_mode_name(eo->reduce), race_mode_name(eo->race),
             store_kind_name(eo->store.kind),
             eo->store.fingerprint_bits, search_order_name(eo->search),
             eo->max_depth, p->spurious_wakeups ? "true" : "false",
             eo->por ? "true" : "false", eo->workers);
+    print_step_options_json(out, run);
+    fprintf(out, "}");
     const char *notes[REPORT_NOTES_MAX];
     int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);
     fprintf(out, ",\"notes\":[");

@@ -298,6 +298,24 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }
 
+void report_error_text(FILE *out, const vm_program *p, const explore_error *er, const trace *t,
+                       bool adapting)
+{
+    print_error_text(out, p, er, t, false, 0, adapting);
+}
+
+void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t steps)
+{
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", steps, t->n);
+    fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
+    int width = report_trace_width(p, t);
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (i == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
+            fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
+        report_trace_line(out, p, t, &t->entries[i], width);
+    }
+}
+
 static const char *human_bytes(double b, char *buf, size_t n)
 {
     const char *unit[] = {"B", "KB", "MB", "GB", "TB"};

@@ -44,6 +44,8 @@ typedef struct report_run {
     const char *model;                /* the file name as given */
     const explore_options *eo;        /* the search's options */
     const explore_adaptation *adapt;  /* --adapt: what it did; NULL without */
+    const vm_define *defs;            /* the -D overrides, in order */
+    size_t ndefs;
 } report_run;
 
 /* The replayed trace of error i, or NULL if it could not be replayed (out
@@ -74,6 +76,13 @@ void report_json(FILE *out, const report_run *run, const vm_program *p,
  * --adapt (its hint does not suggest it again). */
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
                        const trace *t, bool adapting);
+
+/* The --trace-json file: the error as report_error_json() prints it,
+ * starting with what mcheck --replay needs besides its "path": "model",
+ * "options" (the ones that shape the steps, and the -D overrides) and,
+ * after --adapt, "adapted" (docs/usage.md). */
+void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
+                            const explore_error *er, const trace *t);
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *out, const char *s);
@@ -130,6 +139,15 @@ static inline const uint8_t *report_state_after(const vm_program *p, const trace
     if (!t->states || step < t->states_from || step - t->states_from >= t->nstates) return NULL;
     return t->states + (size_t)(step - t->states_from) * p->layout.size;
 }
+/* One error as the search's text report prints it (its location, the
+ * detector's explanation, hints, trace, blocked threads), without the
+ * search's notes on trace length: mcheck --replay's report. */
+void report_error_text(FILE *out, const vm_program *p, const explore_error *er, const trace *t,
+                       bool adapting);
+/* A trace without an error: the "trace (N steps, M instructions):" header
+ * and report_trace_line()s as the error report prints them (`steps`: the
+ * scheduling decisions it followed). */
+void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t steps);
 
 /* One line per thread that has not ended: where it stands and what it
  * waits for (vm_describe_block), marked when it is at an end label. */
@@ -165,6 +183,34 @@ void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
  * errors are the caller's to find (ferror). */
 int report_html(FILE *out, const report_run *run, const vm_program *p, const explore_result *r,
                 const trace *traces);
+/* ---- replay (replay_cli.c) --------------------------------------------- */
+
+/* mcheck --replay FILE MODEL: what the command line gives it. */
+typedef struct replay_request {
+    const char *file;           /* the --trace-json file or --json report */
+    const char *model;
+    unsigned long long error;   /* --replay-error K: error K of a report,
+                                   from 1 (0: not given, the first) */
+    const explore_options *eo;  /* the command line's: reduce, race, por and
+                                   max_invisible where given, the limits */
+    bool reduce_set, race_set, por_set, max_invisible_set; /* given */
+    bool spurious;              /* --spurious-wakeups given */
+    const vm_define *defs;      /* -D: override the recorded ones by name */
+    size_t ndefs;
+    bool json;                  /* --json: a JSON report of the replay */
+    const char *trace_json;     /* --trace-json: the replayed error's file */
+} replay_request;
+
+/* Read the trace, assemble the model with its recorded options, replay
+ * the path (trace_replay) and report the outcome. Returns the exit status:
+ * 1 an error occurred (the recorded one or another), 0 none, 2 a bad file,
+ * a contradicting option or a path that cannot be followed, 3 out of
+ * memory. */
+int replay_run(const replay_request *rq);
+
+/* The whole file at `path` (at most 1 GiB), or NULL with *nomem telling
+ * out of memory from an error reading it (errno) (mcheck.c). */
+char *tool_read_file(const char *path, size_t *len, bool *nomem);
 
 /* ---- simulation (simulate.c) ------------------------------------------- */
 
