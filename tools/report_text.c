@@ -300,23 +300,23 @@ static void print_trace_view(FILE *out, const vm_program *p, const trace *t, boo
             break;
         case TRACE_ITEM_REPEAT:
             if (it->line_lo == it->line_hi)
-                fprintf(out, "        ... line %d repeats %s more times (%s instructions) ...\n",
+                fprintf(out, "        ... line %d repeats %s more time%s (%s instructions) ...\n",
                         it->line_lo, report_count(it->times, a, sizeof a),
-                        report_count(it->instructions, b, sizeof b));
+                        it->times == 1 ? "" : "s", report_count(it->instructions, b, sizeof b));
             else
-                fprintf(out, "        ... lines %d-%d repeat %s more times (%s instructions) ...\n",
+                fprintf(out, "        ... lines %d-%d repeat %s more time%s (%s instructions) ...\n",
                         it->line_lo, it->line_hi, report_count(it->times, a, sizeof a),
-                        report_count(it->instructions, b, sizeof b));
+                        it->times == 1 ? "" : "s", report_count(it->instructions, b, sizeof b));
             break;
         case TRACE_ITEM_STEPS:
             if (it->step_lo == it->step_hi)
-                fprintf(out, "        ... step %" PRIu32 " repeats %s more times (%s steps, %s instructions) ...\n",
+                fprintf(out, "        ... step %" PRIu32 " repeats %s more time%s (%s steps, %s instructions) ...\n",
                         it->step_lo, report_count(it->times, a, sizeof a),
-                        report_count(it->steps, b, sizeof b), report_count(it->instructions, c, sizeof c));
+                        it->times == 1 ? "" : "s", report_count(it->steps, b, sizeof b), report_count(it->instructions, c, sizeof c));
             else
-                fprintf(out, "        ... steps %" PRIu32 "-%" PRIu32 " repeat %s more times (%s steps, %s instructions) ...\n",
+                fprintf(out, "        ... steps %" PRIu32 "-%" PRIu32 " repeat %s more time%s (%s steps, %s instructions) ...\n",
                         it->step_lo, it->step_hi, report_count(it->times, a, sizeof a),
-                        report_count(it->steps, b, sizeof b), report_count(it->instructions, c, sizeof c));
+                        it->times == 1 ? "" : "s", report_count(it->steps, b, sizeof b), report_count(it->instructions, c, sizeof c));
             break;
         case TRACE_ITEM_GAP:
             fprintf(out, "        ... %s instructions not kept by the replay ...\n",
