@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "lockset.h"
 #include "store.h"
@@ -335,8 +336,26 @@ typedef struct trace_entry {
                                  Eraser) or the last write's set (Goldilocks);
                                  UINT32_MAX if the access was reported */
     trace_effect fx;          /* what it did with values */
+    /* A bounded trace (see `trace`): the instructions of this entry's step
+     * that the replay left out just before this entry (0 for every entry
+     * but the first one after a gap), and, with omitted, the period p > 0
+     * the left-out run is known to repeat with: each of them, and each of
+     * the p entries before them, has the same (tid, pc, reacquire) as the
+     * instruction p later (0: not known to repeat). */
+    uint64_t omitted;
+    uint32_t omitted_period;
 } trace_entry;
 
+/* A replayed trace, bounded: of each step (composed steps can run up to
+ * --max-invisible instructions), the replay keeps the first `keep` and the
+ * last `keep` instructions (trace_replay_opts.keep, default TRACE_KEEP) and
+ * counts the ones in between in the omitted field of the first entry after
+ * them, so a trace holds at most 2 * keep entries a step whatever the
+ * bound. Users that print every entry thus print a step's head and tail;
+ * the reports fold repeats and say what was left out (tools/trace_view.c).
+ * A replay stopped by a limit (`stopped`) holds what it recorded up to
+ * there; entries[n - 1] is then not the error's instruction. */
+#define TRACE_KEEP 1024u
 typedef struct trace {
     trace_entry *entries;
     uint32_t n;
@@ -364,6 +383,12 @@ typedef struct trace {
      * that could not run, 0 when every step ran. */
     explore_error end;
     uint32_t stuck;
+    uint64_t instructions;    /* replayed: entries kept and left out */
+    uint64_t omitted;         /* of those, left out (the entries' omitted) */
+    stop_reason stopped;      /* STOP_COMPLETE: the replay followed the path
+                                 to its end (or diverged); STOP_TIMELIMIT,
+                                 STOP_MEMLIMIT or STOP_INTERRUPTED: a limit
+                                 stopped it after `instructions` */
 } trace;
 
 /* The trace entry of the instruction thread `tid` is about to run in `s`
@@ -385,6 +410,33 @@ int trace_replay(const vm_program *p, const explore_options *o, const explore_st
  * the full-state trace of --trace-states. */
 int trace_replay_states(const vm_program *p, const explore_options *o, const explore_step *path,
                         uint32_t len, trace *t);
+
+/* Called with every entry of a replay in order, kept or left out, once it
+ * is complete (its effect recorded; the erring last one as it is), with
+ * the trace being recorded (t->final_state is the replay's current state,
+ * t->woken holds the threads a notify woke). An instruction cut from a
+ * step (it erred) is never passed. False: stop the replay (out of memory
+ * or output failed; trace_replay_with returns -1). */
+typedef bool (*trace_sink)(void *ctx, const trace *t, const trace_entry *e);
+
+typedef struct trace_replay_opts {
+    const struct timespec *t0; /* CLOCK_MONOTONIC start of the run: o->timelimit
+                                  counts from it (NULL: from the call) */
+    uint32_t keep;             /* entries kept at each end of a step
+                                  (0: TRACE_KEEP) */
+    trace_sink sink;           /* NULL: none */
+    void *sink_ctx;
+    bool keep_states;          /* keep the state after each step
+                                  (trace.states, --trace-states) */
+} trace_replay_opts;
+
+/* trace_replay() within the run's limits: every 64K instructions it checks
+ * the time since ro->t0 against o->timelimit and o->interrupt, and it
+ * counts the bytes it holds (entries, notified threads, the state) against
+ * o->memlimit; a limit stops it with t->stopped set (returns 0). Each entry
+ * also goes to ro->sink. `ro` may be NULL. */
+int trace_replay_with(const vm_program *p, const explore_options *o, const explore_step *path,
+                      uint32_t len, const trace_replay_opts *ro, trace *t);
 void trace_free(trace *t);
 
 #endif

@@ -17,36 +17,68 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "search_int.h" /* deadlock_outcome() */
 #include "step_int.h"
 
 /* The replay's context: the trace being recorded, its capacity, and the
- * detector's own hooks (the replay's hooks wrap them). */
+ * detector's own hooks (the replay's hooks wrap them). An entry is
+ * `cur` while its instruction runs (the detector's access hook fills it
+ * in, a cut drops it); once the state after it is seen it is committed:
+ * passed to the sink, then kept in the step's head (the first `keep`
+ * entries, in t->entries) or its tail (a ring of the last `keep`), an
+ * entry pushed out of the ring counting as left out (`gap`). At the step's
+ * end the ring is appended to t->entries. */
 typedef struct replay_ctx {
     vm_hooks det_hooks;
     ls_detector *det;
     const vm_program *p;
+    const explore_options *o;
     trace *t;
     uint32_t cap;
     uint32_t step;      /* the number of the step being replayed, from 1 */
-    uint32_t pending;   /* the entry whose state after is not seen yet, or
-                           NO_ENTRY */
     uint32_t woken_cap;
     bool keep_states;   /* trace_replay_states(): a copy after each step */
     uint32_t states_cap;
+    trace_entry cur;
+    bool has_cur;
+    uint32_t keep;
+    uint64_t in_step;   /* entries of the step committed */
+    trace_entry *ring;  /* keep slots; the oldest at ring_start */
+    uint32_t ring_n, ring_start;
+    uint64_t gap;       /* entries of the step left out */
+    uint32_t period;    /* the gap's known period (0: none) */
+    size_t state_bytes;
+    struct timespec t0;
+    uint64_t count;     /* instructions announced, for the clock checks */
+    stop_reason stop;   /* a limit stopped the replay */
+    trace_sink sink;
+    void *sink_ctx;
 } replay_ctx;
 
-#define NO_ENTRY UINT32_MAX
-
-static bool trace_push(trace *t, uint32_t *cap, const trace_entry *e)
+/* Bytes the replay holds, counted against --memlimit. */
+static uint64_t replay_bytes(const replay_ctx *rc)
 {
-    if (t->n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 64;
+    return (uint64_t)rc->cap * sizeof(trace_entry) + (uint64_t)rc->keep * sizeof(trace_entry) +
+           (uint64_t)rc->woken_cap * sizeof(int32_t) + rc->state_bytes;
+}
+
+static bool trace_push(replay_ctx *rc, const trace_entry *e)
+{
+    trace *t = rc->t;
+    if (t->n == rc->cap) {
+        if (rc->cap >= UINT32_MAX / 2) return false;
+        uint32_t nc = rc->cap ? rc->cap * 2 : 64;
+        if (rc->o->memlimit &&
+            replay_bytes(rc) + (uint64_t)(nc - rc->cap) * sizeof(trace_entry) > rc->o->memlimit) {
+            rc->stop = STOP_MEMLIMIT;
+            return false;
+        }
         trace_entry *ne = realloc(t->entries, nc * sizeof *ne);
         if (!ne) return false;
         t->entries = ne;
-        *cap = nc;
+        rc->cap = nc;
     }
     t->entries[t->n++] = *e;
     return true;
@@ -69,6 +101,87 @@ static bool states_push(replay_ctx *rc, const uint8_t *s)
     memcpy(t->states + (size_t)t->nstates++ * size, s, size);
     t->states_bytes = (uint64_t)rc->states_cap * size;
     return true;
+}
+
+static bool same_insn(const trace_entry *a, const trace_entry *b)
+{
+    return a->tid == b->tid && a->pc == b->pc && a->reacquire == b->reacquire;
+}
+
+/* The ring's i-th oldest entry. */
+static trace_entry *ring_at(const replay_ctx *rc, uint32_t i)
+{
+    return &rc->ring[(rc->ring_start + i) % rc->keep];
+}
+
+/* When the gap opens (the ring is full): the smallest period p <= keep / 2
+ * of the last p entries of the head and the whole ring, or 0. */
+static uint32_t gap_period(const replay_ctx *rc)
+{
+    const trace_entry *head = rc->t->entries + rc->t->n; /* head[-i]: i-th last */
+    for (uint32_t p = 1; p <= rc->keep / 2; p++) {
+        bool ok = true;
+        for (uint32_t x = 0; ok && x < p; x++) /* head's last p against the ring's first */
+            ok = same_insn(&head[(int64_t)x - p], ring_at(rc, x));
+        for (uint32_t x = 0; ok && x + p < rc->keep; x++)
+            ok = same_insn(ring_at(rc, x), ring_at(rc, x + p));
+        if (ok) return p;
+    }
+    return 0;
+}
+
+/* A complete entry: to the sink, then kept or left out. */
+static bool commit(replay_ctx *rc, const trace_entry *e)
+{
+    trace *t = rc->t;
+    t->instructions++;
+    if (rc->sink && !rc->sink(rc->sink_ctx, t, e)) return false;
+    if (rc->in_step++ < rc->keep) return trace_push(rc, e);
+    if (rc->ring_n < rc->keep) {
+        *ring_at(rc, rc->ring_n++) = *e;
+        return true;
+    }
+    /* the ring is full: its oldest entry is left out */
+    if (rc->gap == 0)
+        rc->period = gap_period(rc);
+    else if (rc->period && !same_insn(ring_at(rc, 0), ring_at(rc, rc->period)))
+        rc->period = 0;
+    rc->gap++;
+    t->omitted++;
+    rc->ring[rc->ring_start] = *e;
+    rc->ring_start = (rc->ring_start + 1) % rc->keep;
+    return true;
+}
+
+/* The step ended: its tail joins the trace. */
+static bool flush_step(replay_ctx *rc)
+{
+    for (uint32_t i = 0; i < rc->ring_n; i++) {
+        trace_entry e = *ring_at(rc, i);
+        if (i == 0) {
+            e.omitted = rc->gap;
+            e.omitted_period = rc->gap ? rc->period : 0;
+        }
+        if (!trace_push(rc, &e)) return false;
+    }
+    rc->in_step = rc->gap = 0;
+    rc->ring_n = rc->ring_start = rc->period = 0;
+    return true;
+}
+
+/* A limit that stops the replay: the time (from the run's start), an
+ * interrupt. */
+static bool replay_limit(replay_ctx *rc)
+{
+    const explore_options *o = rc->o;
+    if (o->interrupt && *o->interrupt) rc->stop = STOP_INTERRUPTED;
+    if (o->timelimit > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - rc->t0.tv_sec) + (double)(now.tv_nsec - rc->t0.tv_nsec) * 1e-9;
+        if (el >= o->timelimit) rc->stop = STOP_TIMELIMIT;
+    }
+    return rc->stop != STOP_COMPLETE;
 }
 
 /* ---- what an instruction did with values (trace_effect) ---------------- */
@@ -205,11 +318,14 @@ static void fx_after(const vm_program *p, const uint8_t *s, trace_entry *e)
     }
 }
 
-/* The pending entry ran to completion and `s` is the state after it. */
-static void fx_settle(replay_ctx *rc, const uint8_t *s)
+/* The current entry ran to completion and `s` is the state after it:
+ * commit it. False: out of memory, or a limit (rc->stop). */
+static bool fx_settle(replay_ctx *rc, const uint8_t *s)
 {
-    if (rc->pending != NO_ENTRY) fx_after(rc->p, s, &rc->t->entries[rc->pending]);
-    rc->pending = NO_ENTRY;
+    if (!rc->has_cur) return true;
+    rc->has_cur = false;
+    fx_after(rc->p, s, &rc->cur);
+    return commit(rc, &rc->cur);
 }
 
 /* step_env.before: an entry for the instruction about to run (and `s`
@@ -217,11 +333,11 @@ static void fx_settle(replay_ctx *rc, const uint8_t *s)
 static bool replay_before(void *ctx, const uint8_t *s, int tid, uint64_t choice, bool first)
 {
     replay_ctx *rc = ctx;
-    fx_settle(rc, s);
-    trace_entry e = trace_entry_at(rc->p, s, rc->step, tid, choice, first);
-    if (!trace_push(rc->t, &rc->cap, &e)) return false;
-    rc->pending = rc->t->n - 1;
-    return fx_before(rc, s, &rc->t->entries[rc->pending]);
+    if (!fx_settle(rc, s)) return false;
+    if ((++rc->count & 0xFFFF) == 0 && replay_limit(rc)) return false;
+    rc->cur = trace_entry_at(rc->p, s, rc->step, tid, choice, first);
+    rc->has_cur = true;
+    return fx_before(rc, s, &rc->cur);
 }
 
 trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step, int tid,
@@ -242,9 +358,12 @@ trace_entry trace_entry_at(const vm_program *p, const uint8_t *s, uint32_t step,
 static void replay_cut(void *ctx)
 {
     replay_ctx *rc = ctx;
-    trace_entry *e = &rc->t->entries[--rc->t->n];
-    if (e->fx.nwoke) rc->t->nwoken = e->fx.woke; /* its notify never ran */
-    rc->pending = NO_ENTRY;
+    /* Only the instruction announced last: step_fold_start() tries a
+     * thread's start unobserved before it records it, never cutting an
+     * entry already committed. */
+    if (!rc->has_cur) return;
+    if (rc->cur.fx.nwoke) rc->t->nwoken = rc->cur.fx.woke; /* its notify never ran */
+    rc->has_cur = false;
 }
 
 /* The replay's access hook: the detector's, and a note of what it saw in
@@ -252,7 +371,7 @@ static void replay_cut(void *ctx)
 static bool replay_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
 {
     replay_ctx *rc = ctx;
-    trace_entry *e = &rc->t->entries[rc->t->n - 1];
+    trace_entry *e = &rc->cur;
     e->elem = (int32_t)elem;
     e->write = write;
     e->held = ls_held(rc->det, s, tid);
@@ -298,15 +417,34 @@ static bool any_thread_enabled(const vm_program *p, const uint8_t *s)
     return false;
 }
 
-static int replay(const vm_program *p, const explore_options *o, const explore_step *path,
-                  uint32_t len, trace *t, bool keep_states)
+int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
+                 uint32_t len, trace *t)
+{
+    return trace_replay_with(p, o, path, len, NULL, t);
+}
+
+int trace_replay_states(const vm_program *p, const explore_options *o, const explore_step *path,
+                        uint32_t len, trace *t)
+{
+    trace_replay_opts ro = {.keep_states = true};
+    return trace_replay_with(p, o, path, len, &ro, t);
+}
+
+int trace_replay_with(const vm_program *p, const explore_options *o, const explore_step *path,
+                      uint32_t len, const trace_replay_opts *ro, trace *t)
 {
     ls_kind race = o->race;
     memset(t, 0, sizeof *t);
     int rc = -1;
     vm_hooks h = {0};
     ls_detector *det = NULL;
-    replay_ctx rctx = {.t = t, .p = p, .pending = NO_ENTRY, .keep_states = keep_states};
+    replay_ctx rctx = {.t = t, .p = p, .o = o, .keep = ro && ro->keep ? ro->keep : TRACE_KEEP,
+                       .sink = ro ? ro->sink : NULL, .sink_ctx = ro ? ro->sink_ctx : NULL,
+                       .keep_states = ro && ro->keep_states};
+    if (ro && ro->t0)
+        rctx.t0 = *ro->t0;
+    else
+        clock_gettime(CLOCK_MONOTONIC, &rctx.t0);
     if (ls_needed(race, p)) { /* LS_OFF too, to check unshared variables */
         if (!(det = ls_new_opts(race, p, p->layout.size, o->por))) return -1;
         ls_hooks(det, &rctx.det_hooks);
@@ -321,7 +459,9 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
         if (h.send) h.send = replay_send;
         if (h.recv) h.recv = replay_recv;
     }
+    t->det = det; /* the sink may name the detector's sets */
     size_t state_bytes = p->layout.size + ls_meta_bytes(det);
+    rctx.state_bytes = state_bytes;
     bool fold = o->por && o->reduce == REDUCE_COMPOSE;
     step_env env = {.p = p, .hooks = &h, .det = det, .reduce = o->reduce,
                     .max_invisible = o->max_invisible, .fold_start = fold,
@@ -331,7 +471,8 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
     env.ran = ran;
     explore_stats counts = {0}; /* not reported */
     uint8_t *s = malloc(state_bytes);
-    if (!s || !ran || (fold && !env.fold_undo)) {
+    rctx.ring = malloc(rctx.keep * sizeof *rctx.ring);
+    if (!s || !ran || !rctx.ring || (fold && !env.fold_undo)) {
         free(s);
         goto out;
     }
@@ -341,10 +482,10 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
     /* --por: the static threads' invisible starts, as the search's initial
      * state has them: the entries of step 0 */
     rctx.step = 0;
-    if (fold && !step_fold_starts(&env, s, &counts, true)) goto out; /* no memory */
-    fx_settle(&rctx, s);
+    if (fold && !step_fold_starts(&env, s, &counts, true)) goto stopped; /* no memory */
+    if (!fx_settle(&rctx, s) || !flush_step(&rctx)) goto stopped;
     t->states_from = t->n ? 0 : 1; /* step 0: the folded starts */
-    if (t->n && !states_push(&rctx, s)) goto out;
+    if (t->n && !states_push(&rctx, s)) goto stopped;
     for (uint32_t i = 0; i < len; i++) {
         int tid = path[i].tid;
         if (tid < 0 || (uint32_t)tid >= p->nthreads || vm_enabled(p, s, tid) <= path[i].choice) {
@@ -358,10 +499,11 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
         }
         rctx.step = i + 1;
         step_outcome so;
-        if (!step_run_observed(&env, s, tid, path[i].choice, &so, &counts)) goto out; /* no memory */
+        if (!step_run_observed(&env, s, tid, path[i].choice, &so, &counts)) goto stopped;
         /* the step's last instruction completed, unless it is the erring one */
-        if (so.kind == VERDICT_OK || so.cause == CAUSE_BOUNDED_INVIS) fx_settle(&rctx, s);
-        if (!states_push(&rctx, s)) goto out;
+        if (so.kind == VERDICT_OK || so.cause == CAUSE_BOUNDED_INVIS)
+            if (!fx_settle(&rctx, s)) goto stopped;
+        if (!states_push(&rctx, s)) goto stopped;
         if (so.kind != VERDICT_OK) { /* the path ends here */
             snprintf(t->why, sizeof t->why, "%s", so.msg);
             end_error(&t->end, &so, i + 1);
@@ -369,6 +511,7 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
             rc = 0;
             goto out;
         }
+        if (!flush_step(&rctx)) goto stopped;
     }
     t->end.len = len;
     if (!any_thread_enabled(p, s) && !vm_valid_end(p, s)) { /* as the search's is_deadlock() */
@@ -377,26 +520,24 @@ static int replay(const vm_program *p, const explore_options *o, const explore_s
         end_error(&t->end, &so, len);
     }
     rc = 0;
+    goto out;
+stopped: /* out of memory, a limit, or the sink said stop */
+    rc = rctx.stop != STOP_COMPLETE ? 0 : -1;
+    t->stopped = rctx.stop;
+    rctx.has_cur = false; /* its instruction may not have run */
 out:
+    /* the erring instruction (it did not complete), and the last tail */
+    if (rc == 0 && rctx.has_cur && !commit(&rctx, &rctx.cur) && rctx.stop == STOP_COMPLETE) rc = -1;
+    if (rc == 0 && !flush_step(&rctx) && rctx.stop == STOP_COMPLETE) rc = -1;
+    if (rc == 0 && rctx.stop != STOP_COMPLETE) t->stopped = rctx.stop;
+    free(rctx.ring);
     free(env.fold_undo);
     free(ran);
-    if (rc == 0)
-        t->det = det;
-    else
+    if (rc != 0) {
         ls_free(det);
+        t->det = NULL;
+    }
     return rc;
-}
-
-int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
-                 uint32_t len, trace *t)
-{
-    return replay(p, o, path, len, t, false);
-}
-
-int trace_replay_states(const vm_program *p, const explore_options *o, const explore_step *path,
-                        uint32_t len, trace *t)
-{
-    return replay(p, o, path, len, t, true);
 }
 
 void trace_free(trace *t)

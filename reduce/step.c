@@ -115,6 +115,16 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
     if (vm_tstatus_of(p, s, tid) != VM_T_RUNNING || vm_tpc(p, s, tid) != 0) return true;
     const vm_insn *code = vm_thread_body(p, s, tid)->code;
     if (insn_visible(p, &code[0])) return true;
+    if (observed) {
+        /* Replay records a start only once it knows the start folds: it
+         * runs it unobserved first (a start is deterministic: invisible
+         * instructions, no global), so no recorded entry is taken back
+         * (its sink may have written it out). */
+        explore_stats dry = {0};
+        if (!step_fold_start(e, s, tid, &dry, false)) return false;
+        if (!dry.instructions) return true; /* rolled back: not folded */
+        memcpy(s, e->fold_undo, e->state_bytes); /* as before the start */
+    }
     memcpy(e->fold_undo, s, e->state_bytes);
     /* As the thread's own step from pc 0 would run it: its first
      * instruction and at most max_invisible more. Invisible instructions

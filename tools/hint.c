@@ -199,6 +199,7 @@ int report_hint(const vm_program *p, const explore_error *er, const trace *t, bo
                 report_hints *h)
 {
     memset(h, 0, sizeof *h);
+    if (er->cause == CAUSE_BOUNDED_INVIS) return report_livelock_hint(p, er, t, h);
     if (er->kind != VERDICT_LOCK_DISCIPLINE) return 0;
     uint32_t at;
     const ls_report *rep = t && t->det && !t->diverged && report_reported_entry(t, &at)

@@ -17,6 +17,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reduce.h"
@@ -95,7 +97,9 @@ static void usage(FILE *out)
           "\n"
           "output:\n"
           "  --json                 print one JSON object instead of text\n"
-          "  --trace-json FILE      write the error trace as JSON to FILE\n"
+          "  --trace-json FILE      write the whole error trace as JSON to FILE (streamed)\n"
+          "  --trace=compact|all    print loops and repeated steps once, long traces\n"
+          "                         as head and tail (compact, default), or every line\n"
           "  --trace-html FILE      write the first error's trace as a self-contained\n"
           "                         HTML page to FILE: a column per thread, a row per\n"
           "                         step, lock hold intervals and waits drawn\n"
@@ -122,6 +126,7 @@ typedef struct cli {
     bool spurious;             /* --spurious-wakeups (set on the program) */
     bool jobs_set;             /* -j was given */
     bool trace_states;         /* --trace-states: the whole state after each step */
+    bool trace_all;            /* --trace=all */
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
     const char *trace_html;    /* --trace-html FILE */
@@ -188,7 +193,7 @@ static bool parse_name(const char *opt, const name_value *t, const char *arg, in
 enum {
     OPT_SIMULATE = 256, OPT_SEED, OPT_STEPS, OPT_DUMP, OPT_REDUCE, OPT_RACE, OPT_SEARCH,
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
-    OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_DUMPSTATES,
+    OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_TRACE, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR,
 };
@@ -233,6 +238,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"trace-json", required_argument, 0, OPT_TRACEJSON},
         {"trace-html", required_argument, 0, OPT_TRACEHTML},
         {"trace-states", no_argument, 0, OPT_TRACESTATES},
+        {"trace", required_argument, 0, OPT_TRACE},
         {"dump-states", required_argument, 0, OPT_DUMPSTATES},
         {"progress", no_argument, 0, OPT_PROGRESS},
         {"quiet", no_argument, 0, OPT_QUIET},
@@ -350,6 +356,11 @@ static int parse_args(int argc, char **argv, cli *c)
         case OPT_TRACEJSON: c->trace_json = optarg; break;
         case OPT_TRACEHTML: c->trace_html = optarg; break;
         case OPT_TRACESTATES: c->trace_states = true; break;
+        case OPT_TRACE:
+            if (strcmp(optarg, "compact") && strcmp(optarg, "all"))
+                return bad_usage("--trace: expected 'compact' or 'all', got '%s'", optarg);
+            c->trace_all = !strcmp(optarg, "all");
+            break;
         case OPT_DUMPSTATES: c->dump_states = optarg; break;
         case OPT_REPLAY: c->replay = optarg; break;
         case OPT_REPLAY_ERROR:
@@ -472,6 +483,33 @@ static void write_html(FILE *f, const char *path, const report_run *run, const v
     if (err) fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", path, strerror(err));
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* --trace-json: the first error with its whole trace, streamed: the
+ * replay passes every entry to stream_entry() as it runs, which writes it
+ * to the file, so a trace of millions of instructions costs disk, not
+ * memory. The file's object starts with "trace" and its status fields
+ * (trace_complete false when a limit stopped the replay); the other fields
+ * of the error follow once the replay is done. */
+typedef struct stream_ctx {
+    FILE *out;
+    const vm_program *p;
+    uint64_t n;
+} stream_ctx;
+
+static bool stream_entry(void *ctx, const trace *t, const trace_entry *e)
+{
+    stream_ctx *sc = ctx;
+    if (sc->n++) fputc(',', sc->out);
+    report_trace_entry_json(sc->out, sc->p, t, e);
+    return (sc->n & 0xFFFF) || !ferror(sc->out);
+}
+
 static int run_search(cli *c, vm_program *p)
 {
     explore_result r;
@@ -491,6 +529,8 @@ static int run_search(cli *c, vm_program *p)
     if (!c->quiet && (c->progress || isatty(STDERR_FILENO))) c->eo.progress = stderr;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    struct timespec t0; /* --timelimit counts the replays too */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = c->adapt ? explore_adapt(p, &c->eo, &r, &ad) : explore_run(p, &c->eo, &r);
     if (dump) fclose(dump);
     if (c->adapt) {
@@ -507,38 +547,58 @@ static int run_search(cli *c, vm_program *p)
         if (html) fclose(html);
         return 3;
     }
+    report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL,
+                      .defs = c->defs, .ndefs = c->ndefs, .trace_all = c->trace_all};
     /* Out of memory from here on costs the traces (reported as not
      * available), never the verdict or the statistics. */
     trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;
-    for (uint32_t i = 0; traces && i < r.nerrors; i++)
-        if ((c->trace_states ? trace_replay_states : trace_replay)(
-                p, &c->eo, r.errors[i].path, r.errors[i].len, &traces[i]) != 0)
+    trace_replay_opts ro = {.t0 = &t0, .keep_states = c->trace_states};
+    bool stopped = false; /* a limit stopped a replay: exit 3 */
+    FILE *tf = NULL;      /* --trace-json */
+    stream_ctx sc = {.p = p};
+    if (c->trace_json && !(tf = fopen(c->trace_json, "w")))
+        fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
+    for (uint32_t i = 0; traces && i < r.nerrors; i++) {
+        bool stream = i == 0 && tf;
+        if (stream) {
+            sc.out = tf;
+            ro.sink = stream_entry;
+            ro.sink_ctx = &sc;
+            fprintf(tf, "{\"trace\":[");
+        }
+        int rr = trace_replay_with(p, &c->eo, r.errors[i].path, r.errors[i].len, &ro, &traces[i]);
+        if (stream) {
+            trace st = {.instructions = sc.n, .stopped = rr != 0 ? STOP_NOMEM : traces[i].stopped};
+            fprintf(tf, "]");
+            report_trace_status_json(tf, &st);
+            ro.sink = NULL;
+        }
+        if (rr != 0)
             trace_free(&traces[i]);
-
-    /* the peak RSS as the report is printed: the trace replay uses memory too */
+        else if (traces[i].stopped != STOP_COMPLETE)
+            stopped = true;
+    }
+    /* the statistics cover the replays: peak memory and time after them */
     uint64_t rss = explore_peak_rss();
     if (rss > r.stats.peak_rss) r.stats.peak_rss = rss;
-    report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL,
-                      .defs = c->defs, .ndefs = c->ndefs};
+    r.stats.seconds = seconds_since(&t0);
+
     if (c->json)
         report_json(stdout, &run, p, &r, traces);
     else
         report_text(stdout, &run, p, &r, traces);
-    if (c->trace_json) {
-        FILE *tf = fopen(c->trace_json, "w");
-        if (!tf) {
+    if (tf) {
+        if (r.nerrors && traces)
+            report_error_json_after_trace(tf, &run, p, &r.errors[0], report_trace_of(traces, 0));
+        else
+            fprintf(tf, "null");
+        fprintf(tf, "\n");
+        if (fclose(tf) != 0)
             fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
-        } else {
-            if (r.nerrors)
-                report_trace_file_json(tf, &run, p, &r.errors[0], report_trace_of(traces, 0));
-            else
-                fprintf(tf, "null");
-            fprintf(tf, "\n");
-            fclose(tf);
-        }
     }
     if (html) write_html(html, c->trace_html, &run, p, &r, traces);
     int status = exit_status(&r);
+    if (stopped) status = 3;
     for (uint32_t i = 0; traces && i < r.nerrors; i++) trace_free(&traces[i]);
     free(traces);
     explore_result_free(&r);

@@ -139,34 +139,80 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
     if (writes) fprintf(out, "]");
 }
 
-static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
+void report_trace_entry_json(FILE *out, const vm_program *p, const trace *t,
+                             const trace_entry *e)
 {
     char name[64], note[REPORT_NOTE_MAX];
-    fprintf(out, "[");
-    for (uint32_t i = 0; i < t->n; i++) {
-        const trace_entry *e = &t->entries[i];
-        const vm_insn *in = report_entry_insn(p, t, e);
-        vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
-        report_entry_note(e, in, note, sizeof note);
-        fprintf(out, "%s{\"step\":%" PRIu32 ",\"thread\":", i ? "," : "", e->step);
-        json_string(out, name);
-        fprintf(out, ",\"tid\":%d,\"pc\":%" PRIu32 ",\"line\":%d,\"instruction\":", e->tid, e->pc,
-                in->line);
-        json_string(out, in->text);
-        if (note[0]) { /* the choice or re-acquire, as before effects */
-            fprintf(out, ",\"note\":");
-            json_string(out, note);
-        }
-        report_trace_note(p, t, e, note, sizeof note);
-        if (e->fx.recorded && note[0]) {
-            fprintf(out, ",\"effect\":");
-            json_string(out, note);
-        }
-        print_effect_json(out, p, t, e, in);
-        if (e->step == 0) fprintf(out, ",\"start\":true"); /* --por: a thread's invisible start */
-        fprintf(out, "}");
+    const vm_insn *in = report_entry_insn(p, t, e);
+    vm_thread_name(p, t->final_state, e->tid, name, sizeof name);
+    report_entry_note(e, in, note, sizeof note);
+    fprintf(out, "{\"step\":%" PRIu32 ",\"thread\":", e->step);
+    json_string(out, name);
+    fprintf(out, ",\"tid\":%d,\"pc\":%" PRIu32 ",\"line\":%d,\"instruction\":", e->tid, e->pc,
+            in->line);
+    json_string(out, in->text);
+    if (note[0]) { /* the choice or re-acquire, as before effects */
+        fprintf(out, ",\"note\":");
+        json_string(out, note);
     }
+    report_trace_note(p, t, e, note, sizeof note);
+    if (e->fx.recorded && note[0]) {
+        fprintf(out, ",\"effect\":");
+        json_string(out, note);
+    }
+    print_effect_json(out, p, t, e, in);
+    if (e->step == 0) fprintf(out, ",\"start\":true"); /* --por: a thread's invisible start */
+    fprintf(out, "}");
+}
+
+/* The trace's lines (trace_view.c): entry objects, and objects for what
+ * stands for several (docs/usage.md, "Compact traces"). */
+static void print_trace_json(FILE *out, const vm_program *p, const trace *t, bool all)
+{
+    trace_view v;
+    fprintf(out, "[");
+    if (trace_view_build(p, t, all, TRACE_VIEW_LINES, &v) != 0) {
+        fprintf(out, "]");
+        return;
+    }
+    for (uint32_t k = 0; k < v.n; k++) {
+        const trace_item *it = &v.items[k];
+        if (k) fputc(',', out);
+        switch (it->kind) {
+        case TRACE_ITEM_ENTRY:
+            report_trace_entry_json(out, p, t, &t->entries[it->entry]);
+            break;
+        case TRACE_ITEM_REPEAT:
+            fprintf(out, "{\"repeat\":{\"lines\":[%d,%d],\"times\":%" PRIu64 ",\"instructions\":%" PRIu64 "}}",
+                    it->line_lo, it->line_hi, it->times, it->instructions);
+            break;
+        case TRACE_ITEM_STEPS:
+            fprintf(out, "{\"repeat\":{\"steps\":[%" PRIu32 ",%" PRIu32 "],\"times\":%" PRIu64
+                         ",\"step_count\":%" PRIu64 ",\"instructions\":%" PRIu64 "}}",
+                    it->step_lo, it->step_hi, it->times, it->steps, it->instructions);
+            break;
+        case TRACE_ITEM_GAP:
+            fprintf(out, "{\"not_kept\":{\"instructions\":%" PRIu64 "}}", it->instructions);
+            break;
+        case TRACE_ITEM_ELIDED:
+            fprintf(out, "{\"left_out\":{\"lines\":%" PRIu64 ",\"instructions\":%" PRIu64
+                         ",\"hint\":\"--trace-json FILE writes it all\"}}",
+                    it->lines, it->instructions);
+            break;
+        }
+    }
+    trace_view_free(&v);
     fprintf(out, "]");
+}
+
+void report_trace_status_json(FILE *out, const trace *t)
+{
+    fprintf(out, ",\"trace_instructions\":%" PRIu64 ",\"trace_complete\":%s,\"trace_stopped\":",
+            t->instructions, t->stopped == STOP_COMPLETE ? "true" : "false");
+    if (t->stopped == STOP_COMPLETE)
+        fprintf(out, "null");
+    else
+        fprintf(out, "\"%s\"", stop_reason_name(t->stopped));
 }
 
 /* "path": the error's scheduling decisions, [[tid,choice],...], all that
@@ -196,13 +242,16 @@ static void print_step_options_json(FILE *out, const report_run *run)
 
 /* `t` is NULL when the trace could not be replayed for lack of memory;
  * `file`: the --trace-json file's error, which starts with the model and
- * the options that shape its steps. */
+ * the options that shape its steps; `all`: --trace=all; `after`: the
+ * caller wrote {"trace":[...] and its status fields first (--trace-json
+ * streams them): these are the other fields. */
 static void error_json(FILE *out, const report_run *file, const vm_program *p,
-                       const explore_error *er, const trace *t, bool adapting)
+                       const explore_error *er, const trace *t, bool adapting, bool all,
+                       bool after)
 {
     char name[64], why[192];
     report_hints hints;
-    fputc('{', out);
+    fputc(after ? ',' : '{', out);
     if (file) {
         const explore_options *eo = file->eo;
         fprintf(out, "\"model\":");
@@ -236,7 +285,7 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     print_path_json(out, er);
     if (!t) {
         fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32
-                     ",\"replayed\":false,\"trace\":null}", er->len);
+                     ",\"replayed\":false%s}", er->len, after ? "" : ",\"trace\":null");
         return;
     }
     const vm_insn *in = er->tid >= 0 ? report_insn_at(p, t->final_state, er->tid, er->pc) : NULL;
@@ -249,9 +298,13 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     } else {
         fprintf(out, ",\"thread\":null,\"line\":null");
     }
-    fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s,\"trace\":", er->len,
+    fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s", er->len,
             t->diverged ? "false" : "true");
-    print_trace_json(out, p, t);
+    if (!after) {
+        fprintf(out, ",\"trace\":");
+        print_trace_json(out, p, t, all);
+        report_trace_status_json(out, t);
+    }
     if (t->states) { /* --trace-states: the state after each step */
         fprintf(out, ",\"states\":[");
         for (uint32_t k = 0; k < t->nstates; k++) {
@@ -287,13 +340,25 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
                        const trace *t, bool adapting)
 {
-    error_json(out, NULL, p, er, t, adapting);
+    error_json(out, NULL, p, er, t, adapting, false, false);
+}
+
+void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
+                            const trace *t, bool adapting, bool all)
+{
+    error_json(out, NULL, p, er, t, adapting, all, false);
 }
 
 void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
                             const explore_error *er, const trace *t)
 {
-    error_json(out, run, p, er, t, run->adapt != NULL);
+    error_json(out, run, p, er, t, run->adapt != NULL, true, false);
+}
+
+void report_error_json_after_trace(FILE *out, const report_run *run, const vm_program *p,
+                                   const explore_error *er, const trace *t)
+{
+    error_json(out, run, p, er, t, run->adapt != NULL, true, true);
 }
 
 /* "unreached": the instructions no thread reached in a complete search,
@@ -363,13 +428,15 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     }
     fprintf(out, ",\"error\":");
     if (r->nerrors)
-        report_error_json(out, p, &r->errors[0], report_trace_of(traces, 0), a != NULL);
+        report_error_json_mode(out, p, &r->errors[0], report_trace_of(traces, 0), a != NULL,
+                               run->trace_all);
     else
         fprintf(out, "null");
     fprintf(out, ",\"errors\":[");
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (i) fprintf(out, ",");
-        report_error_json(out, p, &r->errors[i], report_trace_of(traces, i), a != NULL);
+        report_error_json_mode(out, p, &r->errors[i], report_trace_of(traces, i), a != NULL,
+                               run->trace_all);
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)

@@ -250,9 +250,101 @@ void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
     }
 }
 
+const char *report_count(uint64_t n, char *buf, size_t size)
+{
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, n), o = 0;
+    for (int i = 0; i < len && (size_t)o + 2 < size; i++) {
+        if (i && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *report_stop_option(stop_reason s)
+{
+    switch (s) {
+    case STOP_TIMELIMIT: return "--timelimit";
+    case STOP_MEMLIMIT: return "--memlimit";
+    case STOP_INTERRUPTED: return "an interrupt";
+    default: return "out of memory";
+    }
+}
+
+void report_trace_stopped_text(FILE *out, const trace *t)
+{
+    if (t->stopped == STOP_COMPLETE) return;
+    fprintf(out, "trace: not complete: replay stopped by %s after %" PRIu64 " instructions\n",
+            report_stop_option(t->stopped), t->instructions);
+}
+
+/* The trace's lines (trace_view.c): entries, and the lines that stand for
+ * loops, repeated steps and what was left out. */
+/* --trace-states: after the last line of a step, the state it left. */
+static void print_state_after(FILE *out, const vm_program *p, const trace *t, uint32_t i)
+{
+    uint32_t step = t->entries[i].step;
+    const uint8_t *after = report_state_after(p, t, step);
+    if (after && (i + 1 == t->n || t->entries[i + 1].step != step))
+        report_state_text(out, p, after, step);
+}
+
+static void print_trace_view(FILE *out, const vm_program *p, const trace *t, bool all)
+{
+    trace_view v;
+    char a[32], b[32], c[32];
+    int width = report_trace_width(p, t);
+    if (trace_view_build(p, t, all, TRACE_VIEW_LINES, &v) != 0) {
+        fprintf(out, "        ... the trace's lines: out of memory ...\n");
+        return;
+    }
+    for (uint32_t k = 0; k < v.n; k++) {
+        const trace_item *it = &v.items[k];
+        switch (it->kind) {
+        case TRACE_ITEM_ENTRY:
+            if (it->entry == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
+                fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
+            report_trace_line(out, p, t, &t->entries[it->entry], width);
+            print_state_after(out, p, t, it->entry);
+            break;
+        case TRACE_ITEM_REPEAT:
+            if (it->line_lo == it->line_hi)
+                fprintf(out, "        ... line %d repeats %s more time%s (%s instructions) ...\n",
+                        it->line_lo, report_count(it->times, a, sizeof a),
+                        it->times == 1 ? "" : "s", report_count(it->instructions, b, sizeof b));
+            else
+                fprintf(out, "        ... lines %d-%d repeat %s more time%s (%s instructions) ...\n",
+                        it->line_lo, it->line_hi, report_count(it->times, a, sizeof a),
+                        it->times == 1 ? "" : "s", report_count(it->instructions, b, sizeof b));
+            break;
+        case TRACE_ITEM_STEPS:
+            if (it->step_lo == it->step_hi)
+                fprintf(out, "        ... step %" PRIu32 " repeats %s more time%s (%s steps, %s instructions) ...\n",
+                        it->step_lo, report_count(it->times, a, sizeof a),
+                        it->times == 1 ? "" : "s", report_count(it->steps, b, sizeof b), report_count(it->instructions, c, sizeof c));
+            else
+                fprintf(out, "        ... steps %" PRIu32 "-%" PRIu32 " repeat %s more time%s (%s steps, %s instructions) ...\n",
+                        it->step_lo, it->step_hi, report_count(it->times, a, sizeof a),
+                        it->times == 1 ? "" : "s", report_count(it->steps, b, sizeof b), report_count(it->instructions, c, sizeof c));
+            break;
+        case TRACE_ITEM_GAP:
+            fprintf(out, "        ... %s instructions not kept by the replay ...\n",
+                    report_count(it->instructions, a, sizeof a));
+            break;
+        case TRACE_ITEM_ELIDED:
+            fprintf(out, "        ... %s lines left out (%s instructions); --trace-json FILE writes it all ...\n",
+                    report_count(it->lines, a, sizeof a), report_count(it->instructions, b, sizeof b));
+            break;
+        }
+    }
+    trace_view_free(&v);
+}
+
 /* `t` is NULL when the trace could not be replayed for lack of memory. */
 static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
-                             const trace *t, bool bfs_hint, unsigned workers, bool adapting)
+                             const trace *t, bool bfs_hint, unsigned workers, bool adapting,
+                             bool all)
 {
     char name[64];
     report_hints hints;
@@ -271,18 +363,10 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     }
     report_accesses_text(out, p, t);
     for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
-    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
+    report_trace_stopped_text(out, t);
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu64 " instructions):\n", er->len, t->instructions);
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
-    int width = report_trace_width(p, t);
-    for (uint32_t i = 0; i < t->n; i++) {
-        if (i == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
-            fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
-        report_trace_line(out, p, t, &t->entries[i], width);
-        uint32_t step = t->entries[i].step; /* --trace-states: after the step's last line */
-        const uint8_t *after = report_state_after(p, t, step);
-        if (after && (i + 1 == t->n || t->entries[i + 1].step != step))
-            report_state_text(out, p, after, step);
-    }
+    print_trace_view(out, p, t, all);
     if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
     if (er->kind == VERDICT_DEADLOCK) {
         fprintf(out, "blocked threads:\n");
@@ -301,19 +385,14 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
 void report_error_text(FILE *out, const vm_program *p, const explore_error *er, const trace *t,
                        bool adapting)
 {
-    print_error_text(out, p, er, t, false, 0, adapting);
+    print_error_text(out, p, er, t, false, 0, adapting, false);
 }
 
 void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t steps)
 {
-    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", steps, t->n);
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu64 " instructions):\n", steps, t->instructions);
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
-    int width = report_trace_width(p, t);
-    for (uint32_t i = 0; i < t->n; i++) {
-        if (i == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
-            fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
-        report_trace_line(out, p, t, &t->entries[i], width);
-    }
+    print_trace_view(out, p, t, false);
 }
 
 static const char *human_bytes(double b, char *buf, size_t n)
@@ -590,7 +669,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,
-                         eo->workers, a != NULL);
+                         eo->workers, a != NULL, run->trace_all);
     }
     if (eo->all_errors) print_error_counts(out, r);
     if (a) {

@@ -46,6 +46,7 @@ typedef struct report_run {
     const explore_adaptation *adapt;  /* --adapt: what it did; NULL without */
     const vm_define *defs;            /* the -D overrides, in order */
     size_t ndefs;
+    bool trace_all;                   /* --trace=all: every recorded line */
 } report_run;
 
 /* The replayed trace of error i, or NULL if it could not be replayed (out
@@ -83,6 +84,19 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
  * after --adapt, "adapted" (docs/usage.md). */
 void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
                             const explore_error *er, const trace *t);
+/* report_error_json() with --trace=all (`all`) or the compact trace. */
+void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
+                            const trace *t, bool adapting, bool all);
+/* The fields of report_error_json() but "trace" and its status: the
+ * caller wrote `{"trace":[...]` and report_trace_status_json() first
+ * (--trace-json streams the whole trace while it is replayed, mcheck.c). */
+void report_error_json_after_trace(FILE *out, const report_run *run, const vm_program *p,
+                                   const explore_error *er, const trace *t);
+/* One trace entry as a JSON object (the "trace" arrays' entries). */
+void report_trace_entry_json(FILE *out, const vm_program *p, const trace *t,
+                             const trace_entry *e);
+/* ,"trace_instructions":N,"trace_complete":B,"trace_stopped":null|"time_limit" */
+void report_trace_status_json(FILE *out, const trace *t);
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *out, const char *s);
@@ -174,6 +188,59 @@ typedef struct report_hints {
 int report_hint(const vm_program *p, const explore_error *er, const trace *t, bool adapting,
                 report_hints *h);
 void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
+/* The hint of a BoundedInvis error (hint_livelock.c; report_hint() calls
+ * it): the variables the looping thread spins on and the fix, or that the
+ * loop never ends. Returns the number of lines (0: no loop found). */
+int report_livelock_hint(const vm_program *p, const explore_error *er, const trace *t,
+                         report_hints *h);
+
+/* ---- what a report prints of a trace (trace_view.c) -------------------- */
+
+/* One printed line of a trace: an entry, or a line standing for several. */
+typedef enum trace_item_kind {
+    TRACE_ITEM_ENTRY,   /* t->entries[entry] */
+    TRACE_ITEM_REPEAT,  /* a loop in one step: after its first iteration
+                           (lines line_lo..line_hi), `times` more iterations
+                           of `instructions` in all, then its last one */
+    TRACE_ITEM_STEPS,   /* steps step_lo..step_hi, then they repeat `times`
+                           more times (`steps` steps, `instructions`), then
+                           their last repetition */
+    TRACE_ITEM_GAP,     /* `instructions` of a long step the replay did not
+                           keep (reduce.h, `trace`) */
+    TRACE_ITEM_ELIDED,  /* the view was too long: `lines` lines of it, with
+                           `instructions`, not printed */
+} trace_item_kind;
+
+typedef struct trace_item {
+    trace_item_kind kind;
+    uint32_t entry;
+    int line_lo, line_hi;
+    uint32_t step_lo, step_hi;
+    uint64_t times, steps, instructions, lines;
+} trace_item;
+
+typedef struct trace_view {
+    trace_item *items;
+    uint32_t n;
+} trace_view;
+
+/* The default bound of a compact view, in lines. */
+#define TRACE_VIEW_LINES 1000
+/* The lines of trace t to print: with `all` (--trace=all) every recorded
+ * entry (and the gaps the replay left); else (--trace=compact) loops and
+ * repeating steps folded and at most max_lines lines (0: no bound).
+ * Returns 0, or -1 out of memory. Free with trace_view_free(). */
+int trace_view_build(const vm_program *p, const trace *t, bool all, uint32_t max_lines,
+                     trace_view *v);
+void trace_view_free(trace_view *v);
+
+/* n with thousands separators ("49,998"), in buf. */
+const char *report_count(uint64_t n, char *buf, size_t size);
+/* The option or event that stops a replay: "--timelimit", "--memlimit". */
+const char *report_stop_option(stop_reason s);
+/* "trace: not complete: replay stopped by --timelimit after N
+ * instructions" when a limit stopped t's replay; nothing otherwise. */
+void report_trace_stopped_text(FILE *out, const trace *t);
 
 /* ---- the HTML page (report_html.c) -------------------------------------- */
 
