@@ -975,7 +975,8 @@ def trace_lines(out):
 def test_trace_effects():
     """Each trace line says what its instruction did with values (issue 18)."""
     sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "semantics")
-    code, out, _ = run(os.path.join(MODELS, "philosophers.bc"))
+    # the depth-first traces these pin (--shorten=off), where phil[0] eats
+    code, out, _ = run("--shorten=off", os.path.join(MODELS, "philosophers.bc"))
     lines = trace_lines(out)
     check(code == 1 and "    18  acquire fork[left]    ; fork[0]" in lines[3]
           and "    20  load m, meals[self]   ; meals[0] = 0 -> m" in lines[5]
@@ -987,7 +988,7 @@ def test_trace_effects():
     check(len(cols) == 1, f"the notes are aligned ({cols})")
     check(any("acquire fork[left]    ; fork[2]" in l and "phil[2]" in l for l in lines),
           "an index the thread computed is resolved")
-    code, out, _ = run("--json", os.path.join(MODELS, "philosophers.bc"))
+    code, out, _ = run("--json", "--shorten=off", os.path.join(MODELS, "philosophers.bc"))
     tr = json.loads(out)["error"]["trace"]
     st = next(e for e in tr if e["instruction"] == "store meals[self], m")
     check(st["effect"] == "meals[0]: 0 -> 1" and st["object"] == "meals[0]"
@@ -1004,7 +1005,7 @@ def test_trace_effects():
     last = trace_lines(out)[-1]
     check(code == 1 and re.search(r'assert c, "[^"]*"  ; c = 0$', last),
           f"assert_fail: the failing assert shows its operand ({last})")
-    code, out, _ = run("--json", os.path.join(MODELS, "assert_fail.bc"))
+    code, out, _ = run("--json", "--shorten=off", os.path.join(MODELS, "assert_fail.bc"))
     a = json.loads(out)["error"]["trace"][-1]
     check(a["reads"] == [{"name": "c", "value": 0}] and a["effect"] == "c = 0",
           f"JSON: the failing assert's operand ({a})")
@@ -1024,7 +1025,7 @@ def test_trace_effects():
     check(sd["sent"] == 1 and sd["object"] == "c" and rv["reads"] == [{"name": "c", "value": 1}]
           and rv["writes"] == [{"name": "i", "old": 0, "new": 1}], f"JSON: send and recv ({sd} {rv})")
     # notifyall names whom it woke; a re-acquire says so; recursion shows the depth
-    code, out, _ = run(os.path.join(sem, "notify_lost.bc"))
+    code, out, _ = run("--shorten=off", os.path.join(sem, "notify_lost.bc"))
     text = "\n".join(trace_lines(out))
     check("notifyall m      ; wakes waiter[0], waiter[1]" in text
           and "wait m           ; re-acquire after notify" in text,

@@ -170,8 +170,24 @@ static void print_trace_json(FILE *out, const vm_program *p, const trace *t)
 }
 
 /* `t` is NULL when the trace could not be replayed for lack of memory. */
+/* "shortened_from" (the depth-first path's steps, or null) and
+ * "not_shortened" (why not, or null). */
+static void print_shortened_json(FILE *out, const shorten_stats *sh)
+{
+    char why[256];
+    if (sh && sh->outcome == SHORTEN_SHORTER)
+        fprintf(out, ",\"shortened_from\":%" PRIu32, sh->from);
+    else
+        fprintf(out, ",\"shortened_from\":null");
+    fprintf(out, ",\"not_shortened\":");
+    if (report_not_shortened(sh, why, sizeof why))
+        json_string(out, why);
+    else
+        fprintf(out, "null");
+}
+
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting)
+                       const trace *t, bool adapting, const shorten_stats *sh)
 {
     char name[64], why[192];
     report_hints hints;
@@ -187,8 +203,9 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
         fprintf(out, "null");
     }
     if (!t) {
-        fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32
-                     ",\"replayed\":false,\"trace\":null}", er->len);
+        fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32, er->len);
+        print_shortened_json(out, sh);
+        fprintf(out, ",\"replayed\":false,\"trace\":null}");
         return;
     }
     const vm_insn *in = er->tid >= 0 ? report_insn_at(p, t->final_state, er->tid, er->pc) : NULL;
@@ -201,8 +218,9 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
     } else {
         fprintf(out, ",\"thread\":null,\"line\":null");
     }
-    fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s,\"trace\":", er->len,
-            t->diverged ? "false" : "true");
+    fprintf(out, ",\"steps\":%" PRIu32, er->len);
+    print_shortened_json(out, sh);
+    fprintf(out, ",\"replayed\":%s,\"trace\":", t->diverged ? "false" : "true");
     print_trace_json(out, p, t);
     report_accesses_json(out, p, t);
     if (er->kind == VERDICT_DEADLOCK) {
@@ -280,13 +298,15 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     }
     fprintf(out, ",\"error\":");
     if (r->nerrors)
-        report_error_json(out, p, &r->errors[0], report_trace_of(traces, 0), a != NULL);
+        report_error_json(out, p, &r->errors[0], report_trace_of(traces, 0), a != NULL,
+                          run->shorten);
     else
         fprintf(out, "null");
     fprintf(out, ",\"errors\":[");
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (i) fprintf(out, ",");
-        report_error_json(out, p, &r->errors[i], report_trace_of(traces, i), a != NULL);
+        report_error_json(out, p, &r->errors[i], report_trace_of(traces, i), a != NULL,
+                          i == 0 ? run->shorten : NULL);
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
@@ -322,6 +342,16 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         fprintf(out, ",\"coverage\":null");
     fprintf(out, ",\"seconds\":%.6f,\"states_per_second\":%.1f", x->seconds,
             x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+    /* the breadth-first search for a shorter trace (explore_shorten), not
+     * counted in the search's figures above; null when none ran */
+    const shorten_stats *sh = run->shorten;
+    if (sh && sh->outcome != SHORTEN_NOT_TRIED)
+        fprintf(out, ",\"shortening\":{\"states_stored\":%" PRIu64 ",\"seconds\":%.6f"
+                     ",\"stop\":\"%s\",\"shortened\":%s}",
+                sh->states, sh->seconds, stop_reason_name(sh->stop),
+                sh->outcome == SHORTEN_SHORTER ? "true" : "false");
+    else
+        fprintf(out, ",\"shortening\":null");
     if (r->nworkers) { /* -j N: what each worker did */
         fprintf(out, ",\"workers\":[");
         for (uint32_t i = 0; i < r->nworkers; i++) {

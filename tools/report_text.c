@@ -250,10 +250,46 @@ void report_blocked_threads(FILE *out, const vm_program *p, const uint8_t *s)
     }
 }
 
-/* `t` is NULL when the trace could not be replayed for lack of memory. */
-static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
-                             const trace *t, bool bfs_hint, unsigned workers, bool adapting)
+bool report_not_shortened(const shorten_stats *sh, char *buf, size_t n)
 {
+    if (!sh || sh->outcome == SHORTEN_NOT_TRIED || sh->outcome == SHORTEN_SHORTER) return false;
+    if (sh->outcome == SHORTEN_NONE_SHORTER) {
+        snprintf(buf, n, "a breadth-first search of %" PRIu64 " states found no shorter path "
+                         "to this error", sh->states);
+        return true;
+    }
+    switch (sh->stop) {
+    case STOP_STATELIMIT:
+        snprintf(buf, n, "the breadth-first search for a shorter path reached its budget of "
+                         "%" PRIu64 " states (--shorten=STATES sets it)", sh->budget);
+        break;
+    case STOP_TIMELIMIT:
+        snprintf(buf, n, "the time limit ran out (--timelimit; the breadth-first search "
+                         "for a shorter path stored %" PRIu64 " states)", sh->states);
+        break;
+    case STOP_MEMLIMIT:
+        snprintf(buf, n, "the breadth-first search for a shorter path reached the memory "
+                         "limit (--memlimit) after %" PRIu64 " states", sh->states);
+        break;
+    case STOP_INTERRUPTED:
+        snprintf(buf, n, "the breadth-first search for a shorter path was interrupted");
+        break;
+    default:
+        snprintf(buf, n, "out of memory in the breadth-first search for a shorter path");
+        break;
+    }
+    return true;
+}
+
+/* `t` is NULL when the trace could not be replayed for lack of memory; `sh`
+ * how its path was shortened (NULL: not tried). */
+static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
+                             const trace *t, bool bfs_hint, unsigned workers, bool adapting,
+                             const shorten_stats *sh)
+{
+    char why[256];
+    bool shortened = sh && sh->outcome == SHORTEN_SHORTER;
+    bool shortest = shortened || (sh && sh->outcome == SHORTEN_NONE_SHORTER);
     char name[64];
     report_hints hints;
     report_hint(p, er, t, adapting, &hints);
@@ -271,7 +307,11 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     }
     report_accesses_text(out, p, t);
     for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
-    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions):\n", er->len, t->n);
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu32 " instructions", er->len, t->n);
+    if (shortened)
+        fprintf(out, "; shortened from %" PRIu32 " steps by a breadth-first search of %" PRIu64
+                     " states", sh->from, sh->states);
+    fprintf(out, "):\n");
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
     int width = report_trace_width(p, t);
     for (uint32_t i = 0; i < t->n; i++) {
@@ -284,13 +324,18 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         fprintf(out, "blocked threads:\n");
         report_blocked_threads(out, p, t->final_state);
     }
+    if (report_not_shortened(sh, why, sizeof why)) fprintf(out, "not shortened: %s\n", why);
     if (workers && !bfs_hint)
         fprintf(out, "note: the trace is a shortest one (breadth-first: levels in step with %u "
                      "workers)\n", workers);
+    else if (workers && shortest)
+        fprintf(out, "note: the trace is a shortest one to this error (a sequential "
+                     "breadth-first search after the parallel depth-first one), not necessarily "
+                     "to the nearest error; --search=bfs -j %u finds that\n", workers);
     else if (workers)
         fprintf(out, "note: a parallel depth-first trace need not be the shortest, nor the "
                      "sequential search's; --search=bfs -j %u finds a shortest one\n", workers);
-    else if (bfs_hint && er->len > 20)
+    else if (bfs_hint && !shortest && er->len > 20)
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }
 
@@ -441,7 +486,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,
-                         eo->workers, a != NULL);
+                         eo->workers, a != NULL, i == 0 ? run->shorten : NULL);
     }
     if (eo->all_errors) print_error_counts(out, r);
     if (a) {
@@ -460,6 +505,10 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
         fprintf(out, " (bitstate: partial coverage, states may have been missed)");
     fprintf(out, "\n");
     print_stats_text(out, eo, r);
+    if (run->shorten && run->shorten->outcome != SHORTEN_NOT_TRIED)
+        fprintf(out, "  shortening           %" PRIu64 " states, %.3f s (breadth-first, for a "
+                     "shorter trace; not counted above)\n",
+                run->shorten->states, run->shorten->seconds);
     if (a)
         fprintf(out, "  adapt                %u search%s, %" PRIu64 " states stored and %.3f s in all\n",
                 a->runs, a->runs == 1 ? "" : "es", a->states, a->seconds);

@@ -44,6 +44,9 @@ typedef struct report_run {
     const char *model;                /* the file name as given */
     const explore_options *eo;        /* the search's options */
     const explore_adaptation *adapt;  /* --adapt: what it did; NULL without */
+    const shorten_stats *shorten;     /* how the first error's path was shortened
+                                         (explore_shorten); NULL: not tried
+                                         (--shorten=off, --search=bfs) */
 } report_run;
 
 /* The replayed trace of error i, or NULL if it could not be replayed (out
@@ -64,9 +67,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces);
 /* One error as a JSON object (also --trace-json); `t` is NULL when the
  * trace could not be replayed for lack of memory; `adapting`: the run used
- * --adapt (its hint does not suggest it again). */
+ * --adapt (its hint does not suggest it again); `sh`: how its path was
+ * shortened (NULL: not tried). */
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting);
+                       const trace *t, bool adapting, const shorten_stats *sh);
+
+/* Why a path was not shortened (the text after "not shortened: "), into
+ * buf; false when it was shortened or not tried (sh NULL, or one step). */
+bool report_not_shortened(const shorten_stats *sh, char *buf, size_t n);
 
 /* A JSON string literal with escapes. */
 void json_string(FILE *out, const char *s);
