@@ -1,7 +1,8 @@
 /* mcheck.c: the command line. Parses the options, reads a model, assembles
  * it, and either dumps it, simulates one random run (simulate.c), or runs
- * the search (with --adapt, reduce/'s explore_adapt policy), replays the
- * trace of every error kept and hands them to the text or JSON report
+ * the search (with --adapt, reduce/'s explore_adapt policy), shortens the
+ * first error's depth-first path (--shorten, reduce/'s explore_shorten),
+ * replays the trace of every error kept and hands them to the text or JSON report
  * (report_text.c, report_json.c).
  *
  * Exit status: 0 no error found, 1 error found, 2 bad input or usage,
