@@ -194,6 +194,10 @@ void bfs(search *S)
             i++;
             continue;
         }
+        if (S->o->max_states && x->states_stored >= S->o->max_states) { /* explore_shorten() */
+            S->lim.stop = STOP_STATELIMIT;
+            break;
+        }
         if (slots) {
             unsigned nb;
             uint64_t next = bfs_fill(S, slots, vecs, i, level_end, &nb);

@@ -10,7 +10,8 @@
  * searches can run in one process. Errors are data: a verdict with its
  * cause and fault kind, the message only for people. Inside: step.c (the
  * composed step), dfs.c, bfs.c, lookahead.c, search.c, explore.c, replay.c,
- * parallel.c (-j N) (docs/architecture.md). */
+ * parallel.c (-j N), shorten.c (a shorter trace after a depth-first search)
+ * (docs/architecture.md). */
 #ifndef MCHECK_REDUCE_H
 #define MCHECK_REDUCE_H
 
@@ -46,6 +47,7 @@ typedef enum stop_reason {
     STOP_TIMELIMIT,
     STOP_INTERRUPTED,   /* SIGINT / SIGTERM */
     STOP_NOMEM,         /* an allocation failed */
+    STOP_STATELIMIT,    /* explore_options.max_states stored (the BFS only) */
 } stop_reason;
 
 typedef enum lookahead_mode {
@@ -89,6 +91,15 @@ typedef struct explore_options {
                                  a new state (then its first step comes next)
                                  or a seen one (then the next step of its
                                  level) */
+    const struct explore_error *target; /* non-NULL: only an error that
+                                 matches it (explore_error_matches()) is
+                                 recorded and stops the search; others are
+                                 counted and searched past like --all-errors
+                                 (an error state has no successors). For
+                                 explore_shorten() */
+    uint64_t max_states;      /* the sequential BFS stops (STOP_STATELIMIT)
+                                 before expanding a state once this many are
+                                 stored; 0: no bound. Others ignore it */
 } explore_options;
 
 void explore_options_default(explore_options *o);
@@ -124,6 +135,7 @@ typedef struct explore_error {
     char msg[256];          /* "assertion violated: ...", "deadlock", ... */
     int tid;                /* faulting thread (-1 for a deadlock) */
     uint32_t pc;
+    uint32_t body;          /* the body thread tid runs (UINT32_MAX: deadlock) */
     uint32_t elem;          /* global element a detector reported (lock_discipline,
                                race, unshared runtime_error), else UINT32_MAX */
     explore_step *path;     /* from the initial state to the error */
@@ -252,6 +264,51 @@ bool reduce_mode_parse(const char *s, reduce_mode *out);
 bool search_order_parse(const char *s, search_order *out);
 bool race_mode_parse(const char *s, ls_kind *out);
 bool lookahead_mode_parse(const char *s, lookahead_mode *out);
+
+/* ---- shortening a counterexample (shorten.c) --------------------------- */
+
+/* Does an error of this cause, fault, body, pc and element match `target`
+ * (the same error for explore_shorten())? Any deadlock matches a deadlock; a
+ * fault the same fault kind at the same pc of the same body; BoundedInvis
+ * the same body and pc; a lock-discipline, race or unshared error the same
+ * cause on the same global element (the access may be another instruction).
+ * The thread id is not compared: another thread running the same body
+ * (philosophers) may reach the error sooner. */
+bool explore_error_matches(const explore_error *target, error_cause cause,
+                           vm_fault_kind fault, uint32_t body, uint32_t pc, uint32_t elem);
+
+/* What explore_shorten() may spend. */
+typedef struct shorten_budget {
+    uint64_t states;          /* stored states (0: no bound) */
+    double timelimit;         /* seconds (0: none; < 0: spent already) */
+    uint64_t memlimit;        /* bytes (0: none) */
+} shorten_budget;
+
+typedef enum shorten_outcome {
+    SHORTEN_NOT_TRIED = 0,    /* the path has at most one step: none is shorter */
+    SHORTEN_SHORTER,          /* a shorter path found (in `out`) */
+    SHORTEN_NONE_SHORTER,     /* the search to depth len - 1 found no match */
+    SHORTEN_STOPPED,          /* the budget or a limit stopped it (stop says) */
+} shorten_outcome;
+
+typedef struct shorten_stats {
+    shorten_outcome outcome;
+    stop_reason stop;         /* how the breadth-first search ended */
+    uint32_t from;            /* the length of the path given */
+    uint64_t budget;          /* shorten_budget.states */
+    uint64_t states;          /* stored by the breadth-first search */
+    double seconds;
+} shorten_stats;
+
+/* Look for a path shorter than er->path to an error matching `er`, by a
+ * sequential breadth-first search with o's reduction, detector, --por,
+ * max_invisible and store (bitstate becomes the default compact store), up
+ * to depth er->len - 1, within budget `b`. With SHORTEN_SHORTER `out` holds
+ * the shortest path found and the error at its end (free out->path);
+ * otherwise `out` is zeroed. `st` says what happened. Returns 0, or -1 if
+ * the search could not start (out of memory; st->stop STOP_NOMEM). */
+int explore_shorten(const vm_program *p, const explore_options *o, const explore_error *er,
+                    const shorten_budget *b, explore_error *out, shorten_stats *st);
 
 /* ---- --adapt: search until LD' holds (adapt_search.c) ------------------ */
 

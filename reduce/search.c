@@ -57,7 +57,7 @@ static const char *const stop_names[] = {
     [STOP_COMPLETE] = "complete",       [STOP_ERROR] = "error",
     [STOP_DEPTH] = "depth_limit",       [STOP_MEMLIMIT] = "memory_limit",
     [STOP_TIMELIMIT] = "time_limit",    [STOP_INTERRUPTED] = "interrupted",
-    [STOP_NOMEM] = "out_of_memory",
+    [STOP_NOMEM] = "out_of_memory",     [STOP_STATELIMIT] = "state_limit",
 };
 
 #define NAMES(t) (t), sizeof(t) / sizeof *(t)
@@ -334,6 +334,10 @@ bool record_error(search *S, const step_outcome *e, const explore_step *path, ui
 {
     explore_result *r = S->r;
     r->error_count[e->kind]++;
+    /* explore_shorten(): another error is searched past (it has no successors) */
+    if (S->o->target && !explore_error_matches(S->o->target, e->cause, e->fault, e->body, e->pc,
+                                               e->elem))
+        return true;
     if (keeps_trace(S)) {
         explore_error *ne = realloc(r->errors, (r->nerrors + 1) * sizeof *ne);
         if (!ne) {
@@ -350,6 +354,7 @@ bool record_error(search *S, const step_outcome *e, const explore_step *path, ui
         snprintf(er->msg, sizeof er->msg, "%s", e->msg);
         er->tid = e->tid;
         er->pc = e->pc;
+        er->body = e->body;
         er->elem = e->elem;
         er->len = len;
         er->path = malloc((len ? len : 1) * sizeof *path);
@@ -374,6 +379,7 @@ void deadlock_outcome(step_outcome *e)
     e->cause = CAUSE_DEADLOCK;
     e->tid = -1;
     e->pc = 0;
+    e->body = UINT32_MAX;
     e->elem = UINT32_MAX;
     snprintf(e->msg, sizeof e->msg, "deadlock: no thread can move");
 }

@@ -39,8 +39,9 @@ void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible)
     snprintf(buf, n, "no visible operation within %" PRIu64 " steps", max_invisible);
 }
 
-void step_fault(const vm_fault *f, step_outcome *out)
+void step_fault(const step_env *e, const uint8_t *s, const vm_fault *f, step_outcome *out)
 {
+    out->body = vm_tbody_index(e->p, s, f->tid); /* the fault left s as it was */
     out->cause = CAUSE_FAULT;
     out->fault = f->kind;
     out->kind = error_verdict(CAUSE_FAULT, f->kind);
@@ -55,6 +56,7 @@ void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outco
     out->kind = error_verdict(CAUSE_BOUNDED_INVIS, VM_FAULT_ASSERTION /* not read */);
     out->tid = tid;
     out->pc = vm_tpc(e->p, s, tid);
+    out->body = vm_tbody_index(e->p, s, tid);
     bounded_invis_msg(out->msg, sizeof out->msg, e->max_invisible);
 }
 
@@ -74,6 +76,7 @@ bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out)
     out->kind = error_verdict(out->cause, VM_FAULT_ASSERTION /* not read */);
     out->tid = rep->tid;
     out->pc = vm_tpc(e->p, s, rep->tid);
+    out->body = vm_tbody_index(e->p, s, rep->tid);
     out->elem = rep->elem;
     snprintf(out->msg, sizeof out->msg, "%s", rep->msg);
     return true;

@@ -52,13 +52,14 @@ typedef struct step_outcome {
     char msg[256];
     int tid;
     uint32_t pc;
+    uint32_t body;     /* the body tid runs (UINT32_MAX: a deadlock) */
     uint32_t elem;     /* the element a detector reported, else UINT32_MAX */
 } step_outcome;
 
 /* The cold parts of a step, in step.c: the outcome of a fault, of
  * BoundedInvis, and of a detector's report (false if the detector ran out
  * of memory: there is no verdict then). */
-void step_fault(const vm_fault *f, step_outcome *out);
+void step_fault(const step_env *e, const uint8_t *s, const vm_fault *f, step_outcome *out);
 void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outcome *out);
 bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out);
 
@@ -160,7 +161,7 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
             if (rc != VM_OK) break;
         }
     }
-    if (rc == VM_FAULT) step_fault(&f, out);
+    if (rc == VM_FAULT) step_fault(e, s, &f, out);
     else if (rc == VM_STOPPED) return step_detector(e, s, out);
     else if (child >= 0) return step_fold_start(e, s, child, x, observed);
     return true;

@@ -48,6 +48,8 @@ def steady_report(js):
     js = json.loads(json.dumps(js))
     for k in VOLATILE_STATS:
         js.get("stats", {}).pop(k, None)
+    if isinstance(js.get("stats", {}).get("shortening"), dict):  # --shorten's time
+        js["stats"]["shortening"].pop("seconds", None)
     js.get("options", {}).pop("store", None)
     return js
 

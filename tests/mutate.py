@@ -147,6 +147,17 @@ MUTANTS = [
      ["reduce/dfs_por.c"],
      r"\(out\.kind != VERDICT_OK \|\|\n",
      "(0 ||\n"),
+    # --shorten (issue 18): the breadth-first search for a shorter trace
+    ("shorten-any-fault",
+     "--shorten: a fault matches any fault of its kind, wherever it is",
+     ["reduce/shorten.c"],
+     r"return fault == t->fault && body == t->body && pc == t->pc;",
+     "return fault == t->fault && (body | 1) && (pc | 1);"),
+    ("shorten-depth-off-by-one",
+     "--shorten: the breadth-first search goes as deep as the path (not shorter)",
+     ["reduce/shorten.c"],
+     r"so\.max_depth = er->len - 1;",
+     "so.max_depth = er->len;"),
 ]
 
 

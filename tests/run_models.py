@@ -83,6 +83,83 @@ def states_of(path):
         return set(line.strip() for line in f if line.strip())
 
 
+def same_error(a, b):
+    """Do two JSON error objects name the same error, as --shorten matches
+    them (explore_error_matches)? Any two deadlocks; a detector's report on
+    the same element; else the same instruction (line and text)."""
+    if a["kind"] != b["kind"]:
+        return False
+    if a["kind"] == "deadlock":
+        return True
+    if "element" in a or "element" in b:
+        return a.get("element") == b.get("element")
+    return (a.get("line"), a.get("instruction")) == (b.get("line"), b.get("instruction"))
+
+
+def check_shortened(mcheck, name, path, opts, js, bfs, depths):
+    """Issue 18: after a depth-first search the first error's trace is
+    shortened by a breadth-first search to the same error (--shorten, on by
+    default): it replays to an error of the same kind and place, it is as
+    short as --search=bfs's where that finds the same error first (and as
+    refcheck's shortest deadlock), -j 2's is shortened too, and
+    --shorten=off gives the search's own path, the length it was shortened
+    from. With --all-errors the trace is shortened only when --shorten is
+    given (the whole space is asked for): the default run shortens nothing,
+    and the checks below run with --shorten=on."""
+    if "--all-errors" in opts:
+        check(js["error"] is not None and js["error"]["shortened_from"] is None
+              and js["error"]["not_shortened"] is None and js["stats"]["shortening"] is None,
+              f"{name} --all-errors: not shortened without --shorten")
+        opts = opts + ["--shorten=on"]
+        js = run_json(mcheck, opts + [path])[1]
+        if not check(js is not None and js["error"] is not None,
+                     f"{name} --shorten=on: an error in the report"):
+            return
+    e = js["error"]
+    off = run_json(mcheck, opts + ["--shorten=off", path])[1]
+    if not check(off is not None and off["error"] is not None and e is not None,
+                 f"{name} --shorten=off: an error in both reports"):
+        return
+    o = off["error"]
+    check(o["shortened_from"] is None and o["not_shortened"] is None
+          and off["stats"]["shortening"] is None,
+          f"{name} --shorten=off: no shortening reported ({o['shortened_from']}, "
+          f"{o['not_shortened']}, {off['stats']['shortening']})")
+    check(e["replayed"] and same_error(e, o),
+          f"{name}: the shortened trace replays ({e['replayed']}) to the same error as the "
+          f"depth-first one ({e['kind']} line {e.get('line')} {e.get('element')}; "
+          f"{o['kind']} line {o.get('line')} {o.get('element')})")
+    sh = js["stats"]["shortening"]
+    if e["shortened_from"] is not None:
+        check(e["shortened_from"] == o["steps"] and e["steps"] < o["steps"] and sh["shortened"]
+              and sh["stop"] == "error",
+              f"{name}: shortened from the depth-first path's {o['steps']} steps to "
+              f"{e['steps']} (shortened_from {e['shortened_from']}, {sh})")
+    else:
+        check(e["steps"] == o["steps"] and e["trace"] == o["trace"],
+              f"{name}: not shortened, the depth-first trace ({e['steps']}, {o['steps']} steps)")
+        check((e["steps"] <= 1) == (e["not_shortened"] is None and sh is None),
+              f"{name}: not shortened says why ({e['not_shortened']!r}, {sh})")
+    if bfs and bfs.get("error") and same_error(bfs["error"], o):
+        check(e["steps"] == bfs["error"]["steps"],
+              f"{name}: the shortened trace has {e['steps']} steps, --search=bfs's to the same "
+              f"error {bfs['error']['steps']}")
+    if depths is not None and e["kind"] == "deadlock":
+        check(e["steps"] == depths.get("deadlock"),
+              f"{name}: the shortened deadlock trace has {e['steps']} steps, refcheck's "
+              f"shortest {depths.get('deadlock')}")
+    par = run_json(mcheck, opts + ["-j", "2", path])[1]
+    pe = par and par["error"]
+    if check(pe is not None and pe["replayed"] and par["stats"]["shortening"] is not None
+             or (pe is not None and pe["steps"] <= 1),
+             f"{name} -j 2: the trace replays and was shortened or says why not "
+             f"({pe and pe['replayed']}, {par and par['stats']['shortening']})"):
+        if same_error(pe, o):
+            check(pe["steps"] == e["steps"],
+                  f"{name} -j 2: shortened to {pe['steps']} steps, the sequential search's "
+                  f"to the same error {e['steps']}")
+
+
 def test_model(mcheck, path):
     h = header(path)
     name = os.path.basename(path)
@@ -163,6 +240,7 @@ def test_model(mcheck, path):
     # the breadth-first trace is a shortest one (refcheck's successors; it
     # knows the LD' detector, not Goldilocks or Eraser, nor --adapt)
     race = ([o for o in opts if o.startswith("--race=")] or ["--race=ld"])[-1][7:]
+    depths = None
     if expect != "ok" and bfs and race in ("ld", "off") and "--adapt" not in opts:
         defs = {k: int(v, 0) for k, v in re.findall(r"-D\s*(\w+)=(\S+)", h.get("options", ""))}
         with open(path) as f:
@@ -170,6 +248,8 @@ def test_model(mcheck, path):
                                   spurious="--spurious-wakeups" in opts)
         problems = check_bfs_report(bfs, depths, "--all-errors" not in opts)
         check(not problems, f"{name} --search=bfs: {'; '.join(problems)}")
+    if expect != "ok" and "--search=bfs" not in opts:
+        check_shortened(mcheck, name, path, opts, js, bfs, depths)
 
     # the verdict with each other detector the header names
     for det, mode in [(d, m) for d in ("off", "ld", "eraser", "goldilocks") for m in ("", "-reduce-none")]:

@@ -87,7 +87,7 @@ thread w[K]
 
 JSON_STATS = ["states_stored", "transitions", "states_matched", "max_depth", "instructions",
               "state_vector_bytes", "store_bytes", "bytes_per_state", "peak_rss_bytes",
-              "omission_probability", "seconds", "states_per_second"]
+              "omission_probability", "seconds", "states_per_second", "shortening"]
 
 
 def test_usage():
@@ -1084,7 +1084,8 @@ def trace_lines(out):
 def test_trace_effects():
     """Each trace line says what its instruction did with values (issue 18)."""
     sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "semantics")
-    code, out, _ = run(os.path.join(MODELS, "philosophers.bc"))
+    # the depth-first traces these pin (--shorten=off), where phil[0] eats
+    code, out, _ = run("--shorten=off", os.path.join(MODELS, "philosophers.bc"))
     lines = trace_lines(out)
     check(code == 1 and "    18  acquire fork[left]    ; fork[0]" in lines[3]
           and "    20  load m, meals[self]   ; meals[0] = 0 -> m" in lines[5]
@@ -1096,7 +1097,7 @@ def test_trace_effects():
     check(len(cols) == 1, f"the notes are aligned ({cols})")
     check(any("acquire fork[left]    ; fork[2]" in l and "phil[2]" in l for l in lines),
           "an index the thread computed is resolved")
-    code, out, _ = run("--json", os.path.join(MODELS, "philosophers.bc"))
+    code, out, _ = run("--json", "--shorten=off", os.path.join(MODELS, "philosophers.bc"))
     tr = json.loads(out)["error"]["trace"]
     st = next(e for e in tr if e["instruction"] == "store meals[self], m")
     check(st["effect"] == "meals[0]: 0 -> 1" and st["object"] == "meals[0]"
@@ -1113,7 +1114,7 @@ def test_trace_effects():
     last = trace_lines(out)[-1]
     check(code == 1 and re.search(r'assert c, "[^"]*"  ; c = 0$', last),
           f"assert_fail: the failing assert shows its operand ({last})")
-    code, out, _ = run("--json", os.path.join(MODELS, "assert_fail.bc"))
+    code, out, _ = run("--json", "--shorten=off", os.path.join(MODELS, "assert_fail.bc"))
     a = json.loads(out)["error"]["trace"][-1]
     check(a["reads"] == [{"name": "c", "value": 0}] and a["effect"] == "c = 0",
           f"JSON: the failing assert's operand ({a})")
@@ -1133,7 +1134,7 @@ def test_trace_effects():
     check(sd["sent"] == 1 and sd["object"] == "c" and rv["reads"] == [{"name": "c", "value": 1}]
           and rv["writes"] == [{"name": "i", "old": 0, "new": 1}], f"JSON: send and recv ({sd} {rv})")
     # notifyall names whom it woke; a re-acquire says so; recursion shows the depth
-    code, out, _ = run(os.path.join(sem, "notify_lost.bc"))
+    code, out, _ = run("--shorten=off", os.path.join(sem, "notify_lost.bc"))
     text = "\n".join(trace_lines(out))
     check("notifyall m      ; wakes waiter[0], waiter[1]" in text
           and "wait m           ; re-acquire after notify" in text,
@@ -1161,6 +1162,101 @@ def test_trace_effects():
           "--reduce=none: resolved forks")
 
 
+def test_shorten():
+    """Issue 18: a depth-first search's first error trace is shortened by a
+    breadth-first search to the same error (--shorten, on by default)."""
+    phil = os.path.join(MODELS, "philosophers.bc")
+    for bad in ("bogus", "0", "-3", ""):
+        code, _, err = run(f"--shorten={bad}", phil)
+        check(code == 2 and "mcheck: error: --shorten: expected on, off or a number of states"
+              in err, f"--shorten={bad}: a usage error ({code}, {err.strip()})")
+    code, out, _ = run("--help")
+    check("--shorten=on|off|STATES" in out, "--help documents --shorten")
+    # the README's demo: 66 depth-first steps become 6
+    code, out, _ = run(phil)
+    check(code == 1 and "trace (6 steps, 12 instructions; shortened from 66 steps by a "
+          "breadth-first search of 69 states):" in out
+          and re.search(r"^  shortening           69 states, [0-9.]+ s ", out, re.M)
+          and "note: depth-first traces can be long" not in out and "not shortened" not in out,
+          f"philosophers: shortened from 66 steps to 6 ({out[:400]})")
+    for args in (["--shorten=off"], ["--shorten=on", "--shorten=off"]):
+        code, out, _ = run(*args, phil)
+        check(code == 1 and "trace (66 steps, 282 instructions):\n" in out
+              and "note: depth-first traces can be long" in out and "shortening" not in out,
+              f"{' '.join(args)}: the depth-first path, as before")
+    # over the budget: the depth-first path, and one line saying why
+    code, out, _ = run("--shorten=10", phil)
+    check(code == 1 and "trace (66 steps, 282 instructions):\n" in out
+          and "\nnot shortened: the breadth-first search for a shorter path reached its budget "
+          "of 10 states (--shorten=STATES sets it)\n" in out,
+          f"--shorten=10: not shortened, over budget ({out[:300]})")
+    code, out, _ = run("--json", "--shorten=10", phil)
+    js = json.loads(out)
+    e, sh = js["error"], js["stats"]["shortening"]
+    check(e["steps"] == 66 and e["shortened_from"] is None and "budget of 10 states"
+          in e["not_shortened"] and sh["stop"] == "state_limit" and not sh["shortened"]
+          and 10 <= sh["states_stored"] <= 10 + 32,
+          f"--json --shorten=10: over budget ({e['steps']}, {e['not_shortened']}, {sh})")
+    tj = os.path.join(TMP, "short.json")
+    code, out, _ = run("--json", "--trace-json", tj, phil)
+    js = json.loads(out)
+    with open(tj) as f:
+        tjs = json.load(f)
+    check(js["error"]["steps"] == 6 and js["error"]["shortened_from"] == 66
+          and tjs["shortened_from"] == 66 and tjs["trace"] == js["error"]["trace"]
+          and js["stats"]["shortening"]["states_stored"] == 69
+          and js["stats"]["states_stored"] == 67,
+          f"--json: shortened_from 66, the search's own counts kept ({js['stats']})")
+    # breadth-first traces are shortest already; --simulate has no search
+    code, out, _ = run("--json", "--search=bfs", phil)
+    js = json.loads(out)
+    check(js["error"]["steps"] == 6 and js["error"]["shortened_from"] is None
+          and js["error"]["not_shortened"] is None and js["stats"]["shortening"] is None,
+          "--search=bfs: nothing shortened")
+    # -j 2: the parallel depth-first trace is shortened too, and the note says what it is
+    code, out, _ = run("-j", "2", "-D", "N=5", phil)
+    # (its depth-first path may be a shortest one already)
+    check(code == 1 and (re.search(r"trace \(10 steps, 20 instructions; shortened from \d+ steps", out)
+                         or "trace (10 steps, 20 instructions):\n" in out
+                         and "not shortened: a breadth-first search of" in out)
+          and "note: the trace is a shortest one to this error (a sequential breadth-first "
+          "search after the parallel depth-first one)" in out,
+          f"-j 2: shortened to 10 steps ({out[:300]})")
+    # the shortening matches the error's place: b's shallow assertion is
+    # searched past, a's deep one is the error (its 3 steps are a shortest path)
+    two = model("two_asserts.bc", "lock m\nthread a\n    acquire m\n    release m\n"
+                "    acquire m\n    release m\n    assert 0, \"deep\"\n"
+                "thread b\n    assert 0, \"shallow\"\n")
+    code, out, _ = run("--json", two)
+    js = json.loads(out)
+    e = js["error"]
+    check(code == 1 and e["message"] == "assertion violated: deep" and e["line"] == 7
+          and e["steps"] == 3 and e["shortened_from"] is None
+          and e["not_shortened"].endswith("found no shorter path to this error")
+          and js["stats"]["shortening"]["states_stored"] > 3,
+          f"two asserts: the deep one kept, the shallow one searched past ({e['message']}, "
+          f"{e['steps']} steps, {e['not_shortened']}, {js['stats']['shortening']})")
+    code, out, _ = run("--json", "--search=bfs", two)
+    check(json.loads(out)["error"]["message"] == "assertion violated: shallow",
+          "two asserts: --search=bfs meets the shallow one first")
+    # --all-errors: the first error only (two deadlocks could become one path)
+    sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "semantics")
+    code, out, _ = run("--json", "--all-errors", os.path.join(sem, "notify_lost.bc"))
+    errs = json.loads(out)["errors"]
+    check(len(errs) == 2 and errs[0]["shortened_from"] is None and errs[0]["steps"] == 8
+          and json.loads(out)["stats"]["shortening"] is None,
+          f"--all-errors without --shorten: nothing shortened "
+          f"({[(x['steps'], x['shortened_from']) for x in errs]})")
+    code, out, _ = run("--json", "--all-errors", "--shorten=on",
+                       os.path.join(sem, "notify_lost.bc"))
+    errs = json.loads(out)["errors"]
+    check(len(errs) == 2 and errs[0]["shortened_from"] == 8 and errs[0]["steps"] == 4
+          and errs[1]["shortened_from"] is None and errs[1]["not_shortened"] is None
+          and errs[1]["steps"] == 8,
+          f"--all-errors: the first error shortened, the second kept "
+          f"({[(x['steps'], x['shortened_from']) for x in errs]})")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -1171,7 +1267,8 @@ def main():
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,
               test_constant_expressions_match_refcheck, test_por_discharges_metadata,
-              test_unreached_code, test_unreached_same_in_every_search, test_trace_effects):
+              test_unreached_code, test_unreached_same_in_every_search, test_trace_effects,
+              test_shorten):
         t()
     return finish()
 

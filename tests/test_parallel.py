@@ -257,7 +257,11 @@ def cli(opts, models_dir):
     check("workers=3" in p.stdout.splitlines()[0], "text header names the workers")
     check(sum(l.startswith("  worker ") for l in p.stdout.splitlines()) == 3,
           "text report: one line per worker")
-    check("need not be the shortest" in p.stdout, "dfs -j: the trace note")
+    check("the trace is a shortest one to this error (a sequential breadth-first search "
+          "after the parallel depth-first one)" in p.stdout, "dfs -j: the trace note (shortened)")
+    p = subprocess.run([mc, "-j", "3", "--shorten=off", "-D", "N=4", phil], capture_output=True,
+                       text=True)
+    check("need not be the shortest" in p.stdout, "dfs -j --shorten=off: the trace note")
     p = subprocess.run([mc, "-j", "3", "--search=bfs", phil], capture_output=True, text=True)
     check("the trace is a shortest one" in p.stdout, "bfs -j: the trace note")
     # limits stop every worker: exit 3, the figures so far (a model without

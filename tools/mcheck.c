@@ -1,8 +1,9 @@
 /* mcheck.c: the command line. Parses the options, reads a model, assembles
  * it, and either dumps it, simulates one random run (simulate.c), replays
  * a saved trace (--replay: replay_cli.c reads the model itself), or runs
- * the search (with --adapt, reduce/'s explore_adapt policy), replays the
- * trace of every error kept and hands them to the text or JSON report
+ * the search (with --adapt, reduce/'s explore_adapt policy), shortens the
+ * first error's depth-first path (--shorten, reduce/'s explore_shorten),
+ * replays the trace of every error kept and hands them to the text or JSON report
  * (report_text.c, report_json.c).
  *
  * Exit status: 0 no error found, 1 error found, 2 bad input or usage,
@@ -83,6 +84,12 @@ static void usage(FILE *out)
           "  --adapt                when LD' is violated on a variable, treat it as volatile\n"
           "                         and search again, until no violation is left (implies\n"
           "                         --race=ld; any other --race is a usage error)\n"
+          "  --shorten=on|off|STATES\n"
+          "                         after a depth-first search (also -j) stops at an\n"
+          "                         error, look for a shorter path to the same error by a\n"
+          "                         breadth-first search of at most STATES states (on,\n"
+          "                         the default: as many as the search stored, at least\n"
+          "                         100000) and print that; off keeps the search's path\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
           "  --lookahead=auto|on|child|sibling|off\n"
           "                         speed only: build the steps likely next and\n"
@@ -127,6 +134,9 @@ typedef struct cli {
     bool jobs_set;             /* -j was given */
     bool trace_states;         /* --trace-states: the whole state after each step */
     bool trace_all;            /* --trace=all */
+    bool no_shorten;           /* --shorten=off */
+    bool shorten_given;        /* --shorten=on|STATES: also with --all-errors */
+    unsigned long long shorten_states; /* --shorten=STATES (0: the default budget) */
     unsigned long long seed, steps;
     const char *trace_json, *dump_states;
     const char *trace_html;    /* --trace-html FILE */
@@ -195,7 +205,7 @@ enum {
     OPT_STORE, OPT_FP, OPT_BITMB, OPT_ALL, OPT_MAXDEPTH, OPT_MAXINVIS,
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_TRACE, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
-    OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR,
+    OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -230,6 +240,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"spurious-wakeups", no_argument, 0, OPT_SPURIOUS},
         {"por", optional_argument, 0, OPT_POR},
         {"jobs", required_argument, 0, OPT_JOBS},
+        {"shorten", required_argument, 0, OPT_SHORTEN},
         {"max-depth", required_argument, 0, OPT_MAXDEPTH},
         {"max-invisible", required_argument, 0, OPT_MAXINVIS},
         {"memlimit", required_argument, 0, OPT_MEMLIMIT},
@@ -289,6 +300,15 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!optarg || !strcmp(optarg, "on")) c->eo.por = true;
             else if (!strcmp(optarg, "off")) c->eo.por = false;
             else return bad_usage("--por: expected on or off, got '%s'", optarg);
+            break;
+        case OPT_SHORTEN:
+            c->no_shorten = !strcmp(optarg, "off");
+            c->shorten_given = !c->no_shorten;
+            c->shorten_states = 0;
+            if (!c->no_shorten && strcmp(optarg, "on") &&
+                (!parse_u64(optarg, &c->shorten_states) || c->shorten_states == 0))
+                return bad_usage("--shorten: expected on, off or a number of states, got '%s'",
+                                 optarg);
             break;
         case OPT_SEED:
             if (!parse_u64(optarg, &c->seed)) return bad_usage("--seed: bad number '%s'", optarg);
@@ -510,6 +530,42 @@ static bool stream_entry(void *ctx, const trace *t, const trace_entry *e)
     return (sc->n & 0xFFFF) || !ferror(sc->out);
 }
 
+/* The default budget of --shorten: at least this many states, so that a
+ * search that met an error early (philosophers: 67 states for a 66-step
+ * trace; a breadth-first search to the 6-step one stores 69) still gets
+ * its trace shortened; docs/benchmarks.md has what it costs. */
+#define SHORTEN_MIN_STATES 100000
+
+/* After a depth-first search: the first error's path shortened
+ * (explore_shorten) within the budget, replacing r->errors[0] when a
+ * shorter one is found; false if it is not tried (--shorten=off,
+ * --search=bfs, no error). Only the first: with --all-errors the others are
+ * other error states, and shortening each to "the same error" could map
+ * two onto one path (any two deadlocks). */
+static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, double seconds,
+                          shorten_stats *sh)
+{
+    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors) return false;
+    /* --all-errors asks for the whole space (the benchmarks' mode): its
+     * first error is shortened only when --shorten is given */
+    if (c->eo.all_errors && !c->shorten_given) return false;
+    uint64_t states = r->stats.states_stored;
+    shorten_budget b = {
+        .states = c->shorten_states ? c->shorten_states
+                  : states > SHORTEN_MIN_STATES ? states : SHORTEN_MIN_STATES,
+        .timelimit = !c->eo.timelimit ? 0 : c->eo.timelimit > seconds ? c->eo.timelimit - seconds
+                                                                        : -1,
+        .memlimit = c->eo.memlimit, /* the search's memory is freed by now */
+    };
+    explore_error e;
+    explore_shorten(p, &c->eo, &r->errors[0], &b, &e, sh); /* -1: sh says out of memory */
+    if (sh->outcome == SHORTEN_SHORTER) {
+        free(r->errors[0].path);
+        r->errors[0] = e;
+    }
+    return true;
+}
+
 static int run_search(cli *c, vm_program *p)
 {
     explore_result r;
@@ -547,8 +603,11 @@ static int run_search(cli *c, vm_program *p)
         if (html) fclose(html);
         return 3;
     }
+    shorten_stats sh;
+    bool shortening = shorten_first(c, p, &r, c->adapt ? ad.seconds : r.stats.seconds, &sh);
     report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL,
-                      .defs = c->defs, .ndefs = c->ndefs, .trace_all = c->trace_all};
+                      .defs = c->defs, .ndefs = c->ndefs, .trace_all = c->trace_all,
+                      .shorten = shortening ? &sh : NULL};
     /* Out of memory from here on costs the traces (reported as not
      * available), never the verdict or the statistics. */
     trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;

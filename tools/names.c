@@ -70,6 +70,7 @@ const char *stop_text(stop_reason s)
     case STOP_TIMELIMIT: return "search incomplete: time limit reached";
     case STOP_INTERRUPTED: return "search incomplete: interrupted";
     case STOP_NOMEM: return "search incomplete: out of memory";
+    case STOP_STATELIMIT: return "search incomplete: state limit reached";
     }
     return "?";
 }

@@ -240,14 +240,30 @@ static void print_step_options_json(FILE *out, const report_run *run)
     fprintf(out, "]");
 }
 
+/* "shortened_from" (the depth-first path's steps, or null) and
+ * "not_shortened" (why not, or null). */
+static void print_shortened_json(FILE *out, const shorten_stats *sh)
+{
+    char why[256];
+    if (sh && sh->outcome == SHORTEN_SHORTER)
+        fprintf(out, ",\"shortened_from\":%" PRIu32, sh->from);
+    else
+        fprintf(out, ",\"shortened_from\":null");
+    fprintf(out, ",\"not_shortened\":");
+    if (report_not_shortened(sh, why, sizeof why))
+        json_string(out, why);
+    else
+        fprintf(out, "null");
+}
+
 /* `t` is NULL when the trace could not be replayed for lack of memory;
  * `file`: the --trace-json file's error, which starts with the model and
- * the options that shape its steps; `all`: --trace=all; `after`: the
- * caller wrote {"trace":[...] and its status fields first (--trace-json
+ * the options that shape its steps; `all`: --trace=all; `sh`: how its path was
+ * shortened (NULL: not tried); `after`: the caller wrote {"trace":[...] and its status fields first (--trace-json
  * streams them): these are the other fields. */
 static void error_json(FILE *out, const report_run *file, const vm_program *p,
                        const explore_error *er, const trace *t, bool adapting, bool all,
-                       bool after)
+                       const shorten_stats *sh, bool after)
 {
     char name[64], why[192];
     report_hints hints;
@@ -284,8 +300,9 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     }
     print_path_json(out, er);
     if (!t) {
-        fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32
-                     ",\"replayed\":false%s}", er->len, after ? "" : ",\"trace\":null");
+        fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32, er->len);
+        print_shortened_json(out, sh);
+        fprintf(out, ",\"replayed\":false%s}", after ? "" : ",\"trace\":null");
         return;
     }
     const vm_insn *in = er->tid >= 0 ? report_insn_at(p, t->final_state, er->tid, er->pc) : NULL;
@@ -298,8 +315,9 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     } else {
         fprintf(out, ",\"thread\":null,\"line\":null");
     }
-    fprintf(out, ",\"steps\":%" PRIu32 ",\"replayed\":%s", er->len,
-            t->diverged ? "false" : "true");
+    fprintf(out, ",\"steps\":%" PRIu32, er->len);
+    print_shortened_json(out, sh);
+    fprintf(out, ",\"replayed\":%s", t->diverged ? "false" : "true");
     if (!after) {
         fprintf(out, ",\"trace\":");
         print_trace_json(out, p, t, all);
@@ -338,27 +356,27 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
 }
 
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting)
+                       const trace *t, bool adapting, const shorten_stats *sh)
 {
-    error_json(out, NULL, p, er, t, adapting, false, false);
+    error_json(out, NULL, p, er, t, adapting, false, sh, false);
 }
 
 void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
-                            const trace *t, bool adapting, bool all)
+                            const trace *t, bool adapting, bool all, const shorten_stats *sh)
 {
-    error_json(out, NULL, p, er, t, adapting, all, false);
+    error_json(out, NULL, p, er, t, adapting, all, sh, false);
 }
 
 void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
                             const explore_error *er, const trace *t)
 {
-    error_json(out, run, p, er, t, run->adapt != NULL, true, false);
+    error_json(out, run, p, er, t, run->adapt != NULL, true, run->shorten, false);
 }
 
 void report_error_json_after_trace(FILE *out, const report_run *run, const vm_program *p,
                                    const explore_error *er, const trace *t)
 {
-    error_json(out, run, p, er, t, run->adapt != NULL, true, true);
+    error_json(out, run, p, er, t, run->adapt != NULL, true, run->shorten, true);
 }
 
 /* "unreached": the instructions no thread reached in a complete search,
@@ -429,14 +447,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     fprintf(out, ",\"error\":");
     if (r->nerrors)
         report_error_json_mode(out, p, &r->errors[0], report_trace_of(traces, 0), a != NULL,
-                               run->trace_all);
+                               run->trace_all, run->shorten);
     else
         fprintf(out, "null");
     fprintf(out, ",\"errors\":[");
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (i) fprintf(out, ",");
         report_error_json_mode(out, p, &r->errors[i], report_trace_of(traces, i), a != NULL,
-                               run->trace_all);
+                               run->trace_all, i == 0 ? run->shorten : NULL);
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
@@ -476,6 +494,16 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         fprintf(out, ",\"coverage\":null");
     fprintf(out, ",\"seconds\":%.6f,\"states_per_second\":%.1f", x->seconds,
             x->seconds > 0 ? (double)x->states_stored / x->seconds : 0.0);
+    /* the breadth-first search for a shorter trace (explore_shorten), not
+     * counted in the search's figures above; null when none ran */
+    const shorten_stats *sh = run->shorten;
+    if (sh && sh->outcome != SHORTEN_NOT_TRIED)
+        fprintf(out, ",\"shortening\":{\"states_stored\":%" PRIu64 ",\"seconds\":%.6f"
+                     ",\"stop\":\"%s\",\"shortened\":%s}",
+                sh->states, sh->seconds, stop_reason_name(sh->stop),
+                sh->outcome == SHORTEN_SHORTER ? "true" : "false");
+    else
+        fprintf(out, ",\"shortening\":null");
     if (r->nworkers) { /* -j N: what each worker did */
         fprintf(out, ",\"workers\":[");
         for (uint32_t i = 0; i < r->nworkers; i++) {

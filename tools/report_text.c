@@ -341,11 +341,46 @@ static void print_trace_view(FILE *out, const vm_program *p, const trace *t, boo
     trace_view_free(&v);
 }
 
-/* `t` is NULL when the trace could not be replayed for lack of memory. */
+bool report_not_shortened(const shorten_stats *sh, char *buf, size_t n)
+{
+    if (!sh || sh->outcome == SHORTEN_NOT_TRIED || sh->outcome == SHORTEN_SHORTER) return false;
+    if (sh->outcome == SHORTEN_NONE_SHORTER) {
+        snprintf(buf, n, "a breadth-first search of %" PRIu64 " states found no shorter path "
+                         "to this error", sh->states);
+        return true;
+    }
+    switch (sh->stop) {
+    case STOP_STATELIMIT:
+        snprintf(buf, n, "the breadth-first search for a shorter path reached its budget of "
+                         "%" PRIu64 " states (--shorten=STATES sets it)", sh->budget);
+        break;
+    case STOP_TIMELIMIT:
+        snprintf(buf, n, "the time limit ran out (--timelimit; the breadth-first search "
+                         "for a shorter path stored %" PRIu64 " states)", sh->states);
+        break;
+    case STOP_MEMLIMIT:
+        snprintf(buf, n, "the breadth-first search for a shorter path reached the memory "
+                         "limit (--memlimit) after %" PRIu64 " states", sh->states);
+        break;
+    case STOP_INTERRUPTED:
+        snprintf(buf, n, "the breadth-first search for a shorter path was interrupted");
+        break;
+    default:
+        snprintf(buf, n, "out of memory in the breadth-first search for a shorter path");
+        break;
+    }
+    return true;
+}
+
+/* `t` is NULL when the trace could not be replayed for lack of memory; `all`
+ * --trace=all; `sh` how its path was shortened (NULL: not tried). */
 static void print_error_text(FILE *out, const vm_program *p, const explore_error *er,
                              const trace *t, bool bfs_hint, unsigned workers, bool adapting,
-                             bool all)
+                             bool all, const shorten_stats *sh)
 {
+    char why[256];
+    bool shortened = sh && sh->outcome == SHORTEN_SHORTER;
+    bool shortest = shortened || (sh && sh->outcome == SHORTEN_NONE_SHORTER);
     char name[64];
     report_hints hints;
     report_hint(p, er, t, adapting, &hints);
@@ -364,7 +399,11 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     report_accesses_text(out, p, t);
     for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
     report_trace_stopped_text(out, t);
-    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu64 " instructions):\n", er->len, t->instructions);
+    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu64 " instructions", er->len, t->instructions);
+    if (shortened)
+        fprintf(out, "; shortened from %" PRIu32 " steps by a breadth-first search of %" PRIu64
+                     " states", sh->from, sh->states);
+    fprintf(out, "):\n");
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
     print_trace_view(out, p, t, all);
     if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
@@ -372,20 +411,25 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
         fprintf(out, "blocked threads:\n");
         report_blocked_threads(out, p, t->final_state);
     }
+    if (report_not_shortened(sh, why, sizeof why)) fprintf(out, "not shortened: %s\n", why);
     if (workers && !bfs_hint)
         fprintf(out, "note: the trace is a shortest one (breadth-first: levels in step with %u "
                      "workers)\n", workers);
+    else if (workers && shortest)
+        fprintf(out, "note: the trace is a shortest one to this error (a sequential "
+                     "breadth-first search after the parallel depth-first one), not necessarily "
+                     "to the nearest error; --search=bfs -j %u finds that\n", workers);
     else if (workers)
         fprintf(out, "note: a parallel depth-first trace need not be the shortest, nor the "
                      "sequential search's; --search=bfs -j %u finds a shortest one\n", workers);
-    else if (bfs_hint && er->len > 20)
+    else if (bfs_hint && !shortest && er->len > 20)
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }
 
 void report_error_text(FILE *out, const vm_program *p, const explore_error *er, const trace *t,
                        bool adapting)
 {
-    print_error_text(out, p, er, t, false, 0, adapting, false);
+    print_error_text(out, p, er, t, false, 0, adapting, false, NULL);
 }
 
 void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t steps)
@@ -669,7 +713,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,
-                         eo->workers, a != NULL, run->trace_all);
+                         eo->workers, a != NULL, run->trace_all, i == 0 ? run->shorten : NULL);
     }
     if (eo->all_errors) print_error_counts(out, r);
     if (a) {
@@ -689,6 +733,10 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     fprintf(out, "\n");
     if (r->stop == STOP_MEMLIMIT) print_memlimit_text(out, eo, r);
     print_stats_text(out, eo, r);
+    if (run->shorten && run->shorten->outcome != SHORTEN_NOT_TRIED)
+        fprintf(out, "  shortening           %" PRIu64 " states, %.3f s (breadth-first, for a "
+                     "shorter trace; in the time above, not in the counts)\n",
+                run->shorten->states, run->shorten->seconds);
     if (a)
         fprintf(out, "  adapt                %u search%s, %" PRIu64 " states stored and %.3f s in all\n",
                 a->runs, a->runs == 1 ? "" : "es", a->states, a->seconds);

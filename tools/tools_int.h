@@ -47,6 +47,9 @@ typedef struct report_run {
     const vm_define *defs;            /* the -D overrides, in order */
     size_t ndefs;
     bool trace_all;                   /* --trace=all: every recorded line */
+    const shorten_stats *shorten;     /* how the first error's path was shortened
+                                         (explore_shorten); NULL: not tried
+                                         (--shorten=off, --search=bfs) */
 } report_run;
 
 /* The replayed trace of error i, or NULL if it could not be replayed (out
@@ -74,9 +77,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces);
 /* One error as a JSON object (also --trace-json); `t` is NULL when the
  * trace could not be replayed for lack of memory; `adapting`: the run used
- * --adapt (its hint does not suggest it again). */
+ * --adapt (its hint does not suggest it again); `sh`: how its path was
+ * shortened (NULL: not tried). */
 void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting);
+                       const trace *t, bool adapting, const shorten_stats *sh);
+
+/* Why a path was not shortened (the text after "not shortened: "), into
+ * buf; false when it was shortened or not tried (sh NULL, or one step). */
+bool report_not_shortened(const shorten_stats *sh, char *buf, size_t n);
 
 /* The --trace-json file: the error as report_error_json() prints it,
  * starting with what mcheck --replay needs besides its "path": "model",
@@ -86,7 +94,7 @@ void report_trace_file_json(FILE *out, const report_run *run, const vm_program *
                             const explore_error *er, const trace *t);
 /* report_error_json() with --trace=all (`all`) or the compact trace. */
 void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
-                            const trace *t, bool adapting, bool all);
+                            const trace *t, bool adapting, bool all, const shorten_stats *sh);
 /* The fields of report_error_json() but "trace" and its status: the
  * caller wrote `{"trace":[...]` and report_trace_status_json() first
  * (--trace-json streams the whole trace while it is replayed, mcheck.c). */
