@@ -372,7 +372,8 @@ def test_trace_states():
     check("states" not in json.loads(out)["error"], "without --trace-states: no JSON \"states\"")
     # JSON: globals, locks (held or waited for), channels, threads by name
     path = model("states.bc", STATES_MODEL)
-    code, out, _ = run("--json", "--trace-states", path)
+    # the depth-first search's own 10-step path (--shorten=off), pinned below
+    code, out, _ = run("--json", "--trace-states", "--shorten=off", path)
     er = json.loads(out)["error"]
     st = er.get("states", [])
     check(er["kind"] == "assertion" and len(st) == er["steps"] == 10
@@ -394,7 +395,7 @@ def test_trace_states():
               f"JSON: main ended holding m at depth 2 after its re-acquire: {st[8]}")
     with tempfile.TemporaryDirectory() as d:
         tj = os.path.join(d, "t.json")
-        run("--quiet", "--trace-states", "--trace-json", tj, path)
+        run("--quiet", "--trace-states", "--shorten=off", "--trace-json", tj, path)
         with open(tj) as f:
             check(len(json.load(f).get("states", [])) == 10, "--trace-json carries the states")
     code, out, _ = run("--trace-states", path)

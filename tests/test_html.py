@@ -297,12 +297,29 @@ def check_page(name, path, js, text_report, expect_threads, cut=False):
     return tree
 
 
+def json_report(*args):
+    """The --json report of a run, with its first error's whole trace: the
+    report's "trace" is compact (loops folded, long traces cut), so it is
+    taken from --trace-json, which holds every instruction. Returns the
+    report as text, like run_mcheck's stdout."""
+    tj = os.path.join(TMP, "whole-trace.json")
+    rc, out, err = run_mcheck(MCHECK, *args[:-1], "--json", "--trace-json", tj, args[-1])
+    js = json.loads(out)
+    with open(tj) as f:
+        whole = json.load(f)
+    if whole is not None and js.get("errors"):
+        js["errors"][0]["trace"] = whole["trace"]
+        if js.get("error"):
+            js["error"]["trace"] = whole["trace"]
+    return rc, json.dumps(js), err
+
+
 def run_case(name, model, opts, expect_verdict, expect_threads, cut=False):
     out = os.path.join(TMP, name + ".html")
     rc, so, se = run_mcheck(MCHECK, *opts, "--trace-html", out, model)
     check(rc == 1 and os.path.exists(out), f"{name}: exit 1 and the page written ({rc}, {se!r})")
     check(se == "", f"{name}: nothing on stderr: {se!r}")
-    rc, js, _ = run_mcheck(MCHECK, *opts, "--json", model)
+    rc, js, _ = json_report(*opts, model)
     js = json.loads(js)
     check(js["verdict"] == expect_verdict, f"{name}: verdict {expect_verdict}, got {js['verdict']}")
     if not os.path.exists(out):
@@ -447,7 +464,7 @@ def main():
     pages = {}
     for name, model, opts, verdict, threads in cases:
         if threads is None:  # the threads of the JSON trace and its blocked list
-            _, js, _ = run_mcheck(MCHECK, *opts, "--json", model)
+            _, js, _ = json_report(*opts, model)
             e = json.loads(js)["errors"][0]
             seen = {x["tid"]: x["thread"] for x in e["trace"]}
             for x in e["trace"]:  # spawned, perhaps never moved
@@ -514,7 +531,7 @@ def main():
     model = write_model(TMP, "long.bc", LONG)
     rc, so, se = run_mcheck(MCHECK, "--trace-html", out, model)
     check(rc == 1, f"long: exit 1 ({rc}, {se!r})")
-    _, js, _ = run_mcheck(MCHECK, "--json", model)
+    _, js, _ = json_report(model)
     js = json.loads(js)
     steps = js["errors"][0]["steps"]
     check(steps == 2601, f"long: 2601 steps, got {steps}")
@@ -557,7 +574,7 @@ def main():
     out = os.path.join(TMP, "all.html")
     rc, so, se = run_mcheck(MCHECK, "--all-errors", "--trace-html", out,
                             os.path.join(semantics, "spawn_beyond_max.bc"))
-    _, js, _ = run_mcheck(MCHECK, "--all-errors", "--json", os.path.join(semantics, "spawn_beyond_max.bc"))
+    _, js, _ = json_report("--all-errors", os.path.join(semantics, "spawn_beyond_max.bc"))
     js = json.loads(js)
     if check(rc == 1 and os.path.exists(out) and len(js["errors"]) > 1,
              f"all-errors: exit 1, a page, more than one error ({rc}, {se!r})"):
