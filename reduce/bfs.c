@@ -117,7 +117,10 @@ static uint64_t bfs_fill(search *S, bfs_slot *slots, uint8_t *vecs, uint64_t i,
                 uint8_t *v = vecs + (size_t)n * S->wsize;
                 uint64_t i0 = x->instructions;
                 memcpy(v, from, S->ssize);
-                (void)run_step(S, v, (int)t, c, &b->out); /* false only with a detector */
+                if (!run_step(S, v, (int)t, c, &b->out)) { /* a limit in the step: v half-run */
+                    *nb = n;
+                    return i;
+                }
                 mark_outcome(S, v, &b->out);
                 b->hash = store_hash(S->st, v);
                 store_prefetch_index(S->st, b->hash);
@@ -201,6 +204,7 @@ void bfs(search *S)
         if (slots) {
             unsigned nb;
             uint64_t next = bfs_fill(S, slots, vecs, i, level_end, &nb);
+            if (S->lim.stop != STOP_COMPLETE) break; /* a limit inside a step */
             if (next > i) { /* else state i alone has more successors than a batch */
                 if (!bfs_drain(S, slots, vecs, nb)) break;
                 i = next;

@@ -90,7 +90,9 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
     S.env = (step_env){.p = p, .hooks = &S.hooks, .det = S.det, .reduce = o->reduce,
                        .max_invisible = o->max_invisible, .fold_start = o->por,
-                       .fold_undo = o->por ? malloc(S.ssize) : NULL, .state_bytes = S.ssize};
+                       .fold_undo = o->por ? malloc(S.ssize) : NULL, .state_bytes = S.ssize,
+                       .stopped = &S.lim.stop, .t0 = &S.lim.t0, .timelimit = o->timelimit,
+                       .interrupt = o->interrupt};
     S.ran = step_ran_new(p);
     S.env.ran = S.ran;
     S.vsize = S.ssize + 1;

@@ -58,7 +58,7 @@ static HOT_INLINE ahead_slot *build_ahead(search *S, const uint8_t *from, size_t
     ahead_slot *a = AHEAD(S, S->ahead.n++);
     uint64_t i0 = x->instructions;
     memcpy(a->vec, from, S->ssize);
-    (void)run_step(S, a->vec, st.tid, st.choice, &a->out); /* false only with a detector */
+    bool built = run_step(S, a->vec, st.tid, st.choice, &a->out); /* false: a limit in the step */
     mark_outcome(S, a->vec, &a->out);
     a->hash = store_hash(S->st, a->vec);
     a->recent = is_recent(S, a->hash);
@@ -75,7 +75,7 @@ static HOT_INLINE ahead_slot *build_ahead(search *S, const uint8_t *from, size_t
             a->fetched = true;
         }
     }
-    a->depth = depth;
+    a->depth = built ? depth : SIZE_MAX; /* half-run: never taken (ahead_take) */
     a->step = st;
     a->instructions = x->instructions - i0;
     return a;

@@ -87,7 +87,8 @@ static inline void ahead_extend(search *S, size_t depth, explore_step st, const 
                    (S->o->max_depth && depth + 1 >= S->o->max_depth);
         tl->prev_new = recent ? prev_new : g;
     }
-    while (A->n < AHEAD_MAX && A->lookups < AHEAD_LOOKUPS && conf >= AHEAD_MIN_CONF) {
+    while (A->n < AHEAD_MAX && A->lookups < AHEAD_LOOKUPS && conf >= AHEAD_MIN_CONF &&
+           S->lim.stop == STOP_COMPLETE) {
         if (!next_ahead(S, depth, st, ns, tl, A->lookups == 0)) return;
         conf = conf * AHEAD(S, A->n - 1)->conf / 256;
     }

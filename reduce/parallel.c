@@ -526,8 +526,8 @@ static bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
                 built *b = &W->batch[n];
                 uint8_t *ns = W->vecs + (size_t)n * S->wsize;
                 memcpy(ns, v, S->ssize);
-                if (!run_step(S, ns, t, c, &b->out)) {
-                    set_stop(P, STOP_NOMEM);
+                if (!run_step(S, ns, t, c, &b->out)) { /* out of memory, or a limit */
+                    set_stop(P, S->lim.stop);
                     return false;
                 }
                 mark_outcome(S, ns, &b->out);
@@ -854,7 +854,8 @@ static bool worker_init(par *P, worker *W, unsigned id)
     S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
                         .max_invisible = o->max_invisible, .fold_start = o->por,
                         .fold_undo = o->por ? malloc(S->ssize) : NULL, .state_bytes = S->ssize,
-                        .ran = S->ran};
+                        .ran = S->ran, .stopped = &S->lim.stop, .t0 = &P->t0,
+                        .timelimit = o->timelimit, .interrupt = o->interrupt};
     /* the recent-lookup cache holds fingerprints the shared set holds: with
      * the 64-bit compact store a hash equal to one of them is a state seen */
     S->recent.on = o->store.kind == STORE_COMPACT && o->store.fingerprint_bits == 64;

@@ -296,7 +296,7 @@ static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                                 step_outcome *out)
 {
     if (step_run(&S->env, s, tid, choice, out, &S->r->stats)) return true;
-    S->lim.stop = STOP_NOMEM;
+    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM; /* else a limit in the step */
     return false;
 }
 
@@ -509,8 +509,6 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
 
 /* After a complete search: the instructions of `ran` not run, into r. */
 void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r);
-/* Seconds since t0 (CLOCK_MONOTONIC; search.c). */
-double now_since(const struct timespec *t0);
 /* Peak RSS and the time since t0 (search.c). */
 void search_finish_stats(explore_stats *x, const struct timespec *t0);
 /* explore_run() with o->workers threads (parallel.c). */

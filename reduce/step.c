@@ -60,6 +60,19 @@ void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outco
     bounded_invis_msg(out->msg, sizeof out->msg, e->max_invisible);
 }
 
+bool step_limit_hit(const step_env *e)
+{
+    if (e->interrupt && *e->interrupt) {
+        *e->stopped = STOP_INTERRUPTED;
+        return true;
+    }
+    if (e->timelimit > 0 && e->t0 && now_since(e->t0) >= e->timelimit) {
+        *e->stopped = STOP_TIMELIMIT;
+        return true;
+    }
+    return false;
+}
+
 /* A step the detector stopped (one of its hooks returned true): the
  * violation as an error of the reported thread, at the access (the
  * interpreter stops before it). The report's kind gives the cause. */
@@ -137,6 +150,7 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
     uint8_t *ran = e->ran[vm_tbody_index(p, s, tid)];
     do {
         if (n > e->max_invisible) goto roll_back; /* BoundedInvis */
+        if (n && n % STEP_LIMIT_EVERY == 0 && e->stopped && step_limit_hit(e)) return false;
         /* A prefix that touches a global is not folded: run before every
          * other thread's first move, its access could decide what their
          * accesses are checked against (an `init` variable's first access,

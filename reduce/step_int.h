@@ -13,7 +13,12 @@
 #ifndef MCHECK_STEP_INT_H
 #define MCHECK_STEP_INT_H
 
+#include <time.h>
+
 #include "reduce.h"
+
+/* Seconds since t0 (CLOCK_MONOTONIC; search.c). */
+double now_since(const struct timespec *t0);
 
 /* What a step runs with. With step_run_observed(), `before` is called
  * before each instruction (replay records it; false: out of memory, the
@@ -42,7 +47,20 @@ typedef struct step_env {
      * The search also marks where threads stand in new states
      * (mark_reached(), search_int.h). */
     uint8_t *const *ran;
+    /* The run's --timelimit and interrupt, looked at once every
+     * STEP_LIMIT_EVERY invisible instructions of one step (a composed step
+     * of --max-invisible instructions can run for seconds): when one has
+     * passed, *stopped is set (STOP_TIMELIMIT, STOP_INTERRUPTED) and the
+     * step fails, its state half-run (the caller stops the search and
+     * stores nothing of it). stopped NULL: not looked at (trace replay
+     * has its own checks). */
+    stop_reason *stopped;
+    const struct timespec *t0;  /* the run's start (CLOCK_MONOTONIC) */
+    double timelimit;           /* seconds; 0: none */
+    const volatile sig_atomic_t *interrupt;
 } step_env;
+
+#define STEP_LIMIT_EVERY (1u << 20)
 
 /* A step's outcome: OK, or the error it reached (an error state of `tid`). */
 typedef struct step_outcome {
@@ -62,6 +80,9 @@ typedef struct step_outcome {
 void step_fault(const step_env *e, const uint8_t *s, const vm_fault *f, step_outcome *out);
 void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outcome *out);
 bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out);
+/* True, with *e->stopped set, when the time limit or an interrupt has come
+ * (step_env.stopped). */
+bool step_limit_hit(const step_env *e);
 
 /* The message of a BoundedInvis error (CAUSE_BOUNDED_INVIS). */
 void bounded_invis_msg(char *buf, size_t n, uint64_t max_invisible);
@@ -106,8 +127,8 @@ const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid);
  * spawn step followed by the child's first step, a path of the search
  * without --por (the child's start is folded also when the tail was cut
  * before an erring instruction, not when the step errs). False
- * only when there is no verdict: the detector or `before` ran out of memory
- * (the caller stops). The search calls step_run(), which leaves out the
+ * only when there is no verdict: the detector or `before` ran out of memory,
+ * or a limit came inside the step (e->stopped says which; the caller stops). The search calls step_run(), which leaves out the
  * calls to e->before and e->cut (a constant `observed` folds them away);
  * replay calls step_run_observed(). */
 static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_t choice,
@@ -142,6 +163,8 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
                 step_bounded_invis(e, s, tid, out);
                 return true;
             }
+            if (__builtin_expect(n % STEP_LIMIT_EVERY == 0, 0) && e->stopped && step_limit_hit(e))
+                return false; /* a limit, inside a long step */
             if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
             ran[pc] = 1;
             rc = vm_step(p, s, tid, 0, e->hooks, &f);

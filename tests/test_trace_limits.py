@@ -16,6 +16,10 @@ loops are shown once (issue 18).
   complete, exit 3, within a few seconds of the limit, resident memory and
   the JSON small. The same with --trace-json: the file is valid JSON that
   says it was cut off.
+- --timelimit inside the search's own composed step: a thread spinning on a
+  plain variable with --max-invisible 2,000,000,000 (minutes of one step)
+  stops at the limit, exit 3, "time limit reached", in DFS, BFS, -j 2 and
+  the look-ahead's DFS, with the state it was running stored nowhere.
 - --trace-json streams: a 300,000-instruction loop gives a file of tens of
   MB (every entry) while the process stays small. (The brief's 10M
   instructions take minutes under ASan; measured by hand on a release build,
@@ -214,6 +218,19 @@ def test_trace_json_streams(spin):
           f"--trace-json: valid, {len(d['trace'])} entries")
 
 
+def test_search_step_timelimit(spin):
+    limit = 2
+    for opts in ([], ["--search=bfs"], ["-j", "2"], ["--race=off", "--lookahead=on"],
+                 ["-j", "2", "--search=bfs"]):
+        what = " ".join(opts) or "dfs"
+        code, out, err, secs, _ = timed(*opts, "--max-invisible", "2000000000", "--timelimit",
+                                        str(limit), spin)
+        check(code == 3 and "search incomplete: time limit reached" in out
+              and "verdict: incomplete" in out,
+              f"{what}: a long composed step stops at --timelimit (exit {code})\n{out[-600:]}")
+        check(secs < limit + 4, f"{what}: within a few seconds of the limit ({secs:.1f} s)")
+
+
 def main():
     global MCHECK
     MCHECK = sys.argv[1]
@@ -223,6 +240,7 @@ def main():
     test_hint(spin)
     test_long_traces()
     test_trace_json_streams(spin)
+    test_search_step_timelimit(spin)
     test_replay_timelimit(spin)
     return finish()
 
