@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "search_int.h" /* deadlock_outcome() */
+#include "search_int.h" /* deadlock_outcome(), any_enabled() */
 #include "step_int.h"
 
 /* The replay's context: the trace being recorded, its capacity, and the
@@ -397,25 +397,6 @@ REPLAY_HOOK(send, uint32_t)
 REPLAY_HOOK(recv, uint32_t)
 #undef REPLAY_HOOK
 
-/* The error a replay ended in, as the search records it (no path). */
-static void end_error(explore_error *er, const step_outcome *so, uint32_t len)
-{
-    er->kind = so->kind;
-    er->cause = so->cause;
-    er->fault = so->fault;
-    snprintf(er->msg, sizeof er->msg, "%s", so->msg);
-    er->tid = so->tid;
-    er->pc = so->pc;
-    er->elem = so->elem;
-    er->len = len;
-}
-
-static bool any_thread_enabled(const vm_program *p, const uint8_t *s)
-{
-    for (uint32_t i = 0; i < p->nthreads; i++)
-        if (vm_enabled(p, s, (int)i)) return true;
-    return false;
-}
 
 int trace_replay(const vm_program *p, const explore_options *o, const explore_step *path,
                  uint32_t len, trace *t)
@@ -506,7 +487,7 @@ int trace_replay_with(const vm_program *p, const explore_options *o, const explo
         if (!states_push(&rctx, s)) goto stopped;
         if (so.kind != VERDICT_OK) { /* the path ends here */
             snprintf(t->why, sizeof t->why, "%s", so.msg);
-            end_error(&t->end, &so, i + 1);
+            step_error(&t->end, &so, i + 1);
             if (i + 1 != len && so.cause != CAUSE_BOUNDED_INVIS) t->diverged = true;
             rc = 0;
             goto out;
@@ -514,10 +495,10 @@ int trace_replay_with(const vm_program *p, const explore_options *o, const explo
         if (!flush_step(&rctx)) goto stopped;
     }
     t->end.len = len;
-    if (!any_thread_enabled(p, s) && !vm_valid_end(p, s)) { /* as the search's is_deadlock() */
+    if (!any_enabled(p, s) && !vm_valid_end(p, s)) { /* as the search's is_deadlock() */
         step_outcome so;
         deadlock_outcome(&so);
-        end_error(&t->end, &so, len);
+        step_error(&t->end, &so, len);
     }
     rc = 0;
     goto out;

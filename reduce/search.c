@@ -347,16 +347,7 @@ bool record_error(search *S, const step_outcome *e, const explore_step *path, ui
         r->errors = ne;
         S->lim.error_bytes += sizeof *ne;
         explore_error *er = &ne[r->nerrors];
-        memset(er, 0, sizeof *er);
-        er->kind = e->kind;
-        er->cause = e->cause;
-        er->fault = e->fault;
-        snprintf(er->msg, sizeof er->msg, "%s", e->msg);
-        er->tid = e->tid;
-        er->pc = e->pc;
-        er->body = e->body;
-        er->elem = e->elem;
-        er->len = len;
+        step_error(er, e, len);
         er->path = malloc((len ? len : 1) * sizeof *path);
         if (!er->path) {
             S->lim.stop = STOP_NOMEM;

@@ -60,6 +60,20 @@ void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outco
     bounded_invis_msg(out->msg, sizeof out->msg, e->max_invisible);
 }
 
+void step_error(explore_error *er, const step_outcome *so, uint32_t len)
+{
+    memset(er, 0, sizeof *er);
+    er->kind = so->kind;
+    er->cause = so->cause;
+    er->fault = so->fault;
+    snprintf(er->msg, sizeof er->msg, "%s", so->msg);
+    er->tid = so->tid;
+    er->pc = so->pc;
+    er->body = so->body;
+    er->elem = so->elem;
+    er->len = len;
+}
+
 bool step_limit_hit(const step_env *e)
 {
     if (e->interrupt && *e->interrupt) {

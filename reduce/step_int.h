@@ -80,6 +80,9 @@ typedef struct step_outcome {
 void step_fault(const step_env *e, const uint8_t *s, const vm_fault *f, step_outcome *out);
 void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outcome *out);
 bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out);
+/* The error of outcome `so` as the search keeps it, reached after `len`
+ * steps (no path: er->path NULL). */
+void step_error(explore_error *er, const step_outcome *so, uint32_t len);
 /* True, with *e->stopped set, when the time limit or an interrupt has come
  * (step_env.stopped). */
 bool step_limit_hit(const step_env *e);
