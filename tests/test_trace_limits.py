@@ -9,13 +9,15 @@ loops are shown once (issue 18).
 - The livelock hint names the variable, its class and the fix, and the fix
   (`volatile x`) makes the model pass; a loop that reads no global says it
   never ends.
-- --timelimit hit inside the replay (a real case: the search runs one long
-  composed step, the replay of that step with its effects is several times
-  slower; the limit is calibrated on this machine to half the unlimited
-  run): the verdict and the error still print, the trace says it is not
-  complete, exit 3, within a few seconds of the limit, resident memory and
-  the JSON small. The same with --trace-json: the file is valid JSON that
-  says it was cut off.
+- --timelimit hit inside the replay: mcheck --replay of a saved step of
+  2,000,000,000 instructions stops at --timelimit 1 (exit 3, outcome
+  "stopped"); and after a search (a real case: the search runs one long
+  composed step, whose replay with --trace-json writes every entry, tens of
+  times slower; the limit, a quarter of the unlimited run on this machine,
+  falls in the replay with wide margins): the verdict and the error still
+  print, the trace says it is not complete, exit 3, within a few seconds of
+  the limit, resident memory and the JSON small; the --trace-json file is
+  valid JSON that says it was cut off.
 - --timelimit inside the search's own composed step: a thread spinning on a
   plain variable with --max-invisible 2,000,000,000 (minutes of one step)
   stops at the limit, exit 3, "time limit reached", in DFS, BFS, -j 2 and
@@ -162,24 +164,49 @@ def test_long_traces():
 
 
 def test_replay_timelimit(spin):
-    # calibrate: the unlimited run's time, the search a small part of it
-    n = 2000000
-    code, out, _, secs, _ = timed("--quiet", "--json", "--max-invisible", str(n), spin)
-    while secs < 2 and n < 64000000:  # a fast (release) build: a longer step
-        n *= 4
-        code, out, _, secs, _ = timed("--quiet", "--json", "--max-invisible", str(n), spin)
+    # 1. mcheck --replay alone, deterministic: a saved trace whose one step
+    # runs 2,000,000,000 instructions (its recorded --max-invisible) stops at
+    # --timelimit 1, with no search before it to share the time
+    small = os.path.join(TMP, "small.json")
+    code, _, _, _, _ = timed("--quiet", "--max-invisible", "1000", "--trace-json", small, spin)
+    with open(small) as f:
+        d = json.load(f)
+    d["options"]["max_invisible"] = 2000000000
+    d["message"] = "no visible operation within 2000000000 steps"
+    big = os.path.join(TMP, "big.json")
+    with open(big, "w") as f:
+        json.dump(d, f)
+    code, out, _, t, rss = timed("--replay", big, "--timelimit", "1", spin)
+    check(code == 3 and "trace: not complete: replay stopped by --timelimit after " in out
+          and "replay: stopped by --timelimit after " in out
+          and ": incomplete, neither reproduced nor refuted" in out,
+          f"--replay stopped by --timelimit: exit 3 and says so ({code})\n{out[-600:]}")
+    check(t < 1 + 5 and rss < 150 * 1024, f"--replay: within the limit ({t:.1f} s, {rss} KB)")
+    code, out, _, _, _ = timed("--json", "--replay", big, "--timelimit", "1", spin)
+    dj = json.loads(out) if out.startswith("{") else {}
+    check(code == 3 and dj.get("outcome") == "stopped" and dj.get("verdict") == "incomplete"
+          and dj.get("stopped") == "time_limit", f"--replay --json: stopped ({out[:300]})")
+
+    # 2. the replay after a search: --trace-json makes the replay write
+    # every entry, tens of times slower than the search's own step, so a
+    # limit at a quarter of a whole run falls inside the replay with wide
+    # margins on both sides (calibrated on this machine: ASan or release)
+    n = 100000
+    tj = os.path.join(TMP, "calib.json")
+    while True:
+        code, out, _, secs, _ = timed("--quiet", "--json", "--max-invisible", str(n),
+                                      "--trace-json", tj, spin)
+        if secs >= 2 or n >= 1600000:  # a fast (release) build: a longer step
+            break
+        n *= 2
+    os.remove(tj)
     check(code == 1 and json.loads(out)["error"]["trace_complete"] is True,
           f"unlimited: the whole replay, exit {code}")
-    limit = secs / 2
-    args = ["--quiet", "--max-invisible", str(n), "--timelimit", f"{limit:.2f}", "--memlimit", "100"]
-    for attempt in range(3):  # the machine is shared: the search itself may hit the limit
-        code, out, _, t, rss = timed(*args, "--json", spin)
-        d = json.loads(out) if out.startswith("{") else None
-        if not d or d["verdict"] != "incomplete":
-            break
-        print(f"note: the search hit the {limit:.2f} s limit; retrying with more time")
-        limit *= 1.5
-        args[4] = f"{limit:.2f}"
+    limit = secs / 4
+    args = ["--quiet", "--max-invisible", str(n), "--timelimit", f"{limit:.2f}", "--memlimit",
+            "100", "--trace-json", tj]
+    code, out, _, t, rss = timed(*args, "--json", spin)
+    d = json.loads(out) if out.startswith("{") else None
     check(code == 3, f"replay stopped by --timelimit: exit 3, got {code}")
     check(t < limit + 5, f"stops within a few seconds of the limit: {t:.1f} s, limit {limit:.1f}")
     check(rss < 150 * 1024, f"resident memory stays small: {rss} KB")
@@ -192,16 +219,16 @@ def test_replay_timelimit(spin):
         check(e["trace_complete"] is False and e["trace_stopped"] == "time_limit"
               and 0 < e["trace_instructions"] < n, f"trace status: {e['trace_stopped']}")
         check(d["stats"]["seconds"] >= limit, "time measured after the replay")
+    with open(tj) as f:
+        d = json.load(f)
+    check(d["trace_complete"] is False and d["trace_stopped"] == "time_limit"
+          and len(d["trace"]) == d["trace_instructions"] and d["kind"] == "runtime_error",
+          "--trace-json cut off by --timelimit: valid and says so")
     code, out, _, t, rss = timed(*args, spin)
     check(code == 3 and "error: no visible operation within" in out and "  in b at " in out
           and "trace: not complete: replay stopped by --timelimit after " in out
-          and "verdict: runtime_error" in out, "text: verdict, error, the trace cut off")
-    tj = os.path.join(TMP, "cut.json")
-    code, _, _, t, rss = timed(*args, "--trace-json", tj, spin)
-    d = json.load(open(tj))
-    check(code == 3 and d["trace_complete"] is False and d["trace_stopped"] == "time_limit"
-          and len(d["trace"]) == d["trace_instructions"] and d["kind"] == "runtime_error",
-          "--trace-json cut off by --timelimit: valid and says so")
+          and "verdict: runtime_error" in out, f"text: verdict, error, the trace cut off\n{out[-800:]}")
+    os.remove(tj)
 
 
 def test_trace_json_streams(spin):

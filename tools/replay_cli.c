@@ -469,18 +469,26 @@ typedef enum outcome {
     OUT_DIFFERENT,    /* another error */
     OUT_NO_ERROR,     /* the path followed to its end, no error */
     OUT_DIVERGED,     /* a step could not run */
+    OUT_STOPPED,      /* --timelimit, --memlimit or an interrupt stopped it */
 } outcome;
 
 static const char *const outcome_names[] = {
     [OUT_REPRODUCED] = "reproduced", [OUT_EARLIER] = "reproduced_earlier",
     [OUT_DIFFERENT] = "different_error", [OUT_NO_ERROR] = "no_error",
-    [OUT_DIVERGED] = "diverged",
+    [OUT_DIVERGED] = "diverged", [OUT_STOPPED] = "stopped",
 };
 
 /* The sentence that ends the text report (not for OUT_DIVERGED). */
-static void outcome_text(FILE *out, outcome oc, const recorded *r, const explore_error *end)
+static void outcome_text(FILE *out, outcome oc, const recorded *r, const explore_error *end,
+                         const trace *t)
 {
     switch (oc) {
+    case OUT_STOPPED:
+        fprintf(out, "replay: stopped by %s after %" PRIu64 " instructions, at step %" PRIu32
+                     " of %" PRIu32 ": incomplete, neither reproduced nor refuted\n",
+                report_stop_option(t->stopped), t->instructions,
+                t->n ? t->entries[t->n - 1].step : 0, r->len);
+        break;
     case OUT_REPRODUCED:
         fprintf(out, "replay: reproduced (%s) after %" PRIu32 " step%s\n", end->msg, end->len,
                 end->len == 1 ? "" : "s");
@@ -539,7 +547,9 @@ static void outcome_json(FILE *out, const replay_request *rq, const recorded *r,
     fprintf(out, ",\"message\":");
     json_string(out, r->message);
     fprintf(out, ",\"steps\":%" PRIu32 "},\"outcome\":\"%s\",\"verdict\":\"%s\"", r->len,
-            outcome_names[oc], verdict_name(er ? er->kind : VERDICT_OK));
+            outcome_names[oc],
+            verdict_name(oc == OUT_STOPPED ? VERDICT_INCOMPLETE : er ? er->kind : VERDICT_OK));
+    if (oc == OUT_STOPPED) fprintf(out, ",\"stopped\":\"%s\"", stop_reason_name(t->stopped));
     fprintf(out, ",\"steps_followed\":%" PRIu32 ",\"divergence\":",
             oc == OUT_DIVERGED ? t->stuck - 1 : t->end.len);
     if (oc == OUT_DIVERGED) {
@@ -579,7 +589,10 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
     explore_error er = t.end;
     bool error = er.kind != VERDICT_OK;
     er.path = r->path;
-    if (t.stuck) {
+    if (t.stopped != STOP_COMPLETE) { /* a limit: whatever came so far says nothing */
+        oc = OUT_STOPPED;
+        error = false;
+    } else if (t.stuck) {
         oc = OUT_DIVERGED;
         why_stuck(p, t.final_state, &r->path[t.stuck - 1], t.stuck, why, sizeof why);
     } else if (!error) {
@@ -605,9 +618,12 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
         if (error) {
             report_error_text(stdout, p, &er, &t, r->adapted != NULL);
         } else {
-            report_trace_text(stdout, p, &t, oc == OUT_DIVERGED ? t.stuck - 1 : r->len);
+            report_trace_text(stdout, p, &t, oc == OUT_DIVERGED ? t.stuck - 1
+                                             : oc == OUT_STOPPED && t.n ? t.entries[t.n - 1].step
+                                                                        : r->len);
         }
-        outcome_text(stdout, oc, r, &er);
+        if (oc == OUT_STOPPED) report_trace_stopped_text(stdout, &t);
+        outcome_text(stdout, oc, r, &er, &t);
     }
     fflush(stdout);
     if (rq->trace_json && error) {
@@ -624,7 +640,7 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
     if (oc == OUT_DIVERGED)
         fprintf(stderr, "mcheck: error: %s does not replay on %s: %s\n", rq->file, rq->model, why);
     trace_free(&t);
-    return oc == OUT_DIVERGED ? 2 : error ? 1 : 0;
+    return oc == OUT_STOPPED ? 3 : oc == OUT_DIVERGED ? 2 : error ? 1 : 0;
 }
 
 int replay_run(const replay_request *rq)
