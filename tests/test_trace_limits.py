@@ -96,7 +96,7 @@ def test_fold_text(spin):
     at = lines.index("  step  thread          line  instruction") if "  step  thread          line  instruction" in lines else -1
     check(at >= 0 and lines[at + 1:at + 1 + len(FOLD)] == FOLD,
           "spin: the loop shown once with its fold line:\n" + "\n".join(lines[at + 1:at + 8]))
-    check("trace (1 steps, 1001 instructions):" in out, "spin: the header counts every instruction")
+    check("trace (1 step, 1001 instructions):" in out, "spin: the header counts every instruction")
     code, out, _ = run_mcheck(MCHECK, "--quiet", "--max-invisible", "1000", "--trace=all", spin)
     n = sum(1 for l in out.splitlines() if l.startswith("        b ") or l.startswith("     1  b"))
     check(code == 1 and n == 1001 and "repeat" not in out, f"--trace=all: 1001 lines, got {n}")

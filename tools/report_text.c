@@ -387,8 +387,8 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     fprintf(out, "error: %s\n", er->msg);
     if (!t) {
         for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
-        fprintf(out, "trace (%" PRIu32 " steps): not available: out of memory while replaying it\n",
-                er->len);
+        fprintf(out, "trace (%" PRIu32 " step%s): not available: out of memory while replaying it\n",
+                er->len, er->len == 1 ? "" : "s");
         return;
     }
     const vm_insn *in = er->tid >= 0 ? report_insn_at(p, t->final_state, er->tid, er->pc) : NULL;
@@ -399,7 +399,8 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     report_accesses_text(out, p, t);
     for (int k = 0; k < hints.n; k++) fprintf(out, "hint: %s\n", hints.line[k]);
     report_trace_stopped_text(out, t);
-    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu64 " instructions", er->len, t->instructions);
+    fprintf(out, "trace (%" PRIu32 " step%s, %" PRIu64 " instruction%s", er->len,
+            er->len == 1 ? "" : "s", t->instructions, t->instructions == 1 ? "" : "s");
     if (shortened)
         fprintf(out, "; shortened from %" PRIu32 " steps by a breadth-first search of %" PRIu64
                      " states", sh->from, sh->states);
@@ -434,7 +435,8 @@ void report_error_text(FILE *out, const vm_program *p, const explore_error *er, 
 
 void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t steps)
 {
-    fprintf(out, "trace (%" PRIu32 " steps, %" PRIu64 " instructions):\n", steps, t->instructions);
+    fprintf(out, "trace (%" PRIu32 " step%s, %" PRIu64 " instruction%s):\n", steps,
+            steps == 1 ? "" : "s", t->instructions, t->instructions == 1 ? "" : "s");
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
     print_trace_view(out, p, t, false);
 }
