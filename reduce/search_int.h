@@ -206,6 +206,11 @@ typedef struct sl_frame {
     uint32_t preempt;  /* preemptions on the path to this level */
     bool last_enabled; /* `last` has a step here: another thread preempts it */
     bool took;         /* a step was taken from here (else a leaf: an execution) */
+    bool erred;        /* a step of fr.tid from here reached an error: fr.tid
+                          does not go to sleep (an error state has no
+                          successors, so the executions a sleeping step
+                          stands for, which would reach other error states
+                          of it, are not explored elsewhere) */
 } sl_frame;
 
 typedef struct sl_stack {

@@ -153,6 +153,7 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
     f->preempt = preempt;
     f->last_enabled = last >= 0 && vm_enabled(p, S->cur, last) != 0;
     f->took = false;
+    f->erred = false;
     mark_reached(S, S->cur);
     if (depth > S->r->stats.max_depth) S->r->stats.max_depth = depth;
     if (!any_enabled(p, S->cur)) {
@@ -186,7 +187,9 @@ static void iteration(search *S, sl_iter *it)
         sl_frame *f = &S->sl.frames[depth];
         if (f->fr.tid < 0 || (f->fr.tid < (int32_t)p->nthreads && f->fr.choice >= f->fr.nchoices)) {
             /* tid's steps are explored: it sleeps in the later siblings */
-            if (f->fr.tid >= 0 && f->fr.tid < 64 && sleep_sets) f->sleep |= 1ull << f->fr.tid;
+            if (f->fr.tid >= 0 && f->fr.tid < 64 && sleep_sets && !f->erred)
+                f->sleep |= 1ull << f->fr.tid;
+            f->erred = false;
             uint64_t n = 0;
             int32_t t = next_thread(S, f, it, &n, true);
             if (t < 0) {
@@ -215,6 +218,7 @@ static void iteration(search *S, sl_iter *it)
         x->transitions++;
         if (out.kind != VERDICT_OK) { /* an error state: no successors */
             x->executions++;
+            f->erred = true;
             if (!sl_error(S, depth, &st, &out, ns)) break;
         } else {
             if (!sl_frames_grow(S, depth + 2) || !undo_grow(S)) break;
