@@ -46,17 +46,20 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import checks  # noqa: E402
 from checks import check  # noqa: E402
 
-TIMELIMIT = 20  # seconds per run; a stateless run past it is a skip, not a failure
+TIMELIMIT = 20  # seconds per stateful run; a model past it is skipped
+STATELESS_TIME = 4  # seconds per stateless run; past it, the comparison is not made
+SHALLOW = 16  # the depth cap of the runs on a deep or cyclic model
 
 
-def run(mcheck, args, model):
-    cmd = [mcheck, "--json", "--quiet", "--timelimit", str(TIMELIMIT)] + args + [model]
+def run(mcheck, args, model, timelimit=TIMELIMIT):
+    cmd = [mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args + [model]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
     if checks.SANITIZER.search(p.stderr):
         return p.returncode, None, p.stderr
@@ -75,13 +78,15 @@ class Seed:
         self.opts, self.seed, self.und = opts, seed, undisciplined
         self.tag = f"seed {seed}{' --undisciplined' if undisciplined else ''}"
         self.skips = 0
-        self.cyclic = False
+        self.cyclic = False   # a run stopped at the depth cap (a cycle, by pigeonhole)
+        self.deep = False     # the main run did not complete in time
+        self.timeouts = 0     # stateless runs past STATELESS_TIME (comparison not made)
 
     def ok(self, cond, what):
         return check(cond, f"{self.tag}: {what}")
 
-    def get(self, args, model, label):
-        rc, js, err = run(self.opts.mcheck, args, model)
+    def get(self, args, model, label, timelimit=TIMELIMIT):
+        rc, js, err = run(self.opts.mcheck, args, model, timelimit)
         if not self.ok(js is not None, f"{label}: no JSON (exit {rc}): {err.strip()[:300]}"):
             return None
         return js
@@ -90,13 +95,13 @@ class Seed:
         """A stateless --all-errors run against the stateful reference `ref`:
         exact counts when complete, a subset of kinds at the depth cap."""
         js = self.get(["--search=stateless", "--all-errors", "--max-depth", str(cap)] + args,
-                      model, label)
+                      model, label, STATELESS_TIME)
         if js is None:
             return None
         stop = js["stop"]
         if stop == "time_limit":
-            self.skips += 1
-            return None
+            self.timeouts += 1
+            return js
         got, want = counts(js), counts(ref)
         if stop == "complete":
             if exact:
@@ -135,9 +140,17 @@ def check_seed(opts, seed, undisciplined):
                 ref[race, mode] = js
         cap = max(ref["ld", "compose"]["stats"]["states_stored"], 1)
         main = S.stateless([], model, "stateless", ref["ld", "compose"], cap)
+        if main is None:
+            return S
+        if main["stop"] != "complete":
+            # cyclic (stopped at the cap) or too deep for the time: the
+            # shallow runs check a subset of the kinds, and stop at the cap
+            S.deep = True
+            cap = SHALLOW
+            main = S.stateless([], model, "stateless (shallow)", ref["ld", "compose"], cap)
         S.stateless(["--race=off"], model, "stateless race=off", ref["off", "compose"], cap)
         S.stateless(["--reduce=none"], model, "stateless reduce=none", ref["ld", "none"],
-                    max(ref["ld", "none"]["stats"]["states_stored"], 1))
+                    cap if S.deep else max(ref["ld", "none"]["stats"]["states_stored"], 1))
         off = S.stateless(["--race=off"], model, "stateless race=off vs full", ref["off", "none"],
                           cap, exact=False)
         if off is not None and off["stop"] == "complete" and not undisciplined:
@@ -158,7 +171,7 @@ def check_seed(opts, seed, undisciplined):
                 S.ok(js["stats"]["preemption_pruned"] == 0, "a bound as large as the depth left steps out")
         for pb in ("0", "1", "0..1"):
             js = S.get(["--search=stateless", "--all-errors", "--max-depth", str(cap),
-                        "--preemption-bound", pb], model, f"--preemption-bound {pb}")
+                        "--preemption-bound", pb], model, f"--preemption-bound {pb}", STATELESS_TIME)
             if js is None or js["stop"] == "time_limit":
                 continue
             got, want = counts(js), counts(ref["ld", "compose"])
@@ -170,11 +183,12 @@ def check_seed(opts, seed, undisciplined):
                 S.ok(js["verdict"] == (js["errors"][0]["kind"] if js["errors"] else "ok"),
                      f"--preemption-bound {pb}: verdict {js['verdict']}")
         # the first error: one of the reachable kinds
-        rc, js, _ = run(opts.mcheck, ["--search=stateless", "--max-depth", str(cap)], model)
+        rc, js, _ = run(opts.mcheck, ["--search=stateless", "--max-depth", str(cap)], model,
+                        STATELESS_TIME)
         if js is not None and js["stop"] != "time_limit":
             want = counts(ref["ld", "compose"])
             v = js["verdict"]
-            S.ok(v in want or (v == "ok" and not want) or (v == "incomplete" and S.cyclic),
+            S.ok(v in want or (v == "ok" and not want) or (v == "incomplete" and S.deep),
                  f"first-error verdict {v}, reachable {sorted(want)}")
             S.ok(rc == {"ok": 0, "incomplete": 3}.get(v, 1), f"exit {rc} for verdict {v}")
             if js["errors"]:
@@ -191,7 +205,7 @@ def check_seed(opts, seed, undisciplined):
 # ones (their `ok` ends incomplete at the cap: exit 3, no error).
 BUNDLED = {
     "adapt_flag.bc": (["--adapt", "--max-depth", "40"], "cyclic"),
-    "philosophers_ordered.bc": (["-D", "N=2"], None),
+    "philosophers_ordered.bc": (["-D", "N=2", "--max-depth", "24"], "cyclic"),
     "prodcons_monitor.bc": (["-D", "ITEMS=2", "-D", "CAP=1"], None),
     "channels_pingpong.bc": (["-D", "ROUNDS=3"], None),
     "server_endlabel.bc": (["-D", "C=2", "-D", "REQS=2"], None),
@@ -263,15 +277,24 @@ def main():
     opts = checks.parse_seed_args(ap)
     check_cli(opts)
     check_bundled(opts)
-    skips = cyclic = 0
+    skips = cyclic = deep = timeouts = 0
     runs = 0
     for seed in range(opts.seed, opts.seed + opts.count):
         for und in ((False, True) if seed % 2 == 0 else (False,)):
+            t0 = time.time()
             S = check_seed(opts, seed, und)
+            if opts.verbose:
+                print(f"{S.tag}: {time.time() - t0:.1f} s{' cyclic' if S.cyclic else ''}", flush=True)
             runs += 1
             skips += S.skips > 0
             cyclic += S.cyclic
-    print(f"{runs} random models ({cyclic} cyclic: stopped at the depth cap), {skips} with a run skipped")
+            deep += S.deep
+            timeouts += S.timeouts
+    print(f"{runs} random models: {runs - deep - skips} complete, {deep} cyclic or too deep for "
+          f"{STATELESS_TIME} s (checked to depth {SHALLOW}), {skips} skipped (stateful too big); "
+          f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared)")
+    # most models must be complete, or the exact comparisons would not run
+    check(runs - deep - skips >= runs // 2, f"only {runs - deep - skips} of {runs} models complete")
     line = checks.too_many_skips(skips, runs, 10.0)
     if line:
         print(line)
