@@ -40,6 +40,9 @@ static void free_search(search *S)
     free(S->ps.onstack.val);
     free(S->ps.slept.key);
     free(S->ps.slept.val);
+    free(S->sl.frames);
+    free(S->sl.errs);
+    free(S->sl.init);
 }
 
 /* After a complete search: the instructions no step ran, but for each
@@ -66,6 +69,11 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     search S;
     memset(&S, 0, sizeof S);
     memset(r, 0, sizeof *r);
+    if (o->search == SEARCH_STATELESS && (o->workers || o->por)) { /* not supported */
+        r->stop = STOP_NOMEM;
+        r->verdict = VERDICT_INCOMPLETE;
+        return -1;
+    }
     if (o->workers) return explore_parallel(p, o, r);
     S.p = p;
     S.o = o;
@@ -97,7 +105,11 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.env.ran = S.ran;
     S.vsize = S.ssize + 1;
     S.wsize = (S.vsize + 7) & ~(size_t)7;
-    S.st = store_new(&o->store, S.vsize);
+    /* the stateless search stores no state; sleep sets use --por's
+     * independence (not with a preemption bound: stateless.c) */
+    bool stateless_search = o->search == SEARCH_STATELESS;
+    bool sleep_sets = stateless_search && !o->no_sleep_sets && o->preemption_bound < 0;
+    S.st = stateless_search ? NULL : store_new(&o->store, S.vsize);
     bool dfs_search = o->search != SEARCH_BFS;
     S.cur = calloc(1, S.wsize);
     S.dfs.next = dfs_search ? calloc(1, S.wsize) : NULL;
@@ -106,11 +118,12 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
     S.ahead.may = dfs_search && !o->por && !S.det && S.recent.on &&
                   o->lookahead != LOOKAHEAD_OFF;
-    S.por = o->por ? por_new(p) : NULL;
+    S.por = o->por || sleep_sets ? por_new(p) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
-    if (!S.st || !S.cur || !S.ran || (dfs_search && (!S.dfs.next || !dfs_grow(&S, 1, false))) ||
-        (o->por && (!S.env.fold_undo || !S.por))) {
+    if ((!S.st && !stateless_search) || !S.cur || !S.ran ||
+        (dfs_search && (!S.dfs.next || (!stateless_search && !dfs_grow(&S, 1, false)))) ||
+        (o->por && (!S.env.fold_undo || !S.por)) || (sleep_sets && !S.por)) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         free_search(&S);
@@ -126,7 +139,9 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     /* --por: the static threads' invisible starts, before the initial
      * state is stored */
     int rc = INS_STOP;
-    if (S.env.fold_start && !step_fold_starts(&S.env, s0, &r->stats, false))
+    if (stateless_search)
+        stateless(&S); /* no store: the initial state is its first level */
+    else if (S.env.fold_start && !step_fold_starts(&S.env, s0, &r->stats, false))
         S.lim.stop = STOP_NOMEM; /* the detector ran out of memory */
     else
         rc = insert_successor(&S, s0, &out, &first, &nfirst);
@@ -149,8 +164,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         r->memlimit_part = explore_memlimit_part(&r->stats, o->search == SEARCH_BFS);
     if (r->nerrors)
         r->verdict = r->errors[0].kind;
-    else if (S.lim.stop == STOP_COMPLETE)
-        r->verdict = VERDICT_OK;
+    else if (S.lim.stop == STOP_COMPLETE || S.lim.stop == STOP_PREEMPTION)
+        r->verdict = VERDICT_OK; /* the preemption bound: no error within it */
     else
         r->verdict = VERDICT_INCOMPLETE;
     /* bitstate may have missed states: then what they run is not unreached */

@@ -26,7 +26,10 @@
 #include "vm.h"
 
 typedef enum reduce_mode { REDUCE_NONE, REDUCE_COMPOSE } reduce_mode;
-typedef enum search_order { SEARCH_DFS, SEARCH_BFS } search_order;
+/* SEARCH_STATELESS: Stoller's IF-SSS_cyc (stateless.c): a depth-first
+ * search over executions that keeps only the current path, with sleep sets
+ * and iterative deepening; no state store. */
+typedef enum search_order { SEARCH_DFS, SEARCH_BFS, SEARCH_STATELESS } search_order;
 
 typedef enum verdict {
     VERDICT_OK = 0,
@@ -48,6 +51,9 @@ typedef enum stop_reason {
     STOP_INTERRUPTED,   /* SIGINT / SIGTERM */
     STOP_NOMEM,         /* an allocation failed */
     STOP_STATELIMIT,    /* explore_options.max_states stored (the BFS only) */
+    STOP_PREEMPTION,    /* the stateless search: every execution within the
+                           preemption bound explored, some beyond it left out
+                           (the verdict stays ok: no error within the bound) */
 } stop_reason;
 
 typedef enum lookahead_mode {
@@ -100,7 +106,21 @@ typedef struct explore_options {
     uint64_t max_states;      /* the sequential BFS stops (STOP_STATELIMIT)
                                  before expanding a state once this many are
                                  stored; 0: no bound. Others ignore it */
+    /* --search=stateless (stateless.c) only: */
+    int64_t preemption_bound; /* at most this many preemptions (a step of a
+                                 thread other than the last one while the
+                                 last one could still move) on an
+                                 execution; -1 (the default): no bound */
+    bool preemption_iterate;  /* raise the bound from 0 to preemption_bound,
+                                 one at a time, while executions were left
+                                 out for it (--preemption-bound=0..K) */
+    bool no_sleep_sets;       /* sleep sets off (tests and benchmarks) */
 } explore_options;
+
+/* The stateless search's depth bound when explore_options.max_depth is 0,
+ * like SPIN's default -m10000: its iterative deepening stops there, and a
+ * cyclic model is then reported incomplete (STOP_DEPTH). */
+#define STATELESS_DEFAULT_DEPTH 10000u
 
 void explore_options_default(explore_options *o);
 
@@ -159,6 +179,16 @@ typedef struct explore_stats {
     uint64_t shared_elements; /* global elements of shared variables */
     uint64_t discharged;      /* --por: of those, the ones the static
                                  analysis discharged (no detector metadata) */
+    /* --search=stateless (stateless.c); 0 for the other searches */
+    uint64_t executions;      /* executions explored (leaves of the search
+                                 tree, error steps included), all iterations */
+    uint64_t iterations;      /* depth-bounded searches run (iterative
+                                 deepening, and the preemption bound raised) */
+    uint64_t depth_bound;     /* the depth bound of the last iteration */
+    uint64_t sleep_avoided;   /* steps not taken because their thread was
+                                 asleep (revisits avoided by sleep sets) */
+    uint64_t preemption_pruned; /* steps not taken for the preemption bound */
+    int64_t preemption_bound; /* the bound of the last iteration (-1: none) */
     /* Memory, in three senses (docs/usage.md "Memory figures"): reserved,
      * what is allocated (the capacity of an array, a whole bit array);
      * used, the bytes of it that hold live data; resident, what the OS
@@ -249,7 +279,7 @@ void explore_result_free(explore_result *r);
 const char *verdict_name(verdict v);      /* "ok", "deadlock", ... (JSON) */
 const char *stop_reason_name(stop_reason s); /* "complete", "memory_limit", ... */
 const char *reduce_mode_name(reduce_mode m);  /* "compose", "none" */
-const char *search_order_name(search_order s); /* "dfs", "bfs" */
+const char *search_order_name(search_order s); /* "dfs", "bfs", "stateless" */
 const char *race_mode_name(ls_kind k);     /* "off", "ld", "eraser", "goldilocks" */
 const char *lookahead_mode_name(lookahead_mode m); /* "auto", "on", ... "off" */
 const char *mem_part_name(mem_part m);     /* "none", "store", "stack", "queue", ... */

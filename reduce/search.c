@@ -31,6 +31,7 @@ void explore_options_default(explore_options *o)
     o->store.bitstate_bytes = 64u << 20;
     o->max_invisible = 100000;
     o->race = LS_LD; /* the reduction is sound only while LD' holds */
+    o->preemption_bound = -1;
 }
 
 /* ---- names ----------------------------------------------------------------- */
@@ -38,7 +39,8 @@ void explore_options_default(explore_options *o)
 /* One table per enumeration, indexed by value: name_of() prints, name_find()
  * parses. */
 static const char *const reduce_names[] = {[REDUCE_NONE] = "none", [REDUCE_COMPOSE] = "compose"};
-static const char *const search_names[] = {[SEARCH_DFS] = "dfs", [SEARCH_BFS] = "bfs"};
+static const char *const search_names[] = {[SEARCH_DFS] = "dfs", [SEARCH_BFS] = "bfs",
+                                           [SEARCH_STATELESS] = "stateless"};
 static const char *const race_names[] = {
     [LS_OFF] = "off", [LS_LD] = "ld", [LS_ERASER] = "eraser", [LS_GOLDILOCKS] = "goldilocks"};
 static const char *const lookahead_names[] = {
@@ -58,6 +60,7 @@ static const char *const stop_names[] = {
     [STOP_DEPTH] = "depth_limit",       [STOP_MEMLIMIT] = "memory_limit",
     [STOP_TIMELIMIT] = "time_limit",    [STOP_INTERRUPTED] = "interrupted",
     [STOP_NOMEM] = "out_of_memory",     [STOP_STATELIMIT] = "state_limit",
+    [STOP_PREEMPTION] = "preemption_bound",
 };
 
 #define NAMES(t) (t), sizeof(t) / sizeof *(t)
@@ -128,7 +131,7 @@ uint64_t explore_peak_rss(void)
 static uint64_t stack_queue_reserved(const search *S)
 {
     return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap +
-           S->ps.cap * sizeof(por_frame) +
+           S->ps.cap * sizeof(por_frame) + S->sl.cap * sizeof(sl_frame) +
            (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
            S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
 }
@@ -143,6 +146,8 @@ static uint64_t stack_queue_used(const search *S)
     uint64_t b = S->dfs.undo_peak + (uint64_t)S->ps.map_peak * 2 * sizeof(uint64_t);
     if (S->ps.cap)
         b += levels * sizeof(por_frame);
+    else if (S->sl.cap)
+        b += levels * sizeof(sl_frame);
     else if (S->dfs.cap)
         b += levels * sizeof(frame);
     b += S->bfs.len * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vpeak * S->vsize;
@@ -151,7 +156,7 @@ static uint64_t stack_queue_used(const search *S)
 
 uint64_t search_memory(const search *S)
 {
-    return (uint64_t)store_bytes(S->st) + stack_queue_reserved(S) + S->vec_bytes +
+    return (uint64_t)(S->st ? store_bytes(S->st) : 0) + stack_queue_reserved(S) + S->vec_bytes +
            S->lim.error_bytes;
 }
 
@@ -211,6 +216,16 @@ void search_finish_stats(explore_stats *x, const struct timespec *t0)
 void progress_line(search *S, double t)
 {
     explore_stats *x = &S->r->stats;
+    if (!S->st) { /* the stateless search */
+        fprintf(S->o->progress,
+                "mcheck: %" PRIu64 " executions, %" PRIu64 " transitions, depth bound %" PRIu64,
+                x->executions, x->transitions, x->depth_bound);
+        if (x->preemption_bound >= 0)
+            fprintf(S->o->progress, ", preemption bound %" PRId64, x->preemption_bound);
+        fprintf(S->o->progress, ", %.0f s\n", t);
+        fflush(S->o->progress);
+        return;
+    }
     fprintf(S->o->progress,
             "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
             " transitions, depth %" PRIu64 ", store %.1f MB, %.0f s\n",

@@ -191,6 +191,37 @@ typedef struct por_stack {
     size_t map_peak;   /* the most entries of both maps at once (statistics) */
 } por_stack;
 
+/* ---- the stateless search (stateless.c) ---------------------------------- */
+
+/* A level of the stateless search: the path's node, its step being taken,
+ * its sleep set, and what the preemption bound needs. The state is the
+ * plain DFS's (S->cur and the undo log). */
+typedef struct sl_frame {
+    frame fr;          /* the thread being expanded (tid -1: none yet), its
+                          next choice, the level's undo record */
+    uint64_t sleep;    /* the sleep set: threads (t < 64) whose steps here
+                          lead only to executions equivalent to explored ones */
+    uint64_t indep;    /* of sleep, those independent of fr.tid's step */
+    int32_t last;      /* the thread of the step into this level (-1: root) */
+    uint32_t preempt;  /* preemptions on the path to this level */
+    bool last_enabled; /* `last` has a step here: another thread preempts it */
+    bool took;         /* a step was taken from here (else a leaf: an execution) */
+    bool erred;        /* a step of fr.tid from here reached an error: fr.tid
+                          does not go to sleep (an error state has no
+                          successors, so the executions a sleeping step
+                          stands for, which would reach other error states
+                          of it, are not explored elsewhere) */
+} sl_frame;
+
+typedef struct sl_stack {
+    sl_frame *frames;
+    size_t cap;
+    uint64_t *errs;    /* --all-errors: hashes of the error states found (each
+                          error counted once), open addressing, 0 empty */
+    size_t errs_cap, errs_len;
+    uint8_t *init;     /* the initial state (each iteration starts there) */
+} sl_stack;
+
 /* ---- the context ---------------------------------------------------------- */
 
 /* One search: what it reads (program, options), what it writes (result),
@@ -218,8 +249,10 @@ typedef struct search {
     dfs_stack dfs;
     bfs_queue bfs;
     lookahead ahead;
-    struct por *por;   /* --por: the persistent-set tables (por_int.h), else NULL */
+    struct por *por;   /* --por: the persistent-set tables (por_int.h), else NULL;
+                          the stateless search's independence for sleep sets */
     por_stack ps;
+    sl_stack sl;
 } search;
 
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
@@ -504,6 +537,13 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
         if (vm_enabled(p, s, (int)t)) m |= 1ull << t;
     return m;
 }
+
+/* ---- stateless.c ------------------------------------------------------------- */
+
+/* Stoller's IF-SSS_cyc from the initial state (S->cur, not stored: there is
+ * no store), iterating the depth bound (and the preemption bound); sets
+ * S->lim.stop and S->lim.truncated, and S->sl's results. */
+void stateless(search *S);
 
 /* ---- explore.c, parallel.c ---------------------------------------------- */
 

@@ -72,7 +72,17 @@ static void usage(FILE *out)
           "                         check the locking discipline (Stoller's LD') or races\n"
           "                         during the search (default ld: the reduction is\n"
           "                         sound only while LD' holds; off checks nothing)\n"
-          "  --search=dfs|bfs       depth-first (default) or breadth-first (shortest trace)\n"
+          "  --search=dfs|bfs|stateless\n"
+          "                         depth-first (default), breadth-first (shortest trace),\n"
+          "                         or stateless: a depth-first search over executions\n"
+          "                         that keeps only the path (memory grows with its\n"
+          "                         length), with sleep sets and iterative deepening up\n"
+          "                         to --max-depth (default 10000)\n"
+          "  --preemption-bound K|0..K\n"
+          "                         stateless: only executions with at most K preemptions\n"
+          "                         (0..K: K raised from 0 while executions are left out);\n"
+          "                         incomplete, says so; sleep sets off\n"
+          "  --sleep-sets=on|off    stateless: sleep sets (default on)\n"
           "  -j N, --jobs N         search with N worker threads over one shared store\n"
           "                         (0: one per core); the same states and verdicts,\n"
           "                         another order (default: the sequential search)\n"
@@ -144,6 +154,8 @@ typedef struct cli {
     unsigned long long replay_error; /* --replay-error K (0: not given) */
     bool reduce_set, por_set, maxinvis_set; /* given (--replay compares them) */
     const char *search_only;   /* the last option --replay has no use for */
+    const char *store_set;     /* the last store option given (--store, ...) */
+    bool sleep_set;            /* --sleep-sets was given */
 } cli;
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -206,6 +218,7 @@ enum {
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_TRACE, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
+    OPT_PREEMPT, OPT_SLEEP,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -215,10 +228,32 @@ static bool search_only_option(int o)
     case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_SEARCH:
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
+    case OPT_PREEMPT: case OPT_SLEEP:
         return true;
     default:
         return false;
     }
+}
+
+/* --search=stateless: the options that make no sense with it (it keeps no
+ * store, runs one thread, and has its own reduction); 0 if none. */
+static int stateless_usage(const cli *c)
+{
+    if (c->jobs_set) return bad_usage("-j applies to the stateful search, not to --search=stateless");
+    if (c->store_set)
+        return bad_usage("%s: --search=stateless stores no state", c->store_set);
+    if (c->dump_states)
+        return bad_usage("--dump-states: --search=stateless stores no state");
+    if (c->eo.por)
+        return bad_usage("--por needs a state store (its cycle proviso); --search=stateless "
+                         "uses sleep sets (--sleep-sets)");
+    if (c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
+        return bad_usage("--lookahead=%s applies to the stateful depth-first search",
+                         lookahead_mode_name(c->eo.lookahead));
+    if (c->shorten_given)
+        return bad_usage("--shorten applies to the stateful depth-first search, not to "
+                         "--search=stateless");
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, cli *c)
@@ -257,6 +292,8 @@ static int parse_args(int argc, char **argv, cli *c)
         {"version", no_argument, 0, OPT_VERSION},
         {"replay", required_argument, 0, OPT_REPLAY},
         {"replay-error", required_argument, 0, OPT_REPLAY_ERROR},
+        {"preemption-bound", required_argument, 0, OPT_PREEMPT},
+        {"sleep-sets", required_argument, 0, OPT_SLEEP},
         {0, 0, 0, 0},
     };
     unsigned long long v;
@@ -336,15 +373,18 @@ static int parse_args(int argc, char **argv, cli *c)
             c->eo.lookahead = (lookahead_mode)e;
             break;
         case OPT_STORE:
+            c->store_set = "--store";
             if (!parse_name("--store", store_names(), optarg, &e)) return 2;
             c->eo.store.kind = (store_kind)e;
             break;
         case OPT_FP:
+            c->store_set = "--fingerprint";
             if (!strcmp(optarg, "64")) c->eo.store.fingerprint_bits = 64;
             else if (!strcmp(optarg, "128")) c->eo.store.fingerprint_bits = 128;
             else return bad_usage("--fingerprint: expected 64 or 128, got '%s'", optarg);
             break;
         case OPT_BITMB:
+            c->store_set = "--bitstate-mb";
             if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 20))
                 return bad_usage("--bitstate-mb: expected a size in MB, got '%s'", optarg);
             c->eo.store.bitstate_bytes = v << 20;
@@ -389,6 +429,22 @@ static int parse_args(int argc, char **argv, cli *c)
                 return bad_usage("--replay-error: expected an error number from 1, got '%s'",
                                  optarg);
             break;
+        case OPT_PREEMPT: {
+            const char *k = optarg;
+            c->eo.preemption_iterate = !strncmp(optarg, "0..", 3);
+            if (c->eo.preemption_iterate) k += 3;
+            if (!parse_u64(k, &v) || v > 1000000)
+                return bad_usage("--preemption-bound: expected K or 0..K (a number of "
+                                 "preemptions), got '%s'", optarg);
+            c->eo.preemption_bound = (int64_t)v;
+            break;
+        }
+        case OPT_SLEEP:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                return bad_usage("--sleep-sets: expected on or off, got '%s'", optarg);
+            c->eo.no_sleep_sets = !strcmp(optarg, "off");
+            c->sleep_set = true;
+            break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
@@ -424,6 +480,13 @@ static int parse_args(int argc, char **argv, cli *c)
                          c->dump ? "--dump" : "--simulate");
     if (c->jobs_set && (c->dump || c->simulate))
         return bad_usage("-j applies to the search, not to %s", c->dump ? "--dump" : "--simulate");
+    if (c->eo.search == SEARCH_STATELESS) {
+        int bad = stateless_usage(c);
+        if (bad) return bad;
+    } else if (c->eo.preemption_bound >= 0 || c->sleep_set) {
+        return bad_usage("%s applies to --search=stateless",
+                         c->sleep_set ? "--sleep-sets" : "--preemption-bound");
+    }
     if (c->adapt) {
         /* Only LD' is what the reduction needs: under Eraser or Goldilocks a
          * variable without a violation may still break it (Stoller's Theorem 9

@@ -26,7 +26,7 @@
 
 NAME_TABLE(reduce_names, reduce_mode_name, REDUCE_COMPOSE, REDUCE_NONE)
 NAME_TABLE(race_names, race_mode_name, LS_OFF, LS_LD, LS_ERASER, LS_GOLDILOCKS)
-NAME_TABLE(search_names, search_order_name, SEARCH_DFS, SEARCH_BFS)
+NAME_TABLE(search_names, search_order_name, SEARCH_DFS, SEARCH_BFS, SEARCH_STATELESS)
 NAME_TABLE(lookahead_names, lookahead_mode_name, LOOKAHEAD_AUTO, LOOKAHEAD_ON,
            LOOKAHEAD_CHILD, LOOKAHEAD_SIBLING, LOOKAHEAD_OFF)
 NAME_TABLE(store_names, store_kind_name, STORE_COMPACT, STORE_EXACT, STORE_BITSTATE)
@@ -71,6 +71,8 @@ const char *stop_text(stop_reason s)
     case STOP_INTERRUPTED: return "search incomplete: interrupted";
     case STOP_NOMEM: return "search incomplete: out of memory";
     case STOP_STATELIMIT: return "search incomplete: state limit reached";
+    case STOP_PREEMPTION:
+        return "search incomplete: executions with more preemptions than the bound were not explored";
     }
     return "?";
 }

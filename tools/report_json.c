@@ -422,7 +422,7 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
                  "\"fingerprint_bits\":%u,\"search\":\"%s\",\"max_depth\":%" PRIu64
                  ",\"spurious_wakeups\":%s,\"por\":%s,\"workers\":%u,",
             reduce_mode_name(eo->reduce), race_mode_name(eo->race),
-            store_kind_name(eo->store.kind),
+            eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
             eo->store.fingerprint_bits, search_order_name(eo->search),
             eo->max_depth, p->spurious_wakeups ? "true" : "false",
             eo->por ? "true" : "false", eo->workers);
@@ -488,6 +488,17 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     if (eo->por)
         fprintf(out, ",\"por_reduced_states\":%" PRIu64 ",\"por_proviso_states\":%" PRIu64,
                 x->por_reduced, x->por_proviso);
+    if (eo->search == SEARCH_STATELESS) { /* only then: the other reports stay as they were */
+        fprintf(out, ",\"executions\":%" PRIu64 ",\"iterations\":%" PRIu64
+                     ",\"depth_bound\":%" PRIu64 ",\"sleep_avoided\":%" PRIu64
+                     ",\"preemption_pruned\":%" PRIu64 ",\"preemption_bound\":",
+                x->executions, x->iterations, x->depth_bound, x->sleep_avoided,
+                x->preemption_pruned);
+        if (eo->preemption_bound >= 0)
+            fprintf(out, "%" PRId64, x->preemption_bound);
+        else
+            fprintf(out, "null");
+    }
     if (eo->store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
     else

@@ -564,10 +564,53 @@ static void print_memlimit_text(FILE *out, const explore_options *eo, const expl
     fprintf(out, ", or more memory\n");
 }
 
+/* The statistics of --search=stateless: executions instead of states (it
+ * stores none), the iterations of its depth bound, sleep sets and the
+ * preemption bound. */
+static void print_stateless_stats_text(FILE *out, const explore_options *eo,
+                                       const explore_result *r)
+{
+    const explore_stats *x = &r->stats;
+    fprintf(out, "statistics:\n");
+    fprintf(out, "  executions           %" PRIu64 " (no state stored)\n", x->executions);
+    fprintf(out, "  iterations           %" PRIu64 " (iterative deepening; last depth bound %" PRIu64
+                 ")\n", x->iterations, x->depth_bound);
+    fprintf(out, "  transitions          %" PRIu64 "%s\n", x->transitions,
+            eo->reduce == REDUCE_COMPOSE ? " (composed steps)" : "");
+    fprintf(out, "  max depth            %" PRIu64 "\n", x->max_depth);
+    fprintf(out, "  instructions         %" PRIu64, x->instructions);
+    if (eo->reduce == REDUCE_COMPOSE)
+        fprintf(out, " (%" PRIu64 " invisible merged, %.2f per composed step)", x->invisible,
+                x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
+    fprintf(out, "\n");
+    if (eo->preemption_bound >= 0)
+        fprintf(out, "  sleep sets           off (with a preemption bound)\n");
+    else if (eo->no_sleep_sets)
+        fprintf(out, "  sleep sets           off (--sleep-sets=off)\n");
+    else
+        fprintf(out, "  sleep sets           %" PRIu64 " steps not taken (revisits avoided)\n",
+                x->sleep_avoided);
+    if (eo->preemption_bound >= 0)
+        fprintf(out, "  preemption bound     %" PRId64 "%s (%" PRIu64 " steps left out)\n",
+                x->preemption_bound, eo->preemption_iterate ? ", raised from 0" : "",
+                x->preemption_pruned);
+    fprintf(out, "  state vector         %" PRIu64 " bytes\n", x->vector_bytes);
+    if (eo->race != LS_OFF)
+        fprintf(out, "  locksets interned    %" PRIu64 " (%s detector)\n", x->locksets,
+                race_mode_name(eo->race));
+    print_memory_text(out, eo, x);
+    fprintf(out, "  time                 %.3f s (%.0f executions/s)\n", x->seconds,
+            x->seconds > 0 ? (double)x->executions / x->seconds : 0.0);
+}
+
 static void print_stats_text(FILE *out, const explore_options *eo, const explore_result *r)
 {
     const explore_stats *x = &r->stats;
     char b1[32];
+    if (eo->search == SEARCH_STATELESS) {
+        print_stateless_stats_text(out, eo, r);
+        return;
+    }
     double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
     fprintf(out, "statistics:\n");
     fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
@@ -707,7 +750,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s)\n", VM_VERSION,
             run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", eo->race != LS_OFF ? ", race=" : "",
             eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",
-            p->spurious_wakeups ? ", spurious-wakeups" : "", store_kind_name(eo->store.kind), search_order_name(eo->search),
+            p->spurious_wakeups ? ", spurious-wakeups" : "",
+            eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
+            search_order_name(eo->search),
             jobs);
     const char *notes[REPORT_NOTES_MAX];
     for (int k = 0, n = report_run_notes(eo, notes, REPORT_NOTES_MAX); k < n; k++)
@@ -728,7 +773,11 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
                          "race on it goes unreported (--race=goldilocks reports races)\n");
     }
     fprintf(out, "verdict: %s", verdict_name(r->verdict));
-    if (r->verdict == VERDICT_OK) fprintf(out, " (no error found)");
+    if (r->verdict == VERDICT_OK && r->stop == STOP_PREEMPTION)
+        fprintf(out, " (no error found within %" PRId64 " preemption%s: incomplete)",
+                r->stats.preemption_bound, r->stats.preemption_bound == 1 ? "" : "s");
+    else if (r->verdict == VERDICT_OK)
+        fprintf(out, " (no error found)");
     fprintf(out, "\n%s", stop_text(r->stop));
     if (eo->store.kind == STORE_BITSTATE && r->stop == STOP_COMPLETE)
         fprintf(out, " (bitstate: partial coverage, states may have been missed)");

@@ -1,0 +1,275 @@
+/* stateless.c: --search=stateless, Stoller's IF-SSS_cyc (section 5.1,
+ * Figure 2): a depth-first search over executions, not states. It keeps
+ * only the current path (a frame and an undo record per level, the plain
+ * DFS's undo log) and never stores a visited state, so its memory grows
+ * with the path's length. Steps are the composed steps (the invisible-first
+ * rule: only visible states branch). Sleep sets (Godefroid's thesis,
+ * chapter 5) prune steps that lead only to executions equivalent to ones
+ * explored: once a thread's step has been explored from a node, it sleeps in
+ * the later siblings, and a child keeps asleep the threads whose steps are
+ * independent of the step taken (por.c's relation). Cycles: iterative
+ * deepening, SSS_bnd(d) with d doubled from 32 until an iteration cuts no
+ * execution at the bound (then it is complete) or d reaches --max-depth
+ * (default STATELESS_DEFAULT_DEPTH: incomplete). A preemption bound (CHESS)
+ * leaves out the steps that would exceed it, and turns sleep sets off (a
+ * sleeping step's equivalent execution may have needed more preemptions).
+ * It does not shorten traces, run -j, or use persistent sets. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "por_int.h"
+#include "search_int.h"
+
+#ifndef SL_FIRST_BOUND
+#define SL_FIRST_BOUND 32u /* the first iteration's depth bound */
+#endif
+
+static bool sl_frames_grow(search *S, size_t need)
+{
+    if (need <= S->sl.cap) return true;
+    void *f = S->sl.frames;
+    bool ok = frames_grow_slow(S, &f, &S->sl.cap, need, sizeof(sl_frame), true);
+    S->sl.frames = f;
+    return ok;
+}
+
+/* --all-errors: is the error state with hash h new? Adds it. The set holds
+ * 8 bytes an error state, counted as the errors' memory. False with
+ * S->lim.stop set if it cannot grow. */
+static bool err_new(search *S, uint64_t h, bool *fresh)
+{
+    sl_stack *sl = &S->sl;
+    if (!h) h = 1;
+    if (2 * (sl->errs_len + 1) > sl->errs_cap) {
+        size_t nc = sl->errs_cap ? 2 * sl->errs_cap : 256;
+        if (S->o->memlimit && search_memory(S) + (nc - sl->errs_cap) * 8 > S->o->memlimit) {
+            S->lim.stop = STOP_MEMLIMIT;
+            S->lim.refused = (nc - sl->errs_cap) * 8;
+            return false;
+        }
+        uint64_t *n = calloc(nc, sizeof *n);
+        if (!n) {
+            S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+        for (size_t i = 0; i < sl->errs_cap; i++) {
+            if (!sl->errs[i]) continue;
+            size_t j = (size_t)(sl->errs[i] * 0x9e3779b97f4a7c15ull >> 17) & (nc - 1);
+            while (n[j]) j = (j + 1) & (nc - 1);
+            n[j] = sl->errs[i];
+        }
+        S->lim.error_bytes += (nc - sl->errs_cap) * 8;
+        free(sl->errs);
+        sl->errs = n;
+        sl->errs_cap = nc;
+    }
+    size_t mask = sl->errs_cap - 1, j = (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & mask;
+    while (sl->errs[j] && sl->errs[j] != h) j = (j + 1) & mask;
+    *fresh = !sl->errs[j];
+    if (*fresh) {
+        sl->errs[j] = h;
+        sl->errs_len++;
+    }
+    return true;
+}
+
+/* An error reached after the steps of levels 0 .. depth - 1 and then
+ * `last` (NULL: at level `depth`, a deadlock); `v` is the error state,
+ * marked. Without --all-errors the first stops the search; with it each
+ * error state counts once (a later execution may reach it again, or a
+ * later iteration). False if the search must stop. */
+static bool sl_error(search *S, size_t depth, const explore_step *last, const step_outcome *out,
+                     const uint8_t *v)
+{
+    if (S->o->all_errors) {
+        bool fresh;
+        if (!err_new(S, store_hash64(v, S->vsize), &fresh)) return false;
+        if (!fresh) return true;
+    }
+    if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
+    uint32_t len = (uint32_t)depth + (last ? 1 : 0);
+    explore_step *path = malloc((len ? len : 1) * sizeof *path);
+    if (!path) {
+        S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    for (size_t i = 0; i < depth; i++) /* level i + 1 came from level i's last step */
+        path[i] = (explore_step){S->sl.frames[i].fr.tid, S->sl.frames[i].fr.choice - 1};
+    if (last) path[depth] = *last;
+    bool go_on = record_error(S, out, path, len);
+    free(path);
+    return go_on;
+}
+
+/* What one iteration found besides errors. */
+typedef struct sl_iter {
+    uint64_t bound;     /* the depth bound */
+    int64_t k;          /* the preemption bound (-1: none) */
+    bool cut;           /* an execution was cut at the depth bound */
+    bool pruned;        /* a step was left out for the preemption bound */
+} sl_iter;
+
+/* Would thread t's step from level f be a preemption? */
+static inline bool preempts(const sl_frame *f, int32_t t)
+{
+    return f->last >= 0 && t != f->last && f->last_enabled;
+}
+
+/* The next thread to expand at level f after f->fr.tid: enabled, not
+ * asleep, within the preemption bound (one left out for the bound sets
+ * it->pruned); -1 if none. With `count`, counts the steps the sleep set and
+ * the bound leave out. */
+static int32_t next_thread(search *S, const sl_frame *f, sl_iter *it, uint64_t *n, bool count)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    for (int32_t t = f->fr.tid + 1; t < (int32_t)p->nthreads; t++) {
+        if (!(*n = vm_enabled(p, S->cur, t))) continue;
+        if (t < 64 && (f->sleep >> t & 1)) {
+            x->sleep_avoided += count;
+            continue;
+        }
+        if (it->k >= 0 && f->preempt + preempts(f, t) > (uint64_t)it->k) {
+            x->preemption_pruned += count;
+            it->pruned = true;
+            continue;
+        }
+        return t;
+    }
+    return -1;
+}
+
+/* Start level `depth` (state S->cur): an error if it is deadlocked, a leaf
+ * at the depth bound. False if the search must stop. */
+static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt, uint64_t sleep,
+                        sl_iter *it)
+{
+    const vm_program *p = S->p;
+    sl_frame *f = &S->sl.frames[depth];
+    f->fr = (frame){.tid = -1, .undo = f->fr.undo}; /* undo: set by the push */
+    f->sleep = sleep;
+    f->indep = 0;
+    f->last = last;
+    f->preempt = preempt;
+    f->last_enabled = last >= 0 && vm_enabled(p, S->cur, last) != 0;
+    f->took = false;
+    f->erred = false;
+    mark_reached(S, S->cur);
+    if (depth > S->r->stats.max_depth) S->r->stats.max_depth = depth;
+    if (!any_enabled(p, S->cur)) {
+        f->fr.tid = (int32_t)p->nthreads; /* a leaf */
+        if (vm_valid_end(p, S->cur)) return true;
+        step_outcome out;
+        deadlock_outcome(&out);
+        return sl_error(S, depth, NULL, &out, S->cur);
+    }
+    if (depth >= it->bound) {
+        /* a leaf: cut if a step would have been taken here */
+        uint64_t n;
+        if (next_thread(S, f, it, &n, false) >= 0) it->cut = true;
+        f->fr.tid = (int32_t)p->nthreads;
+    }
+    return true;
+}
+
+/* One iteration: SSS_bnd(it->bound) with preemption bound it->k. */
+static void iteration(search *S, sl_iter *it)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    const bool sleep_sets = S->por != NULL && it->k < 0;
+    memcpy(S->cur, S->sl.init, S->wsize);
+    S->dfs.undo_len = 0;
+    size_t depth = 0;
+    S->sl.frames[0].fr.undo = 0;
+    if (!level_start(S, 0, -1, 0, 0, it)) return;
+    while (S->lim.stop == STOP_COMPLETE) {
+        sl_frame *f = &S->sl.frames[depth];
+        if (f->fr.tid < 0 || (f->fr.tid < (int32_t)p->nthreads && f->fr.choice >= f->fr.nchoices)) {
+            /* tid's steps are explored: it sleeps in the later siblings */
+            if (f->fr.tid >= 0 && f->fr.tid < 64 && sleep_sets && !f->erred)
+                f->sleep |= 1ull << f->fr.tid;
+            f->erred = false;
+            uint64_t n = 0;
+            int32_t t = next_thread(S, f, it, &n, true);
+            if (t < 0) {
+                f->fr.tid = (int32_t)p->nthreads;
+            } else {
+                f->fr.tid = t;
+                f->fr.choice = 0;
+                f->fr.nchoices = n;
+                f->indep = f->sleep ? por_independent(S->por, S->cur, t, f->sleep) : 0;
+            }
+        }
+        if (f->fr.tid >= (int32_t)p->nthreads) { /* backtrack */
+            if (!f->took) x->executions++; /* a leaf ends an execution */
+            if (depth == 0) break;
+            undo_pop(S, f->fr.undo);
+            depth--;
+            continue;
+        }
+        explore_step st = {f->fr.tid, f->fr.choice++};
+        f->took = true;
+        uint8_t *ns = S->dfs.next;
+        memcpy(ns, S->cur, S->ssize);
+        step_outcome out;
+        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+        mark_outcome(S, ns, &out);
+        x->transitions++;
+        if (out.kind != VERDICT_OK) { /* an error state: no successors */
+            x->executions++;
+            f->erred = true;
+            if (!sl_error(S, depth, &st, &out, ns)) break;
+        } else {
+            if (!sl_frames_grow(S, depth + 2) || !undo_grow(S)) break;
+            uint32_t pre = f->preempt + preempts(f, st.tid);
+            uint64_t z = f->sleep & f->indep; /* the child keeps the independent ones asleep */
+            depth++;
+            sl_frame *nf = &S->sl.frames[depth];
+            nf->fr.undo = undo_push(S, S->cur, ns);
+            S->dfs.next = S->cur;
+            S->cur = ns;
+            if (!level_start(S, depth, st.tid, pre, z, it)) break;
+        }
+        if (!limits_ok(S)) break;
+    }
+}
+
+void stateless(search *S)
+{
+    explore_stats *x = &S->r->stats;
+    const explore_options *o = S->o;
+    uint64_t cap = o->max_depth ? o->max_depth : STATELESS_DEFAULT_DEPTH;
+    int64_t K = o->preemption_bound;
+    sl_iter it = {.bound = cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND,
+                  .k = K >= 0 && o->preemption_iterate ? 0 : K};
+    S->sl.init = malloc(S->wsize);
+    if (!S->sl.init || !sl_frames_grow(S, 2)) {
+        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+        return;
+    }
+    S->vec_bytes += S->wsize;
+    memcpy(S->sl.init, S->cur, S->wsize);
+    for (;;) {
+        it.cut = it.pruned = false;
+        x->iterations++;
+        x->depth_bound = it.bound;
+        x->preemption_bound = it.k;
+        iteration(S, &it);
+        if (S->lim.stop != STOP_COMPLETE) return;
+        if (it.cut) { /* deeper executions exist: raise the bound */
+            if (it.bound >= cap) {
+                S->lim.truncated = true;
+                return;
+            }
+            it.bound = it.bound > cap / 2 ? cap : 2 * it.bound;
+            continue;
+        }
+        if (it.pruned && it.k < K) {
+            it.k++;
+            continue;
+        }
+        if (it.pruned) S->lim.stop = STOP_PREEMPTION;
+        return;
+    }
+}

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""test_stateless.py: --search=stateless (reduce/stateless.c, issue 19)
+against the stateful search, on random models of tests/gen_model.c
+(disciplined ones, and every second seed also an undisciplined one) and on
+the bundled models.
+
+For each random model, the stateful search (--all-errors --store=exact) in
+both modes gives the reference: its error counts are the distinct error
+states (and deadlocked states) it stored. The stateless search counts each
+error state once too (by its hash), so on a model where it completes:
+
+  * stateless --all-errors (composed steps) has exactly the stateful
+    search's error counts (deadlocks included: the same number of distinct
+    deadlocked states), with the default detector (LD') and with --race=off;
+  * with --reduce=none, exactly the stateful --reduce=none's, when that
+    finishes within the time limit (it has no sleep sets to thank for
+    being small: it may not);
+  * on a disciplined model (LD' holds: Stoller's Theorems 4 and 5) with
+    --race=off, the error kinds and the deadlock count of the full stateful
+    search (--reduce=none);
+  * --sleep-sets=off gives the same counts (sleep sets only prune), and
+    avoids no revisit; a preemption bound as large as the depth explores the
+    same executions as no bound with sleep sets off;
+  * --preemption-bound 1 and 0..1 find error kinds that are a subset, say
+    "within N preemptions: incomplete" and exit 3 when they find none and
+    left something out;
+  * the first error (no --all-errors) is one of the reachable kinds.
+
+The depth cap given is the stateful search's number of stored states: an
+execution longer than that repeats a state (pigeonhole), so an acyclic
+model always completes, and a stop at the cap proves a cycle. On a cyclic
+model the stateless search can only stop there (depth_limit, exit 3 when no
+error); its error kinds are then a subset of the stateful ones.
+
+Bundled models: every models/*.bc gives its stateful verdict (the header's
+`; expect:` line) with --search=stateless, with smaller -D values where the
+stateful options make the execution tree too big, and a depth cap on the
+cyclic ones (then an `ok` model ends "incomplete" at the cap, no error).
+
+usage: test_stateless.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR]
+CI runs --count 40 (seconds); offline, --count 1000 (minutes).
+Ends with "N passed, N failed"; exit 1 on a failure.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+
+TIMELIMIT = 20  # seconds per stateful run; a model past it is skipped
+STATELESS_TIME = 4  # seconds per stateless run; past it, the comparison is not made
+SHALLOW = 16  # the depth cap of the runs on a deep or cyclic model
+
+
+def run(mcheck, args, model, timelimit=TIMELIMIT):
+    cmd = [mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args + [model]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
+    if checks.SANITIZER.search(p.stderr):
+        return p.returncode, None, p.stderr
+    try:
+        return p.returncode, json.loads(p.stdout), p.stderr
+    except json.JSONDecodeError:
+        return p.returncode, None, p.stderr
+
+
+def counts(js):
+    return {k: n for k, n in js["error_counts"].items() if n}
+
+
+class Seed:
+    def __init__(self, opts, seed, undisciplined):
+        self.opts, self.seed, self.und = opts, seed, undisciplined
+        self.tag = f"seed {seed}{' --undisciplined' if undisciplined else ''}"
+        self.skips = 0
+        self.cyclic = False   # a run stopped at the depth cap (a cycle, by pigeonhole)
+        self.deep = False     # the main run did not complete in time
+        self.timeouts = 0     # stateless runs past STATELESS_TIME (comparison not made)
+
+    def ok(self, cond, what):
+        return check(cond, f"{self.tag}: {what}")
+
+    def get(self, args, model, label, timelimit=TIMELIMIT):
+        rc, js, err = run(self.opts.mcheck, args, model, timelimit)
+        if not self.ok(js is not None, f"{label}: no JSON (exit {rc}): {err.strip()[:300]}"):
+            return None
+        return js
+
+    def stateless(self, args, model, label, ref, cap, exact=True):
+        """A stateless --all-errors run against the stateful reference `ref`:
+        exact counts when complete, a subset of kinds at the depth cap."""
+        js = self.get(["--search=stateless", "--all-errors", "--max-depth", str(cap)] + args,
+                      model, label, STATELESS_TIME)
+        if js is None:
+            return None
+        stop = js["stop"]
+        if stop == "time_limit":
+            self.timeouts += 1
+            return js
+        got, want = counts(js), counts(ref)
+        if stop == "complete":
+            if exact:
+                self.ok(got == want, f"{label}: error counts {got}, stateful {want}")
+            self.ok(js["stats"]["executions"] > 0, f"{label}: no execution counted")
+        else:
+            self.ok(stop == "depth_limit", f"{label}: stopped '{stop}'")
+            self.cyclic = True
+            self.ok(set(got) <= set(want), f"{label}: kinds {sorted(got)} not within {sorted(want)}")
+            self.ok(all(got[k] <= want[k] for k in got), f"{label}: counts {got} above {want}")
+        return js
+
+
+def check_seed(opts, seed, undisciplined):
+    S = Seed(opts, seed, undisciplined)
+    gen = subprocess.run([opts.gen_model, str(seed)] + (["--undisciplined"] if undisciplined else []),
+                         capture_output=True, text=True)
+    if not S.ok(gen.returncode == 0, f"gen_model exited {gen.returncode}"):
+        return S
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "m.bc")
+        with open(model, "w") as f:
+            f.write(gen.stdout)
+        failed0 = checks.failed
+        ref = {}
+        for race in ("ld", "off"):
+            for mode in ("compose", "none"):
+                js = S.get(["--all-errors", "--store=exact", "--race=" + race, "--reduce=" + mode],
+                           model, f"stateful {mode} race={race}")
+                if js is None:
+                    return S
+                if js["stop"] == "time_limit":
+                    S.skips += 1
+                    print(f"skip {S.tag}: stateful {mode} race={race} hit the time limit")
+                    return S
+                ref[race, mode] = js
+        cap = max(ref["ld", "compose"]["stats"]["states_stored"], 1)
+        main = S.stateless([], model, "stateless", ref["ld", "compose"], cap)
+        if main is None:
+            return S
+        if main["stop"] != "complete":
+            # cyclic (stopped at the cap) or too deep for the time: the
+            # shallow runs check a subset of the kinds, and stop at the cap
+            S.deep = True
+            cap = SHALLOW
+            main = S.stateless([], model, "stateless (shallow)", ref["ld", "compose"], cap)
+        S.stateless(["--race=off"], model, "stateless race=off", ref["off", "compose"], cap)
+        S.stateless(["--reduce=none"], model, "stateless reduce=none", ref["ld", "none"],
+                    cap if S.deep else max(ref["ld", "none"]["stats"]["states_stored"], 1))
+        off = S.stateless(["--race=off"], model, "stateless race=off vs full", ref["off", "none"],
+                          cap, exact=False)
+        if off is not None and off["stop"] == "complete" and not undisciplined:
+            # the deadlocks and error kinds of the full search (Theorems 4, 5)
+            fk, k = counts(ref["off", "none"]), counts(off)
+            S.ok(sorted(fk) == sorted(k), f"kinds {sorted(k)}, full search {sorted(fk)}")
+            S.ok(fk.get("deadlock", 0) == k.get("deadlock", 0),
+                 f"{k.get('deadlock', 0)} deadlocked states, full search {fk.get('deadlock', 0)}")
+        if main is not None and main["stop"] == "complete":
+            js = S.stateless(["--sleep-sets=off"], model, "--sleep-sets=off", ref["ld", "compose"], cap)
+            if js is not None and js["stop"] == "complete":
+                S.ok(js["stats"]["sleep_avoided"] == 0, "--sleep-sets=off avoided revisits")
+                S.ok(js["stats"]["executions"] >= main["stats"]["executions"],
+                     "sleep sets explored more executions than none")
+            js = S.stateless(["--preemption-bound", str(cap)], model, "--preemption-bound CAP",
+                             ref["ld", "compose"], cap)
+            if js is not None and js["stop"] == "complete":
+                S.ok(js["stats"]["preemption_pruned"] == 0, "a bound as large as the depth left steps out")
+        for pb in ("0", "1", "0..1"):
+            js = S.get(["--search=stateless", "--all-errors", "--max-depth", str(cap),
+                        "--preemption-bound", pb], model, f"--preemption-bound {pb}", STATELESS_TIME)
+            if js is None or js["stop"] == "time_limit":
+                continue
+            got, want = counts(js), counts(ref["ld", "compose"])
+            S.ok(set(got) <= set(want), f"--preemption-bound {pb}: kinds {sorted(got)} not within {sorted(want)}")
+            S.ok(js["stop"] in ("complete", "preemption_bound", "depth_limit"),
+                 f"--preemption-bound {pb}: stop {js['stop']}")
+            if js["stop"] == "preemption_bound":
+                S.ok(js["stats"]["preemption_pruned"] > 0, f"--preemption-bound {pb}: nothing pruned")
+                S.ok(js["verdict"] == (js["errors"][0]["kind"] if js["errors"] else "ok"),
+                     f"--preemption-bound {pb}: verdict {js['verdict']}")
+        # the first error: one of the reachable kinds
+        rc, js, _ = run(opts.mcheck, ["--search=stateless", "--max-depth", str(cap)], model,
+                        STATELESS_TIME)
+        if js is not None and js["stop"] != "time_limit":
+            want = counts(ref["ld", "compose"])
+            v = js["verdict"]
+            S.ok(v in want or (v == "ok" and not want) or (v == "incomplete" and S.deep),
+                 f"first-error verdict {v}, reachable {sorted(want)}")
+            S.ok(rc == {"ok": 0, "incomplete": 3}.get(v, 1), f"exit {rc} for verdict {v}")
+            if js["errors"]:
+                S.ok(js["errors"][0]["replayed"], "the first error's trace did not replay")
+        if checks.failed > failed0:
+            print(f"  reproduce: {opts.gen_model} {seed}{' --undisciplined' if undisciplined else ''}"
+                  f" > m.bc && {opts.mcheck} --search=stateless --all-errors m.bc")
+            checks.show_model(gen.stdout, seed, None)
+    return S
+
+
+# Bundled models: the options that keep the execution tree small (smaller
+# -D values than the headers' where needed), and a depth cap on the cyclic
+# ones (their `ok` ends incomplete at the cap: exit 3, no error).
+BUNDLED = {
+    "adapt_flag.bc": (["--adapt", "--max-depth", "40"], "cyclic"),
+    "philosophers_ordered.bc": (["-D", "N=2", "--max-depth", "24"], "cyclic"),
+    "prodcons_monitor.bc": (["-D", "ITEMS=2", "-D", "CAP=1"], None),
+    "channels_pingpong.bc": (["-D", "ROUNDS=3"], None),
+    "server_endlabel.bc": (["-D", "C=2", "-D", "REQS=2"], None),
+    "spawn_join.bc": (["-D", "K=3"], None),
+    "philosophers.bc": (["-D", "N=3"], None),
+}
+
+
+def check_bundled(opts):
+    for name in sorted(os.listdir(opts.models)):
+        if not name.endswith(".bc"):
+            continue
+        path = os.path.join(opts.models, name)
+        with open(path) as f:
+            head = [line for line in f if line.startswith(";")]
+        expect = next((line.split(":", 1)[1].strip() for line in head if line.startswith("; expect:")), None)
+        if expect is None:  # a model without an expectation: the stateful verdict is the reference
+            hopts = next((line.split(":", 1)[1].split() for line in head if line.startswith("; options:")), [])
+            _, ref, _ = run(opts.mcheck, hopts, path)
+            expect = ref["verdict"] if ref else None
+        args, kind = BUNDLED.get(name, ([], None))
+        rc, js, err = run(opts.mcheck, ["--search=stateless"] + args, path)
+        if not check(js is not None, f"{name}: no JSON (exit {rc}): {err.strip()[:300]}"):
+            continue
+        if kind == "cyclic" and expect == "ok":
+            check(js["verdict"] == "incomplete" and js["stop"] == "depth_limit" and rc == 3,
+                  f"{name}: cyclic ok model gave {js['verdict']}/{js['stop']} exit {rc}")
+        else:
+            check(js["verdict"] == expect and js["stop"] in ("complete", "error"),
+                  f"{name}: verdict {js['verdict']} ({js['stop']}), stateful {expect}")
+            check(rc == (0 if expect == "ok" else 1), f"{name}: exit {rc}")
+        check(js["stats"]["states_stored"] == 0 and js["options"]["store"] == "none",
+              f"{name}: a state stored")
+
+
+def check_cli(opts):
+    """Usage errors, the preemption-bound verdict line, the default depth."""
+    model = os.path.join(opts.models, "spawn_join.bc")
+    for bad in (["-j", "2"], ["--store=exact"], ["--fingerprint=128"], ["--dump-states", os.devnull],
+                ["--por"], ["--lookahead=on"], ["--shorten=on"]):
+        p = subprocess.run([opts.mcheck, "--search=stateless"] + bad + [model], capture_output=True, text=True)
+        check(p.returncode == 2 and p.stderr.startswith("mcheck: error: "),
+              f"--search=stateless {' '.join(bad)}: exit {p.returncode} {p.stderr.strip()}")
+    for bad in (["--preemption-bound", "2"], ["--sleep-sets=off"]):
+        p = subprocess.run([opts.mcheck] + bad + [model], capture_output=True, text=True)
+        check(p.returncode == 2 and "applies to --search=stateless" in p.stderr, f"{bad} without stateless")
+    p = subprocess.run([opts.mcheck, "--search=stateless", "--preemption-bound", "x", model],
+                       capture_output=True, text=True)
+    check(p.returncode == 2, "--preemption-bound x accepted")
+    p = subprocess.run([opts.mcheck, "--quiet", "--search=stateless", "--preemption-bound", "1", "-D", "K=3",
+                        model], capture_output=True, text=True)
+    check(p.returncode == 3 and "verdict: ok (no error found within 1 preemption: incomplete)\n" in p.stdout,
+          f"--preemption-bound 1: exit {p.returncode}, {p.stdout[:400]}")
+    p = subprocess.run([opts.mcheck, "--quiet", "--search=stateless", "--preemption-bound", "0..9", "-D", "K=3",
+                        model], capture_output=True, text=True)
+    check(p.returncode == 0 and "verdict: ok (no error found)\nsearch complete\n" in p.stdout
+          and "preemption bound     3, raised from 0" in p.stdout,
+          f"--preemption-bound 0..9: exit {p.returncode}, {p.stdout[:600]}")
+    # a cyclic model without --max-depth: the default cap, incomplete
+    cyc = os.path.join(opts.models, "adapt_flag.bc")
+    rc, js, _ = run(opts.mcheck, ["--search=stateless", "--adapt"], cyc)
+    check(js is not None and rc == 3 and js["stop"] == "depth_limit" and js["stats"]["depth_bound"] == 10000,
+          f"cyclic model, default cap: exit {rc}, {js and js['stop']}, {js and js['stats']['depth_bound']}")
+
+
+def main():
+    ap = checks.seed_parser(__doc__)
+    ap.add_argument("--models", default=os.path.join(os.path.dirname(HERE), "models"))
+    opts = checks.parse_seed_args(ap)
+    check_cli(opts)
+    check_bundled(opts)
+    skips = cyclic = deep = timeouts = 0
+    runs = 0
+    for seed in range(opts.seed, opts.seed + opts.count):
+        for und in ((False, True) if seed % 2 == 0 else (False,)):
+            t0 = time.time()
+            S = check_seed(opts, seed, und)
+            if opts.verbose:
+                print(f"{S.tag}: {time.time() - t0:.1f} s{' cyclic' if S.cyclic else ''}", flush=True)
+            runs += 1
+            skips += S.skips > 0
+            cyclic += S.cyclic
+            deep += S.deep
+            timeouts += S.timeouts
+    print(f"{runs} random models: {runs - deep - skips} complete, {deep} cyclic or too deep for "
+          f"{STATELESS_TIME} s (checked to depth {SHALLOW}), {skips} skipped (stateful too big); "
+          f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared)")
+    # most models must be complete, or the exact comparisons would not run
+    check(runs - deep - skips >= runs // 2, f"only {runs - deep - skips} of {runs} models complete")
+    line = checks.too_many_skips(skips, runs, 10.0)
+    if line:
+        print(line)
+        return 1
+    return checks.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
