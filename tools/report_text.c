@@ -567,14 +567,9 @@ static void print_memlimit_text(FILE *out, const explore_options *eo, const expl
 /* The statistics of --search=stateless: executions instead of states (it
  * stores none), the iterations of its depth bound, sleep sets and the
  * preemption bound. */
-static void print_stateless_stats_text(FILE *out, const explore_options *eo,
-                                       const explore_result *r)
+/* The statistics lines every search has: transitions, depth, instructions. */
+static void print_steps_text(FILE *out, const explore_options *eo, const explore_stats *x)
 {
-    const explore_stats *x = &r->stats;
-    fprintf(out, "statistics:\n");
-    fprintf(out, "  executions           %" PRIu64 " (no state stored)\n", x->executions);
-    fprintf(out, "  iterations           %" PRIu64 " (iterative deepening; last depth bound %" PRIu64
-                 ")\n", x->iterations, x->depth_bound);
     fprintf(out, "  transitions          %" PRIu64 "%s\n", x->transitions,
             eo->reduce == REDUCE_COMPOSE ? " (composed steps)" : "");
     fprintf(out, "  max depth            %" PRIu64 "\n", x->max_depth);
@@ -583,6 +578,17 @@ static void print_stateless_stats_text(FILE *out, const explore_options *eo,
         fprintf(out, " (%" PRIu64 " invisible merged, %.2f per composed step)", x->invisible,
                 x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
     fprintf(out, "\n");
+}
+
+static void print_stateless_stats_text(FILE *out, const explore_options *eo,
+                                       const explore_result *r)
+{
+    const explore_stats *x = &r->stats;
+    fprintf(out, "statistics:\n");
+    fprintf(out, "  executions           %" PRIu64 " (no state stored)\n", x->executions);
+    fprintf(out, "  iterations           %" PRIu64 " (iterative deepening; last depth bound %" PRIu64
+                 ")\n", x->iterations, x->depth_bound);
+    print_steps_text(out, eo, x);
     if (eo->preemption_bound >= 0)
         fprintf(out, "  sleep sets           off (with a preemption bound)\n");
     else if (eo->no_sleep_sets)
@@ -615,14 +621,7 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
     fprintf(out, "statistics:\n");
     fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
     fprintf(out, "  states matched       %" PRIu64 "\n", x->states_matched);
-    fprintf(out, "  transitions          %" PRIu64 "%s\n", x->transitions,
-            eo->reduce == REDUCE_COMPOSE ? " (composed steps)" : "");
-    fprintf(out, "  max depth            %" PRIu64 "\n", x->max_depth);
-    fprintf(out, "  instructions         %" PRIu64, x->instructions);
-    if (eo->reduce == REDUCE_COMPOSE)
-        fprintf(out, " (%" PRIu64 " invisible merged, %.2f per composed step)", x->invisible,
-                x->transitions ? (double)x->instructions / (double)x->transitions : 0.0);
-    fprintf(out, "\n");
+    print_steps_text(out, eo, x);
     if (eo->por)
         fprintf(out, "  persistent sets      %" PRIu64 " states reduced, %" PRIu64
                      " of them expanded fully after all (cycle or error proviso)%s\n",
