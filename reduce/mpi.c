@@ -574,7 +574,7 @@ static bool gather_errors(msearch *M, explore_result *r, unsigned max)
         return false;
     }
     size_t nall = (size_t)total / sizeof(werr);
-    qsort(all, nall, sizeof *all, werr_cmp);
+    if (nall) qsort(all, nall, sizeof *all, werr_cmp);
     if (nall > max) nall = max;
     r->errors = nall ? calloc(nall, sizeof *r->errors) : NULL;
     ok = !nall || r->errors;
