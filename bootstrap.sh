@@ -5,7 +5,8 @@
 #                         bundled model with the mcheck on the PATH
 #   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, run the
 #                         parallel search's tests under ThreadSanitizer, fuzz each
-#                         libFuzzer target for 60 s (clang), run ctest
+#                         libFuzzer target for 60 s (clang), run ctest (with
+#                         Open MPI installed: mcheck-mpi's tests too)
 #   ./bootstrap.sh build  install what is missing and build (release) only
 # Needs root or sudo only when packages are missing, and (demo) to install
 # mcheck; test and build install nothing outside the work tree but packages.
@@ -16,6 +17,9 @@ cd "$(dirname "$0")"
 mode=${1:-demo}
 pkgs=(cmake gcc make pkg-config libjudy-dev libxxhash-dev libcjson-dev python3)
 [ "$mode" = test ] && pkgs+=(spin clang libclang-rt-14-dev chromium)
+# Open MPI: mcheck-mpi and its ctest (tests/test_mpi.py); optional for the
+# other modes (CMake builds mcheck-mpi only when it finds MPI)
+[ "$mode" = test ] && pkgs+=(libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1241,3 +1241,34 @@ void ls_hooks(ls_detector *d, vm_hooks *h)
     h->send = g ? on_send : NULL;
     h->recv = g ? on_recv : NULL;
 }
+
+/* ---- sets between detectors of different processes (reduce/mpi.c) ------- */
+
+uint32_t ls_set_words(const ls_detector *d) { return d->words; }
+
+const uint64_t *ls_set_bits(const ls_detector *d, uint32_t id)
+{
+    if (id >= atomic_load_explicit(&d->sh->nsets, memory_order_acquire)) return NULL;
+    return set_words(d, id);
+}
+
+uint32_t ls_intern_bits(ls_detector *d, const uint64_t *w) { return intern(d, w); }
+
+uint32_t ls_id_offsets(const ls_detector *d, uint32_t *offs)
+{
+    uint32_t n = 0, first, count;
+    switch (d->kind) {
+    case LS_LD: first = 1, count = 1; break;
+    case LS_ERASER: first = 2, count = 1; break;
+    case LS_GOLDILOCKS: first = 0, count = 1 + d->p->nthreads; break;
+    default: return 0; /* LS_OFF: owner bytes only */
+    }
+    for (uint32_t e = 0; e < d->p->nelems; e++) { /* elem_off ascends with e */
+        if (d->elem_off[e] == NONE) continue;
+        for (uint32_t k = 0; k < count; k++) {
+            if (offs) offs[n] = d->meta_off + d->elem_off[e] + first + 4 * k;
+            n++;
+        }
+    }
+    return n;
+}

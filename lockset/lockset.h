@@ -262,4 +262,24 @@ ls_why ls_discharge_why(ls_kind kind, const vm_program *p, const ls_elem_facts *
  * out. */
 int ls_discharge_print(const vm_program *p, ls_kind kind, FILE *out);
 
+/* ---- sets between detectors of different processes ------------------------
+ * The distributed search (reduce/mpi.c): each rank has a detector of its
+ * own, so a set's id in a vector means something only in the process that
+ * made it. A vector sent to another rank carries the bits of the sets its
+ * ids name, and the receiver puts its own ids in their place. */
+
+/* uint64 words of a set's bit array (bit o: sync object o). */
+uint32_t ls_set_words(const ls_detector *d);
+/* The bit array of set id, or NULL if d (or a detector sharing its table)
+ * never handed out id. Owned by the detector. */
+const uint64_t *ls_set_bits(const ls_detector *d, uint32_t id);
+/* The id of the set with bit array w (ls_set_words() words; bits past the
+ * last sync object zero), interned if new; UINT32_MAX when memory runs out. */
+uint32_t ls_intern_bits(ls_detector *d, const uint64_t *w);
+/* The offsets from the start of the vector of every 32-bit set id the
+ * metadata holds (LD' and Eraser: each element's candidate set; Goldilocks:
+ * W and every R[t]), ascending; the same in every state. Writes them to
+ * offs (NULL: only count) and returns how many. */
+uint32_t ls_id_offsets(const ls_detector *d, uint32_t *offs);
+
 #endif

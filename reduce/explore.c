@@ -187,6 +187,9 @@ void explore_result_free(explore_result *r)
     r->unreached = NULL;
     free(r->workers);
     r->workers = NULL;
+    free(r->ranks);
+    r->ranks = NULL;
+    r->nranks = 0;
     r->nworkers = 0;
     r->nunreached = 0;
     r->unreached_known = false;

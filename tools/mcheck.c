@@ -26,6 +26,9 @@
 #include "store.h"
 #include "tools_int.h"
 #include "vm.h"
+#ifdef MCHECK_MPI
+#include "reduce_mpi.h" /* mcheck-mpi: this file built again, tools/mcheck_mpi.c */
+#endif
 
 static volatile sig_atomic_t interrupted;
 
@@ -129,6 +132,13 @@ static void usage(FILE *out)
           "\n"
           "exit status: 0 no error, 1 error found, 2 bad input or usage, 3 incomplete\n",
           out);
+#ifdef MCHECK_MPI
+    fputs("\nmcheck-mpi: the search distributed over MPI ranks (mpirun -np K mcheck-mpi\n"
+          "[options] MODEL.bc): breadth-first (the default), --store=exact or compact;\n"
+          "--memlimit is per rank; not --por, -j, --adapt, --shorten, --dump-states,\n"
+          "bitstate or depth-first (docs/usage.md)\n",
+          out);
+#endif
 }
 
 /* ---- option parsing ------------------------------------------------------ */
@@ -255,6 +265,23 @@ static int stateless_usage(const cli *c)
                          "--search=stateless");
     return 0;
 }
+
+#ifdef MCHECK_MPI
+/* mcheck-mpi: what the distributed search does not do (yet); 0 if none. */
+static int mpi_usage(const cli *c)
+{
+    if (c->adapt) return bad_usage("--adapt is not supported by mcheck-mpi");
+    if (c->shorten_given)
+        return bad_usage("--shorten: mcheck-mpi searches breadth-first, its traces are "
+                         "shortest already");
+    if (c->dump_states) return bad_usage("--dump-states is not supported by mcheck-mpi");
+    const char *what = explore_mpi_unsupported(&c->eo);
+    if (what)
+        return bad_usage("%s is not supported by mcheck-mpi (its search is breadth-first, "
+                         "over an exact or compact store in each rank)", what);
+    return 0;
+}
+#endif
 
 static int parse_args(int argc, char **argv, cli *c)
 {
@@ -499,6 +526,12 @@ static int parse_args(int argc, char **argv, cli *c)
                              c->dump ? "--dump" : "--simulate");
         c->eo.race = LS_LD;
     }
+#ifdef MCHECK_MPI
+    if (!c->dump && !c->simulate && !c->replay) {
+        int bad = mpi_usage(c);
+        if (bad) return bad;
+    }
+#endif
     return 0;
 }
 
@@ -650,7 +683,20 @@ static int run_search(cli *c, vm_program *p)
     signal(SIGTERM, on_signal);
     struct timespec t0; /* --timelimit counts the replays too */
     clock_gettime(CLOCK_MONOTONIC, &t0);
+#ifdef MCHECK_MPI
+    /* every rank got here, or none searches (a rank that could not read
+     * the model would leave the others waiting in the search) */
+    if (!mcheck_mpi_ready(true)) {
+        fprintf(stderr, "mcheck: error: a rank could not start the search (it could not "
+                        "read or assemble the model, or ran out of memory)\n");
+        if (dump) fclose(dump);
+        if (html) fclose(html);
+        return 2;
+    }
+    int rc = explore_mpi(p, &c->eo, &r);
+#else
     int rc = c->adapt ? explore_adapt(p, &c->eo, &r, &ad) : explore_run(p, &c->eo, &r);
+#endif
     if (dump) fclose(dump);
     if (c->adapt) {
         if (!c->json) report_adapt_text(stdout, p, &ad);
@@ -728,16 +774,29 @@ static int run_search(cli *c, vm_program *p)
     return status;
 }
 
-int main(int argc, char **argv)
+#ifdef MCHECK_MPI
+/* mcheck-mpi's main (tools/mcheck_mpi.c) calls it between MPI_Init and
+ * MPI_Finalize */
+#define MCHECK_MAIN mcheck_main
+#else
+#define MCHECK_MAIN main
+#endif
+int MCHECK_MAIN(int argc, char **argv)
 {
     cli c;
     memset(&c, 0, sizeof c);
     explore_options_default(&c.eo);
+#ifdef MCHECK_MPI
+    c.eo.search = SEARCH_BFS; /* the one order the distributed search has */
+#endif
     int rc = parse_args(argc, argv, &c);
     if (rc != 0) {
         free(c.defs);
         return rc < 0 ? 0 : rc;
     }
+#ifdef MCHECK_MPI
+    if (mcheck_mpi_rank() != 0) c.trace_json = c.trace_html = NULL; /* rank 0 writes them */
+#endif
     size_t len;
     bool nomem;
     if (c.replay) {

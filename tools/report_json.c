@@ -525,5 +525,17 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         }
         fprintf(out, "]");
     }
+    if (r->nranks) { /* mcheck-mpi: what each rank did */
+        fprintf(out, ",\"ranks\":[");
+        for (uint32_t i = 0; i < r->nranks; i++) {
+            const explore_rank *k = &r->ranks[i];
+            fprintf(out, "%s{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64
+                         ",\"messages\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
+                         ",\"store_bytes\":%" PRIu64 ",\"wait_seconds\":%.6f}",
+                    i ? "," : "", k->states, k->transitions, k->messages, k->bytes,
+                    k->store_bytes, k->wait);
+        }
+        fprintf(out, "]");
+    }
     fprintf(out, "}}\n");
 }

@@ -663,6 +663,15 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
                      " transitions, idle %.3f s, handed work %" PRIu64 " times\n",
                 i, w->states, w->transitions, w->idle, w->steals);
     }
+    for (uint32_t i = 0; i < r->nranks; i++) { /* mcheck-mpi: load and network */
+        const explore_rank *k = &r->ranks[i];
+        char b2[32];
+        fprintf(out, "  rank %-15" PRIu32 " %" PRIu64 " states, %" PRIu64 " transitions, %" PRIu64
+                     " messages (%s) sent, store %s, wait %.3f s\n",
+                i, k->states, k->transitions, k->messages,
+                human_bytes((double)k->bytes, b1, sizeof b1),
+                human_bytes((double)k->store_bytes, b2, sizeof b2), k->wait);
+    }
     if (eo->store.kind == STORE_COMPACT && x->omission > 1e-6)
         fprintf(out, "warning: the probability that hash compaction omitted a state is %.3g;"
                      " use --fingerprint=128 or --store=exact\n", x->omission);
@@ -746,6 +755,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     const explore_adaptation *a = run->adapt;
     char jobs[32] = "";
     if (eo->workers) snprintf(jobs, sizeof jobs, ", workers=%u", eo->workers);
+    if (r->nranks) snprintf(jobs, sizeof jobs, ", ranks=%" PRIu32, r->nranks); /* mcheck-mpi */
     fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s)\n", VM_VERSION,
             run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", eo->race != LS_OFF ? ", race=" : "",
             eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",

@@ -295,4 +295,16 @@ char *tool_read_file(const char *path, size_t *len, bool *nomem);
 int simulate_run(const vm_program *p, unsigned long long seed,
                  unsigned long long max_steps, FILE *out);
 
+#ifdef MCHECK_MPI
+/* ---- mcheck-mpi (mcheck_mpi.c) ------------------------------------------ */
+/* mcheck.c's main, renamed: mcheck_mpi.c's main runs it on every rank. */
+int mcheck_main(int argc, char **argv);
+/* This process's rank in MPI_COMM_WORLD. */
+int mcheck_mpi_rank(void);
+/* Collective, once per rank: true if every rank says ok (it is about to
+ * search). A rank that returns from mcheck_main() without calling it calls
+ * it with false on the way out, so the others never wait for it. */
+bool mcheck_mpi_ready(bool ok);
+#endif
+
 #endif

@@ -1,0 +1,849 @@
+/* mpi.c: the distributed breadth-first search over MPI (mcheck-mpi), after
+ * Stern and Dill's parallel Murphi (CAV 1997) and LTSmin's distributed BFS:
+ * every state has an owner rank chosen by a hash of it, each rank keeps the
+ * states it owns in an ordinary store of its own (store.h, --store=exact or
+ * compact), expands the frontier it owns, and sends each successor to its
+ * owner. Level-synchronous: a level is expanded in rounds; a round ends with
+ * every rank exchanging its batches (MPI_Alltoallv) and one MPI_Allreduce
+ * that agrees on what comes next (more of the level, the next level, or a
+ * stop: an error, a limit, out of memory). Every exchange is collective, so
+ * when the Allreduce says a level made no new state there is no message in
+ * flight: termination needs no Safra or NBX. Each owner keeps, per state, its
+ * parent's (rank, index) and the step into it; an error's path is read off
+ * those links by all ranks together (one MPI_Bcast per step, from the
+ * owner), so every rank ends with the same result. Not here: depth-first
+ * order, --por, threads inside a rank, bitstate, --dump-states; overlapping
+ * the exchange with the expansion (docs/architecture.md). */
+#include <assert.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "reduce_mpi.h"
+#include "search_int.h"
+
+/* A record of a batch: a set's bits (a rank's detector ids mean nothing to
+ * another rank), or a successor with the link to its parent and, for an
+ * error state, the step's outcome. Fields are copied with memcpy (records
+ * are not aligned); ranks are processes of the same binary. */
+enum { REC_STATE = 1, REC_ERROR = 2, REC_SET = 3 };
+
+typedef struct rec_hdr {
+    uint32_t type;
+    int32_t tid;       /* the step into the successor */
+    uint64_t choice;
+    uint64_t pidx;     /* the parent's index at the sender; REC_SET: the set's id */
+} rec_hdr;
+
+/* The link of a stored state: its parent (rank, index) and the step. */
+typedef struct mlink {
+    uint64_t pidx;
+    explore_step via;
+    uint32_t prank;    /* UINT32_MAX: the initial state */
+} mlink;
+
+/* An error kept by this rank (parallel to res.errors): where its path ends. */
+typedef struct kept {
+    uint64_t pidx;
+    explore_step via;
+    uint32_t prank;
+    uint32_t depth;    /* steps from the initial state */
+} kept;
+
+/* An error of any rank, for the choice of the errors reported. */
+typedef struct werr {
+    explore_error e;   /* path NULL */
+    kept k;
+    uint32_t rank, order;
+} werr;
+
+typedef struct obuf {
+    uint8_t *b;
+    size_t n, cap;
+} obuf;
+
+typedef struct msearch {
+    search S;              /* this rank's: store, detector, step env, ran table */
+    explore_result res;    /* this rank's counts and kept errors */
+    const explore_options *o;
+    int me, k;
+    uint8_t *cur, *nxt;    /* the frontier it owns and the next one (vsize each) */
+    uint64_t ncur, cur_cap, nnxt, nxt_cap, cur_first; /* cur_first: cur[0]'s index */
+    mlink *links;          /* per stored non-error state, in storing order */
+    uint64_t nlinks, links_cap;
+    kept *kept;
+    obuf *out;             /* per destination rank */
+    uint8_t *in;
+    size_t in_cap;
+    int *sc, *rc, *sd, *rd;
+    uint8_t *succ, *recv, *hv; /* work vectors (wsize) */
+    /* sets: the id fields of the metadata, a digest per local id (for the
+     * owner's hash), the ids sent to each rank, each rank's ids mapped to ours */
+    uint32_t nids, *ids, words;
+    uint64_t *digest;      /* 0: not computed; else 1 << 32 | the digest */
+    size_t ndigest;
+    uint8_t **sent;
+    size_t *nsent;         /* bytes of sent[d] */
+    uint32_t **map;
+    size_t *nmap;
+    uint64_t set_bytes;
+    /* statistics */
+    explore_rank *ranks;   /* every rank's figures (allocated up front) */
+    uint64_t msgs, bytes, round_bytes;
+    double wait;
+    bool truncated;
+} msearch;
+
+/* ---- ownership ------------------------------------------------------------- */
+
+/* splitmix64's finalizer: the owner comes from every bit of the hash, so
+ * that a rank's own compact store, which takes its buckets from the low bits
+ * and interpolates on the high ones, still sees uniform fingerprints. (sstore
+ * takes its shard from the low bits and stores hash >> k instead; an ordinary
+ * store cannot.) */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The 32-bit digest of local set id: the same bits give the same digest on
+ * every rank. */
+static bool set_digest(msearch *M, uint32_t id, uint32_t *out)
+{
+    if (id >= M->ndigest) {
+        size_t nn = M->ndigest ? M->ndigest : 64;
+        while (nn <= id) nn *= 2;
+        uint64_t *nd = realloc(M->digest, nn * sizeof *nd);
+        if (!nd) return false;
+        memset(nd + M->ndigest, 0, (nn - M->ndigest) * sizeof *nd);
+        M->set_bytes += (nn - M->ndigest) * sizeof *nd;
+        M->digest = nd;
+        M->ndigest = nn;
+    }
+    if (!M->digest[id]) {
+        const uint64_t *w = ls_set_bits(M->S.det, id);
+        uint64_t h = store_hash64(w, (size_t)M->words * 8);
+        M->digest[id] = (1ull << 32) | (uint32_t)h;
+    }
+    *out = (uint32_t)M->digest[id];
+    return true;
+}
+
+/* The owner's hash of a marked vector: the vector with every set id
+ * replaced by its set's digest, so that equal states made on different
+ * ranks (different ids) have the same owner. 0 with out of memory set. */
+static bool owner_hash(msearch *M, const uint8_t *v, uint64_t *h)
+{
+    search *S = &M->S;
+    if (!M->nids) {
+        *h = mix64(store_hash64(v, S->vsize));
+        return true;
+    }
+    memcpy(M->hv, v, S->vsize);
+    for (uint32_t i = 0; i < M->nids; i++) {
+        uint32_t d;
+        if (!set_digest(M, (uint32_t)vm_rd32(v, M->ids[i]), &d)) return false;
+        vm_wr32(M->hv, M->ids[i], (int32_t)d);
+    }
+    *h = mix64(store_hash64(M->hv, S->vsize));
+    return true;
+}
+
+/* Rank r owns the hashes whose top 32 bits (after mix64) fall in the r-th
+ * of k equal ranges. */
+static inline int owner_of(uint64_t h, int k)
+{
+    return (int)(((h >> 32) * (uint64_t)k) >> 32);
+}
+
+/* ---- growable arrays -------------------------------------------------------- */
+
+static bool grow(void **a, uint64_t *cap, uint64_t need, size_t entry)
+{
+    if (need <= *cap) return true;
+    uint64_t nc = *cap ? *cap * 2 : 1024;
+    while (nc < need) nc *= 2;
+    if (nc > SIZE_MAX / entry) return false;
+    void *na = realloc(*a, (size_t)(nc * entry));
+    if (!na) return false;
+    *a = na;
+    *cap = nc;
+    return true;
+}
+
+static bool out_put(obuf *b, const void *data, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 65536;
+        while (nc < b->n + n) nc *= 2;
+        uint8_t *nb = realloc(b->b, nc);
+        if (!nb) return false;
+        b->b = nb;
+        b->cap = nc;
+    }
+    memcpy(b->b + b->n, data, n);
+    b->n += n;
+    return true;
+}
+
+static void set_stop(msearch *M, stop_reason why)
+{
+    if (M->S.lim.stop == STOP_COMPLETE) M->S.lim.stop = why;
+}
+
+/* ---- expansion --------------------------------------------------------------- */
+
+/* Append successor v (marked) of local state pidx by (tid, choice) to its
+ * owner's batch, after the bits of every set it names that the owner has not
+ * been sent yet. False when out of memory. */
+static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t pidx,
+                 int32_t tid, uint64_t choice)
+{
+    search *S = &M->S;
+    uint64_t h;
+    if (!owner_hash(M, v, &h)) return false;
+    int d = owner_of(h, M->k);
+    obuf *b = &M->out[d];
+    for (uint32_t i = 0; d != M->me && i < M->nids; i++) {
+        uint32_t id = (uint32_t)vm_rd32(v, M->ids[i]);
+        if (id == 0) continue; /* the empty set is 0 everywhere */
+        size_t byte = id >> 3;
+        if (byte >= M->nsent[d]) {
+            size_t nn = M->nsent[d] ? M->nsent[d] : 64;
+            while (nn <= byte) nn *= 2;
+            uint8_t *ns = realloc(M->sent[d], nn);
+            if (!ns) return false;
+            memset(ns + M->nsent[d], 0, nn - M->nsent[d]);
+            M->set_bytes += nn - M->nsent[d];
+            M->sent[d] = ns;
+            M->nsent[d] = nn;
+        }
+        if (M->sent[d][byte] & (1u << (id & 7))) continue;
+        M->sent[d][byte] |= (uint8_t)(1u << (id & 7));
+        rec_hdr sh = {.type = REC_SET, .pidx = id};
+        if (!out_put(b, &sh, sizeof sh) ||
+            !out_put(b, ls_set_bits(S->det, id), (size_t)M->words * 8))
+            return false;
+    }
+    bool err = out->kind != VERDICT_OK;
+    rec_hdr rh = {.type = err ? REC_ERROR : REC_STATE, .tid = tid, .choice = choice, .pidx = pidx};
+    return out_put(b, &rh, sizeof rh) && out_put(b, v, S->vsize) &&
+           (!err || out_put(b, out, sizeof *out));
+}
+
+/* Run every step of frontier state `from` (local index idx). False when the
+ * search must stop (S->lim.stop says why). */
+static bool expand(msearch *M, const uint8_t *from, uint64_t idx)
+{
+    search *S = &M->S;
+    const vm_program *p = S->p;
+    for (int32_t t = 0; t < (int32_t)p->nthreads; t++) {
+        uint64_t n = vm_enabled(p, from, t);
+        for (uint64_t c = 0; c < n; c++) {
+            memcpy(M->succ, from, S->ssize);
+            step_outcome out;
+            if (!run_step(S, M->succ, t, c, &out)) return false;
+            S->r->stats.transitions++;
+            mark_outcome(S, M->succ, &out);
+            if (!emit(M, M->succ, &out, idx, t, c)) {
+                set_stop(M, STOP_NOMEM);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- insertion at the owner ------------------------------------------------- */
+
+/* Insert a state received from rank src (its vector in src's set ids), at
+ * depth `depth`. False when the search must stop. */
+static bool receive_state(msearch *M, int src, const rec_hdr *h, const uint8_t *vec,
+                          const uint8_t *outp, uint32_t depth)
+{
+    search *S = &M->S;
+    uint8_t *v = M->recv;
+    memcpy(v, vec, S->vsize);
+    for (uint32_t i = 0; src != M->me && i < M->nids; i++) {
+        uint32_t id = (uint32_t)vm_rd32(v, M->ids[i]);
+        if (id == 0) continue;
+        assert(id < M->nmap[src] && M->map[src][id] != UINT32_MAX && "a set sent before its use");
+        vm_wr32(v, M->ids[i], (int32_t)M->map[src][id]);
+    }
+    step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
+    if (h->type == REC_ERROR) memcpy(&out, outp, sizeof out);
+    store_result sr = store_insert(S->st, v);
+    uint32_t first;
+    uint64_t nfirst;
+    int rc = insert_result(S, v, &out, sr, false, &first, &nfirst);
+    explore_step via = {h->tid, h->choice};
+    if (rc == INS_STOP) return false;
+    if (rc == INS_NEW) {
+        if (!grow((void **)&M->nxt, &M->nxt_cap, M->nnxt + 1, S->vsize) ||
+            !grow((void **)&M->links, &M->links_cap, M->nlinks + 1, sizeof *M->links)) {
+            set_stop(M, STOP_NOMEM);
+            return false;
+        }
+        memcpy(M->nxt + M->nnxt++ * S->vsize, v, S->vsize);
+        M->links[M->nlinks++] = (mlink){.pidx = h->pidx, .via = via, .prank = (uint32_t)src};
+    } else if (rc == INS_ERROR) {
+        uint32_t before = M->res.nerrors;
+        bool go_on = record_error(S, &out, NULL, 0);
+        if (M->res.nerrors > before) {
+            kept *nk = realloc(M->kept, M->res.nerrors * sizeof *nk);
+            if (!nk) {
+                set_stop(M, STOP_NOMEM);
+                return false;
+            }
+            M->kept = nk;
+            nk[before] = (kept){.pidx = h->pidx, .via = via, .prank = (uint32_t)src,
+                                .depth = depth};
+        }
+        if (!go_on) return false;
+    }
+    return true;
+}
+
+/* The records rank src sent, in order. False when the search must stop. */
+static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t depth)
+{
+    search *S = &M->S;
+    size_t setb = (size_t)M->words * 8;
+    for (size_t pos = 0; pos < n;) {
+        rec_hdr h;
+        memcpy(&h, b + pos, sizeof h);
+        pos += sizeof h;
+        if (h.type == REC_SET) {
+            uint64_t *w = (uint64_t *)M->hv; /* scratch, aligned by malloc */
+            memcpy(w, b + pos, setb);
+            pos += setb;
+            uint32_t id = ls_intern_bits(S->det, w);
+            if (id == UINT32_MAX) goto nomem;
+            if (h.pidx >= M->nmap[src]) {
+                size_t nn = M->nmap[src] ? M->nmap[src] : 64;
+                while (nn <= h.pidx) nn *= 2;
+                uint32_t *nm = realloc(M->map[src], nn * sizeof *nm);
+                if (!nm) goto nomem;
+                for (size_t i = M->nmap[src]; i < nn; i++) nm[i] = UINT32_MAX;
+                M->set_bytes += (nn - M->nmap[src]) * sizeof *nm;
+                M->map[src] = nm;
+                M->nmap[src] = nn;
+            }
+            M->map[src][h.pidx] = id;
+            continue;
+        }
+        const uint8_t *vec = b + pos;
+        pos += S->vsize;
+        const uint8_t *outp = b + pos;
+        if (h.type == REC_ERROR) pos += sizeof(step_outcome);
+        if (!receive_state(M, src, &h, vec, outp, depth)) return false;
+    }
+    return true;
+nomem:
+    set_stop(M, STOP_NOMEM);
+    return false;
+}
+
+/* ---- the exchange -------------------------------------------------------------- */
+
+static double since(const struct timespec *t0) { return now_since(t0); }
+
+/* One round's exchange: every rank's batches to their owners. `go`: this
+ * rank may send (false: it sends nothing, having stopped). Collective. False
+ * if some rank could not take what it was sent (then nothing was sent, and
+ * every rank stops with STOP_NOMEM). */
+static bool exchange(msearch *M, uint32_t depth)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool fits = true;
+    for (int d = 0; d < M->k; d++) fits &= M->out[d].n <= INT_MAX;
+    if (!fits) set_stop(M, STOP_NOMEM);
+    for (int d = 0; d < M->k; d++) M->sc[d] = fits ? (int)M->out[d].n : 0;
+    MPI_Alltoall(M->sc, 1, MPI_INT, M->rc, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0, sent = 0;
+    int ok = 1;
+    for (int d = 0; d < M->k; d++) {
+        M->sd[d] = (int)sent;
+        M->rd[d] = (int)total;
+        sent += (size_t)M->sc[d];
+        total += (size_t)M->rc[d];
+    }
+    if (sent > INT_MAX || total > INT_MAX) ok = 0; /* displacements are ints */
+    if (ok && total > M->in_cap) {
+        uint8_t *ni = realloc(M->in, total);
+        if (ni) {
+            M->in = ni;
+            M->in_cap = total;
+        } else {
+            ok = 0;
+        }
+    }
+    /* the send buffer: the batches one after another */
+    uint8_t *sendb = NULL;
+    if (ok && sent) {
+        sendb = malloc(sent);
+        if (!sendb) ok = 0;
+        for (int d = 0; sendb && d < M->k; d++)
+            if (M->sc[d]) memcpy(sendb + M->sd[d], M->out[d].b, (size_t)M->sc[d]);
+    }
+    int all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_ok) {
+        MPI_Alltoallv(sendb, M->sc, M->sd, MPI_BYTE, M->in, M->rc, M->rd, MPI_BYTE,
+                      MPI_COMM_WORLD);
+        for (int d = 0; d < M->k; d++)
+            if (d != M->me && M->sc[d]) {
+                M->msgs++;
+                M->bytes += (uint64_t)M->sc[d];
+            }
+    }
+    free(sendb);
+    for (int d = 0; d < M->k; d++) M->out[d].n = 0;
+    M->wait += since(&t0);
+    if (!all_ok) {
+        set_stop(M, STOP_NOMEM);
+        return false;
+    }
+    if (M->S.lim.stop != STOP_COMPLETE) return true; /* stopped: what came is not inserted */
+    for (int src = 0; src < M->k; src++)
+        if (!receive(M, src, M->in + M->rd[src], (size_t)M->rc[src], depth)) break;
+    return true;
+}
+
+/* The bytes --memlimit counts on this rank: the store, the links and the
+ * frontiers, the batches and set tables, the errors kept. */
+static uint64_t rank_memory(const msearch *M)
+{
+    uint64_t m = store_bytes(M->S.st) + M->links_cap * sizeof(mlink) +
+                 (M->cur_cap + M->nxt_cap) * M->S.vsize + M->in_cap + M->set_bytes +
+                 M->S.lim.error_bytes;
+    for (int d = 0; d < M->k; d++) m += M->out[d].cap;
+    return m;
+}
+
+static void local_limits(msearch *M)
+{
+    search *S = &M->S;
+    const explore_options *o = M->o;
+    if (o->memlimit && rank_memory(M) > o->memlimit) set_stop(M, STOP_MEMLIMIT);
+    if (o->interrupt && *o->interrupt) set_stop(M, STOP_INTERRUPTED);
+    if (o->timelimit > 0 && now_since(&S->lim.t0) >= o->timelimit) set_stop(M, STOP_TIMELIMIT);
+}
+
+/* What the ranks agree on after each round (one MPI_Allreduce, sums). */
+enum { CTL_MORE, CTL_NEW, CTL_STORED, CTL_TRANS, CTL_STOP0, CTL_N = CTL_STOP0 + STOP_PREEMPTION + 1 };
+
+static stop_reason agreed_stop(const uint64_t *ctl)
+{
+    for (int s = STOP_ERROR; s <= STOP_PREEMPTION; s++) /* an error first */
+        if (ctl[CTL_STOP0 + s]) return (stop_reason)s;
+    return STOP_COMPLETE;
+}
+
+static void agree(msearch *M, bool more, uint64_t *ctl)
+{
+    uint64_t mine[CTL_N] = {0};
+    mine[CTL_MORE] = more;
+    mine[CTL_NEW] = M->nnxt;
+    mine[CTL_STORED] = M->res.stats.states_stored;
+    mine[CTL_TRANS] = M->res.stats.transitions;
+    mine[CTL_STOP0 + M->S.lim.stop] = 1;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    MPI_Allreduce(mine, ctl, CTL_N, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    M->wait += since(&t0);
+}
+
+/* The levels, from the initial state (in cur at its owner); `total`: the
+ * ranks' frontier sizes, summed. Returns the agreed stop. */
+static stop_reason levels(msearch *M, uint64_t total)
+{
+    search *S = &M->S;
+    const explore_options *o = M->o;
+    explore_stats *x = &M->res.stats;
+    double next_progress = 3.0;
+    for (uint64_t level = 0; total > 0; level++) {
+        x->max_depth = level;
+        M->nnxt = 0;
+        uint64_t ctl[CTL_N];
+        if (o->max_depth && level >= o->max_depth) { /* pruned here: is it cut short? */
+            for (uint64_t i = 0; i < M->ncur; i++)
+                if (any_enabled(S->p, M->cur + i * S->vsize)) M->truncated = true;
+            break;
+        }
+        uint64_t pos = 0;
+        for (;;) { /* rounds */
+            while (S->lim.stop == STOP_COMPLETE && pos < M->ncur) {
+                if (!expand(M, M->cur + pos * S->vsize, M->cur_first + pos)) break;
+                pos++;
+                size_t queued = 0;
+                for (int d = 0; d < M->k; d++) queued += M->out[d].n;
+                if (queued >= M->round_bytes) break;
+            }
+            local_limits(M);
+            exchange(M, (uint32_t)(level + 1));
+            agree(M, pos < M->ncur && S->lim.stop == STOP_COMPLETE, ctl);
+            stop_reason st = agreed_stop(ctl);
+            if (o->progress && M->me == 0) {
+                double t = now_since(&S->lim.t0);
+                if (t >= next_progress) {
+                    fprintf(o->progress,
+                            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
+                            " transitions, level %" PRIu64 ", %d ranks, %.0f s\n",
+                            ctl[CTL_STORED], t > 0 ? (double)ctl[CTL_STORED] / t : 0.0,
+                            ctl[CTL_TRANS], level, M->k, t);
+                    fflush(o->progress);
+                    next_progress = t + 3.0;
+                }
+            }
+            if (st != STOP_COMPLETE) return st;
+            if (!ctl[CTL_MORE]) break;
+        }
+        total = ctl[CTL_NEW];
+        /* the next level */
+        uint8_t *t = M->cur;
+        M->cur = M->nxt;
+        M->nxt = t;
+        uint64_t tc = M->cur_cap;
+        M->cur_cap = M->nxt_cap;
+        M->nxt_cap = tc;
+        M->cur_first = M->nlinks - M->nnxt;
+        M->ncur = M->nnxt;
+    }
+    return STOP_COMPLETE;
+}
+
+/* ---- errors and their paths ------------------------------------------------------ */
+
+static int werr_cmp(const void *a, const void *b)
+{
+    const werr *x = a, *y = b;
+    if (x->k.depth != y->k.depth) return x->k.depth < y->k.depth ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Every rank: the errors kept anywhere, the first ones (by depth, then
+ * rank) chosen, and their paths read off the links, collectively. Into r.
+ * False when out of memory (then r has no errors). */
+static bool gather_errors(msearch *M, explore_result *r, unsigned max)
+{
+    int n = (int)M->res.nerrors, ok = 1;
+    werr *mine = n ? calloc((size_t)n, sizeof *mine) : NULL;
+    if (n && !mine) ok = 0;
+    for (int i = 0; mine && i < n; i++) {
+        mine[i].e = M->res.errors[i];
+        mine[i].e.path = NULL;
+        mine[i].k = M->kept[i];
+        mine[i].rank = (uint32_t)M->me;
+        mine[i].order = (uint32_t)i;
+    }
+    int *counts = calloc((size_t)M->k, sizeof *counts), *displ = calloc((size_t)M->k, sizeof *displ);
+    if (!counts || !displ) ok = 0;
+    int all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    werr *all = NULL;
+    int total = 0;
+    if (all_ok) {
+        int bytes = ok && mine ? n * (int)sizeof *mine : 0;
+        MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+        for (int d = 0; d < M->k; d++) {
+            displ[d] = total;
+            total += counts[d];
+        }
+        all = total ? malloc((size_t)total) : NULL;
+        ok = !total || all;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all_ok)
+            MPI_Allgatherv(mine, bytes, MPI_BYTE, all, counts, displ, MPI_BYTE, MPI_COMM_WORLD);
+    }
+    free(mine);
+    free(counts);
+    free(displ);
+    if (!all_ok) {
+        free(all);
+        return false;
+    }
+    size_t nall = (size_t)total / sizeof(werr);
+    if (nall) qsort(all, nall, sizeof *all, werr_cmp);
+    if (nall > max) nall = max;
+    r->errors = nall ? calloc(nall, sizeof *r->errors) : NULL;
+    ok = !nall || r->errors;
+    for (size_t i = 0; ok && i < nall; i++) {
+        uint32_t len = all[i].k.depth;
+        explore_step *path = malloc((len ? len : 1) * sizeof *path);
+        ok = path != NULL;
+        r->errors[i] = all[i].e;
+        r->errors[i].path = path;
+        r->errors[i].len = len;
+        r->nerrors = (uint32_t)i + 1;
+    }
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        free(all);
+        return false;
+    }
+    for (size_t i = 0; i < nall; i++) {
+        explore_step *path = r->errors[i].path;
+        uint32_t len = all[i].k.depth;
+        if (!len) continue; /* the initial state */
+        path[len - 1] = all[i].k.via;
+        uint32_t rank = all[i].k.prank;
+        uint64_t idx = all[i].k.pidx;
+        for (uint32_t k = len - 1; k-- > 0;) {
+            mlink l = {0};
+            if ((int)rank == M->me) l = M->links[idx];
+            MPI_Bcast(&l, (int)sizeof l, MPI_BYTE, (int)rank, MPI_COMM_WORLD);
+            path[k] = l.via;
+            rank = l.prank;
+            idx = l.pidx;
+        }
+        assert(idx == 0 && "the path ends at the initial state, index 0 of its owner");
+    }
+    free(all);
+    return true;
+}
+
+/* ---- set up, statistics, tear down ---------------------------------------------- */
+
+const char *explore_mpi_unsupported(const explore_options *o)
+{
+    if (o->search != SEARCH_BFS)
+        return o->search == SEARCH_DFS ? "--search=dfs" : "--search=stateless";
+    if (o->por) return "--por";
+    if (o->workers) return "-j";
+    if (o->store.kind == STORE_BITSTATE) return "--store=bitstate";
+    if (o->dump_states) return "--dump-states";
+    if (o->lookahead != LOOKAHEAD_AUTO && o->lookahead != LOOKAHEAD_OFF) return "--lookahead";
+    if (o->target || o->max_states) return "a shortening search";
+    return NULL;
+}
+
+static void msearch_free(msearch *M)
+{
+    search *S = &M->S;
+    store_free(S->st);
+    ls_free(S->det);
+    free(S->ran);
+    explore_result_free(&M->res);
+    free(M->cur);
+    free(M->nxt);
+    free(M->links);
+    free(M->kept);
+    for (int d = 0; M->out && d < M->k; d++) free(M->out[d].b);
+    free(M->out);
+    free(M->in);
+    free(M->sc);
+    free(M->rc);
+    free(M->sd);
+    free(M->rd);
+    free(M->succ);
+    free(M->recv);
+    free(M->hv);
+    free(M->ids);
+    free(M->digest);
+    for (int d = 0; M->sent && d < M->k; d++) free(M->sent[d]);
+    free(M->sent);
+    free(M->nsent);
+    for (int d = 0; M->map && d < M->k; d++) free(M->map[d]);
+    free(M->map);
+    free(M->nmap);
+    free(M->ranks);
+}
+
+static bool msearch_init(msearch *M, const vm_program *p, const explore_options *o)
+{
+    search *S = &M->S;
+    MPI_Comm_rank(MPI_COMM_WORLD, &M->me);
+    MPI_Comm_size(MPI_COMM_WORLD, &M->k);
+    M->o = o;
+    S->p = p;
+    S->o = o;
+    S->r = &M->res;
+    clock_gettime(CLOCK_MONOTONIC, &S->lim.t0);
+    if (ls_needed(o->race, p) && !(S->det = ls_new_opts(o->race, p, p->layout.size, false)))
+        return false;
+    if (S->det) ls_hooks(S->det, &S->hooks);
+    S->ssize = p->layout.size + ls_meta_bytes(S->det);
+    S->vsize = S->ssize + 1;
+    S->wsize = (S->vsize + 7) & ~(size_t)7;
+    S->ran = step_ran_new(p);
+    S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
+                        .max_invisible = o->max_invisible, .state_bytes = S->ssize,
+                        .ran = S->ran, .stopped = &S->lim.stop, .t0 = &S->lim.t0,
+                        .timelimit = o->timelimit, .interrupt = o->interrupt};
+    S->st = store_new(&o->store, S->vsize);
+    size_t k = (size_t)M->k;
+    M->out = calloc(k, sizeof *M->out);
+    M->sc = calloc(k, sizeof *M->sc);
+    M->rc = calloc(k, sizeof *M->rc);
+    M->sd = calloc(k, sizeof *M->sd);
+    M->rd = calloc(k, sizeof *M->rd);
+    M->sent = calloc(k, sizeof *M->sent);
+    M->nsent = calloc(k, sizeof *M->nsent);
+    M->map = calloc(k, sizeof *M->map);
+    M->nmap = calloc(k, sizeof *M->nmap);
+    M->ranks = calloc(k, sizeof *M->ranks);
+    M->words = S->det ? ls_set_words(S->det) : 0;
+    size_t scratch = S->wsize > (size_t)M->words * 8 ? S->wsize : (size_t)M->words * 8;
+    M->succ = calloc(1, S->wsize);
+    M->recv = calloc(1, S->wsize);
+    M->hv = calloc(1, scratch);
+    M->nids = S->det ? ls_id_offsets(S->det, NULL) : 0;
+    M->ids = M->nids ? malloc(M->nids * sizeof *M->ids) : NULL;
+    if (M->ids) ls_id_offsets(S->det, M->ids);
+    /* a round's batches: MCHECK_MPI_ROUND_BYTES (the tests make it small to
+     * run many rounds a level), else 4 MB */
+    const char *rb = getenv("MCHECK_MPI_ROUND_BYTES");
+    M->round_bytes = rb && atol(rb) > 0 ? (uint64_t)atol(rb) : (uint64_t)4 << 20;
+    return S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
+           M->nsent && M->map && M->nmap && M->ranks && M->succ && M->recv && M->hv &&
+           (!M->nids || M->ids);
+}
+
+/* The initial state, inserted at its owner (every rank builds it). False
+ * when out of memory. */
+static bool initial(msearch *M)
+{
+    search *S = &M->S;
+    const vm_program *p = S->p;
+    uint8_t *s0 = M->succ;
+    memcpy(s0, p->init_state, p->layout.size);
+    if (S->det) ls_init_meta(S->det, s0);
+    step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
+    mark_outcome(S, s0, &out);
+    uint64_t h;
+    if (!owner_hash(M, s0, &h)) return false;
+    if (owner_of(h, M->k) != M->me) return true;
+    uint32_t first;
+    uint64_t nfirst;
+    int rc = insert_result(S, s0, &out, store_insert(S->st, s0), false, &first, &nfirst);
+    if (rc == INS_STOP) return false;
+    if (rc == INS_ERROR) {
+        record_error(S, &out, NULL, 0);
+        M->kept = malloc(sizeof *M->kept);
+        if (!M->kept) return false;
+        M->kept[0] = (kept){.prank = UINT32_MAX, .depth = 0};
+        return true;
+    }
+    if (!grow((void **)&M->cur, &M->cur_cap, 1, S->vsize) ||
+        !grow((void **)&M->links, &M->links_cap, 1, sizeof *M->links))
+        return false;
+    memcpy(M->cur, s0, S->vsize);
+    M->ncur = 1;
+    M->cur_first = 0;
+    M->links[0] = (mlink){.prank = UINT32_MAX, .via = {-1, 0}};
+    M->nlinks = 1;
+    return true;
+}
+
+/* The result every rank returns: the ranks' figures added up. */
+static void totals(msearch *M, explore_result *r)
+{
+    const explore_stats *y = &M->res.stats;
+    explore_stats *x = &r->stats;
+    search *S = &M->S;
+    enum { SUM_STORED, SUM_MATCHED, SUM_TRANS, SUM_INSTR, SUM_INVIS, SUM_STORE, SUM_RES,
+           SUM_USED, SUM_BUF, SUM_ERRB, SUM_N };
+    uint64_t buffers = M->in_cap + M->set_bytes + 3 * S->wsize;
+    for (int d = 0; d < M->k; d++) buffers += M->out[d].cap;
+    uint64_t reserved = M->links_cap * sizeof(mlink) + (M->cur_cap + M->nxt_cap) * S->vsize;
+    uint64_t used = M->nlinks * sizeof(mlink) + (M->ncur + M->nnxt) * S->vsize;
+    uint64_t mine[SUM_N] = {y->states_stored, y->states_matched, y->transitions, y->instructions,
+                            y->invisible, store_bytes(S->st), reserved, used, buffers,
+                            S->lim.error_bytes};
+    uint64_t sum[SUM_N];
+    MPI_Allreduce(mine, sum, SUM_N, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    x->states_stored = sum[SUM_STORED];
+    x->states_matched = sum[SUM_MATCHED];
+    x->transitions = sum[SUM_TRANS];
+    x->instructions = sum[SUM_INSTR];
+    x->invisible = sum[SUM_INVIS];
+    x->store_bytes = sum[SUM_STORE];
+    x->search_reserved = sum[SUM_RES];
+    x->search_used = sum[SUM_USED];
+    x->buffer_bytes = sum[SUM_BUF];
+    x->error_bytes = sum[SUM_ERRB];
+    x->search_bytes = x->search_reserved + x->buffer_bytes;
+    uint64_t mx[2] = {y->max_depth, S->det ? ls_interned(S->det) : 0}, gmx[2];
+    MPI_Allreduce(mx, gmx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    x->max_depth = gmx[0];
+    x->locksets = gmx[1]; /* the most one rank interned */
+    double ds = ls_seconds(S->det);
+    MPI_Allreduce(&ds, &x->detector_seconds, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(M->res.error_count, r->error_count, VERDICT_INCOMPLETE, MPI_UINT64_T, MPI_SUM,
+                  MPI_COMM_WORLD);
+    x->vector_bytes = S->ssize;
+    /* the fingerprints are the union of the ranks': one store's formula */
+    x->omission = 0;
+    if (M->o->store.kind == STORE_COMPACT && x->states_stored > 1) {
+        double pairs = (double)x->states_stored * (double)(x->states_stored - 1);
+        x->omission = -expm1(-ldexp(pairs, -(int)M->o->store.fingerprint_bits - 1));
+    }
+    for (uint32_t v = 0; v < S->p->nvars; v++)
+        if (S->p->vars[v].cls == VM_SHARED) x->shared_elements += S->p->vars[v].size;
+    explore_rank me = {.states = y->states_stored, .transitions = y->transitions,
+                       .messages = M->msgs, .bytes = M->bytes, .store_bytes = store_bytes(S->st),
+                       .wait = M->wait};
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, M->ranks, (int)sizeof me, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    r->ranks = M->ranks; /* r owns them now */
+    r->nranks = (uint32_t)M->k;
+    M->ranks = NULL;
+}
+
+int explore_mpi(const vm_program *p, const explore_options *o, explore_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (explore_mpi_unsupported(o)) {
+        r->stop = STOP_NOMEM;
+        r->verdict = VERDICT_INCOMPLETE;
+        return -1;
+    }
+    msearch *M = calloc(1, sizeof *M);
+    int ok = M && msearch_init(M, p, o) && initial(M), all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        if (M) msearch_free(M);
+        free(M);
+        r->stop = STOP_NOMEM;
+        r->verdict = VERDICT_INCOMPLETE;
+        return -1;
+    }
+    /* the initial state's level: how many own it (one), or an error there */
+    uint64_t mine[2] = {M->ncur, M->res.nerrors}, sum[2];
+    MPI_Allreduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    stop_reason stop = sum[1] && !o->all_errors ? STOP_ERROR : levels(M, sum[0]);
+    if (stop != STOP_COMPLETE && M->S.lim.stop == STOP_COMPLETE) M->S.lim.stop = stop;
+
+    totals(M, r);
+    int trunc = M->truncated, any_trunc;
+    MPI_Allreduce(&trunc, &any_trunc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (stop == STOP_COMPLETE && any_trunc) stop = STOP_DEPTH;
+    unsigned max = o->all_errors ? (o->max_traces ? o->max_traces : 10) : 1;
+    if (!gather_errors(M, r, max) && stop == STOP_COMPLETE) stop = STOP_NOMEM;
+    r->stop = stop;
+    if (stop == STOP_MEMLIMIT) r->memlimit_part = explore_memlimit_part(&r->stats, true);
+    if (r->nerrors) r->verdict = r->errors[0].kind;
+    else if (stop == STOP_COMPLETE) r->verdict = VERDICT_OK;
+    else r->verdict = VERDICT_INCOMPLETE;
+    /* what any rank ran: the ran rows are one block after the row pointers */
+    size_t rows = p->nbodies * sizeof(uint8_t *), bytes = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++) bytes += p->bodies[b].ncode;
+    uint8_t *ran = (uint8_t *)M->S.ran + rows;
+    if (bytes) MPI_Allreduce(MPI_IN_PLACE, ran, (int)bytes, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
+    if (stop == STOP_COMPLETE) collect_unreached(p, M->S.ran, r);
+    search_finish_stats(&r->stats, &M->S.lim.t0);
+    msearch_free(M);
+    free(M);
+    return 0;
+}
