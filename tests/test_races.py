@@ -2,7 +2,8 @@
 """test_races.py: --scheduling=races (reduce/stateless_races.c, issue 19's
 second part) against the stateful search with --race=goldilocks, on random
 models of tests/gen_model.c (every second one with --volatile: volatile-heavy
-models, where transactions and races matter) and on the bundled models.
+models, where transactions and races matter), on the bundled models, and on
+the small models of tests/races/ (one per part of the reduction).
 
 For each random model, the stateful search (--all-errors --store=exact
 --race=goldilocks) is the reference. The race-driven search explores one
@@ -169,6 +170,26 @@ def check_bundled(opts):
             check(rc == (0 if ref["verdict"] == "ok" else 1), f"{name}: exit {rc}")
 
 
+def check_targeted(opts):
+    """tests/races/*.bc: small models whose error needs one part of the
+    reduction (a race's backtrack point, the fallback to a full node, the
+    clock of the exact release, a node made full by an erring step; the
+    races-* mutants of mutate.py): the stateful search's error kinds."""
+    d = os.path.join(HERE, "races")
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".bc"):
+            continue
+        path = os.path.join(d, name)
+        with open(path) as f:
+            args = next((line.split(":", 1)[1].split() for line in f if line.startswith("; options:")), [])
+        _, ref, _ = run(opts.mcheck, ["--all-errors", "--race=goldilocks"] + args, path)
+        rc, js, err = run(opts.mcheck, ["--all-errors", "--scheduling=races"] + args, path)
+        if not check(ref is not None and js is not None, f"{name}: no JSON (exit {rc}): {err.strip()[:300]}"):
+            continue
+        check(js["stop"] == "complete" and kinds(js) == kinds(ref) and "assertion" in kinds(js),
+              f"{name}: {js['stop']}, error kinds {kinds(js)}, stateful {kinds(ref)}")
+
+
 def check_cli(opts):
     model = os.path.join(opts.models, "spawn_join.bc")
     for bad, why in ((["--search=dfs"], "cannot be used with --search=dfs"),
@@ -200,6 +221,7 @@ def main():
     ap.add_argument("--models", default=os.path.join(os.path.dirname(HERE), "models"))
     opts = checks.parse_seed_args(ap)
     check_cli(opts)
+    check_targeted(opts)
     check_bundled(opts)
     runs = compared = skipped = cyclic = timeouts = 0
     races_ex = all_ex = 0
