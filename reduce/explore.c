@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "por_int.h"
+#include "races_int.h"
 #include "search_int.h"
 
 static void free_search(search *S)
@@ -43,6 +44,7 @@ static void free_search(search *S)
     free(S->sl.frames);
     free(S->sl.errs);
     free(S->sl.init);
+    races_free(S->rs);
 }
 
 /* After a complete search: the instructions no step ran, but for each
@@ -69,7 +71,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     search S;
     memset(&S, 0, sizeof S);
     memset(r, 0, sizeof *r);
-    if (o->search == SEARCH_STATELESS && (o->workers || o->por)) { /* not supported */
+    if ((o->search == SEARCH_STATELESS && (o->workers || o->por)) || /* not supported */
+        (o->scheduling_races && (o->search != SEARCH_STATELESS || o->preemption_bound >= 0))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         return -1;

@@ -115,6 +115,9 @@ typedef struct explore_options {
                                  one at a time, while executions were left
                                  out for it (--preemption-bound=0..K) */
     bool no_sleep_sets;       /* sleep sets off (tests and benchmarks) */
+    bool scheduling_races;    /* --scheduling=races: race-driven transactions
+                                 (stateless_races.c), a dynamic partial-order
+                                 reduction of the stateless search */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,
@@ -189,6 +192,12 @@ typedef struct explore_stats {
                                  asleep (revisits avoided by sleep sets) */
     uint64_t preemption_pruned; /* steps not taken for the preemption bound */
     int64_t preemption_bound; /* the bound of the last iteration (-1: none) */
+    /* --scheduling=races (stateless_races.c); 0 otherwise */
+    uint64_t light_nodes;     /* nodes where the last thread's transaction
+                                 went on without a scheduling choice */
+    uint64_t races_found;     /* backtrack points added for races */
+    uint64_t race_fallbacks;  /* light nodes made full (a racing thread's
+                                 step there was not light, or a step erred) */
     /* Memory, in three senses (docs/usage.md "Memory figures"): reserved,
      * what is allocated (the capacity of an array, a whole bit array);
      * used, the bytes of it that hold live data; resident, what the OS

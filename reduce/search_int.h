@@ -253,6 +253,8 @@ typedef struct search {
                           the stateless search's independence for sleep sets */
     por_stack ps;
     sl_stack sl;
+    struct races *rs;  /* --scheduling=races: stateless_races.c's path and
+                          clocks (races_int.h), else NULL */
 } search;
 
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */

@@ -13,11 +13,16 @@
  * (default STATELESS_DEFAULT_DEPTH: incomplete). A preemption bound (CHESS)
  * leaves out the steps that would exceed it, and turns sleep sets off (a
  * sleeping step's equivalent execution may have needed more preemptions).
- * It does not shorten traces, run -j, or use persistent sets. */
+ * It does not shorten traces, run -j, or use persistent sets. With
+ * --scheduling=races (S->rs) the threads each level expands are
+ * stateless_races.c's (races_int.h): race-driven transactions, a dynamic
+ * partial-order reduction; the loop, the path and the sleep sets stay
+ * here. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "por_int.h"
+#include "races_int.h"
 #include "search_int.h"
 
 #ifndef SL_FIRST_BOUND
@@ -156,6 +161,7 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
     f->erred = false;
     mark_reached(S, S->cur);
     if (depth > S->r->stats.max_depth) S->r->stats.max_depth = depth;
+    if (S->rs && !races_level(S, depth, last)) return false;
     if (!any_enabled(p, S->cur)) {
         f->fr.tid = (int32_t)p->nthreads; /* a leaf */
         if (vm_valid_end(p, S->cur)) return true;
@@ -166,7 +172,8 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
     if (depth >= it->bound) {
         /* a leaf: cut if a step would have been taken here */
         uint64_t n;
-        if (next_thread(S, f, it, &n, false) >= 0) it->cut = true;
+        if ((S->rs ? races_next(S, depth, f->sleep, &n, false) : next_thread(S, f, it, &n, false)) >= 0)
+            it->cut = true;
         f->fr.tid = (int32_t)p->nthreads;
     }
     return true;
@@ -180,6 +187,7 @@ static void iteration(search *S, sl_iter *it)
     const bool sleep_sets = S->por != NULL && it->k < 0;
     memcpy(S->cur, S->sl.init, S->wsize);
     S->dfs.undo_len = 0;
+    if (S->rs) races_reset(S->rs);
     size_t depth = 0;
     S->sl.frames[0].fr.undo = 0;
     if (!level_start(S, 0, -1, 0, 0, it)) return;
@@ -191,7 +199,7 @@ static void iteration(search *S, sl_iter *it)
                 f->sleep |= 1ull << f->fr.tid;
             f->erred = false;
             uint64_t n = 0;
-            int32_t t = next_thread(S, f, it, &n, true);
+            int32_t t = S->rs ? races_next(S, depth, f->sleep, &n, true) : next_thread(S, f, it, &n, true);
             if (t < 0) {
                 f->fr.tid = (int32_t)p->nthreads;
             } else {
@@ -206,6 +214,7 @@ static void iteration(search *S, sl_iter *it)
             if (depth == 0) break;
             undo_pop(S, f->fr.undo);
             depth--;
+            if (S->rs) races_pop(S->rs, depth);
             continue;
         }
         explore_step st = {f->fr.tid, f->fr.choice++};
@@ -219,9 +228,11 @@ static void iteration(search *S, sl_iter *it)
         if (out.kind != VERDICT_OK) { /* an error state: no successors */
             x->executions++;
             f->erred = true;
+            if (S->rs) races_erred(S, depth);
             if (!sl_error(S, depth, &st, &out, ns)) break;
         } else {
             if (!sl_frames_grow(S, depth + 2) || !undo_grow(S)) break;
+            if (S->rs && !races_took(S, depth, st.tid, S->cur, ns)) break;
             uint32_t pre = f->preempt + preempts(f, st.tid);
             uint64_t z = f->sleep & f->indep; /* the child keeps the independent ones asleep */
             depth++;
@@ -250,6 +261,10 @@ void stateless(search *S)
     }
     S->vec_bytes += S->wsize;
     memcpy(S->sl.init, S->cur, S->wsize);
+    if (o->scheduling_races) {
+        S->rs = races_new(S); /* NULL: more than 64 threads, every node full */
+        if (S->lim.stop != STOP_COMPLETE) return;
+    }
     for (;;) {
         it.cut = it.pruned = false;
         x->iterations++;

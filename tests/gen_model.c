@@ -2,7 +2,7 @@
  * test of the lock-based reduction (tests/differential.py), and with
  * --undisciplined models that may break the discipline (tests/theorem9.py).
  *
- *   gen_model SEED [--size small|medium] [--undisciplined]
+ *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -34,6 +34,11 @@
  * after the bodies that use them. These choices come from a second
  * generator (srnd(), ex()), so every value and every line of code, and so
  * the meaning of each seed's model, are what plain numbers gave.
+ *
+ * With --volatile (tests/test_races.py) the models are volatile-heavy: `v`
+ * and `va` always exist, volatile traffic replaces some other pieces, and
+ * guarded variables without an `init` clause are declared volatile (still
+ * accessed under their locks). Without it no extra random number is drawn.
  *
  * With --undisciplined (tests/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
@@ -194,6 +199,7 @@ typedef struct gen {
     int joiner, join_tid; /* body that joins static thread join_tid, or -1 */
     int leaker;           /* body that ends holding a lock, or -1 */
     bool undisc;          /* --undisciplined: break LD' now and then */
+    bool vol;             /* --volatile: volatile-heavy (tests/test_races.py) */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */
     uint64_t srng;
@@ -499,8 +505,8 @@ static void plan(gen *g)
         }
     }
     /* volatile */
-    if (chance(g, 55)) add_var(g, "v", V_VOLATILE, 0);
-    if (chance(g, 20)) add_var(g, "va", V_VOLATILE, 2);
+    if (chance(g, 55) || g->vol) add_var(g, "v", V_VOLATILE, 0);
+    if (chance(g, 20) || g->vol) add_var(g, "va", V_VOLATILE, 2);
     /* read-only shared */
     if (chance(g, 20)) add_var(g, "ro", V_READONLY, 0);
     /* written by main before any reader exists (init main) */
@@ -1242,6 +1248,7 @@ static void piece(gen *g, int depth)
     }
     int k = rnd(g, 20);
     if (depth >= 3) k = 19;
+    if (g->vol && k >= 16 && k < 19 && chance(g, 60)) k = 9; /* --volatile: more traffic */
     if (k < 9)
         emit_cs(g, depth);
     else if (k < 12)
@@ -1557,7 +1564,10 @@ static void print_model(gen *g, uint64_t seed)
     }
     for (int i = 0; i < g->nvars; i++, ni++) {
         var *v = &g->vars[i];
-        const char *cls = (v->cls == V_VOLATILE || v->cls == V_PUB) ? "volatile"
+        /* --volatile: a guarded variable without `init` becomes volatile
+         * too (still accessed under its lock: every access visible) */
+        bool vol = g->vol && v->cls == V_SHARED && !v->init_main && v->init_by < 0;
+        const char *cls = (v->cls == V_VOLATILE || v->cls == V_PUB || vol) ? "volatile"
                           : v->cls == V_UNSHARED                     ? "unshared"
                                                                      : "shared";
         sbuf it = {0};
@@ -1708,7 +1718,7 @@ static void print_model(gen *g, uint64_t seed)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined]\n");
+    fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]\n");
     return 2;
 }
 
@@ -1717,10 +1727,12 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
-    bool undisc = false;
+    bool undisc = false, vol = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
+        } else if (!strcmp(argv[i], "--volatile")) {
+            vol = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
@@ -1751,6 +1763,7 @@ int main(int argc, char **argv)
         memset(&g, 0, sizeof g);
         g.medium = medium;
         g.undisc = undisc;
+        g.vol = vol;
         g.rng = (seed + (uint64_t)attempt * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;
         g.exrate = srnd(&g, 10) < 4 ? 0 : 10 + 5 * srnd(&g, 7);

@@ -86,6 +86,13 @@ static void usage(FILE *out)
           "                         (0..K: K raised from 0 while executions are left out);\n"
           "                         incomplete, says so; sleep sets off\n"
           "  --sleep-sets=on|off    stateless: sleep sets (default on)\n"
+          "  --scheduling=races|all\n"
+          "                         stateless: races schedules race-driven transactions\n"
+          "                         (a thread runs on until an acquire or other\n"
+          "                         synchronization, or a volatile access that races by\n"
+          "                         happens-before); implies --search=stateless and\n"
+          "                         --race=goldilocks (or off); all (default): every\n"
+          "                         visible step is a scheduling point\n"
           "  -j N, --jobs N         search with N worker threads over one shared store\n"
           "                         (0: one per core); the same states and verdicts,\n"
           "                         another order (default: the sequential search)\n"
@@ -166,6 +173,8 @@ typedef struct cli {
     const char *search_only;   /* the last option --replay has no use for */
     const char *store_set;     /* the last store option given (--store, ...) */
     bool sleep_set;            /* --sleep-sets was given */
+    bool search_set;           /* --search was given */
+    bool sched_set;            /* --scheduling was given */
 } cli;
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -228,7 +237,7 @@ enum {
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_TRACE, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
-    OPT_PREEMPT, OPT_SLEEP,
+    OPT_PREEMPT, OPT_SLEEP, OPT_SCHED,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -238,7 +247,7 @@ static bool search_only_option(int o)
     case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_SEARCH:
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
-    case OPT_PREEMPT: case OPT_SLEEP:
+    case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED:
         return true;
     default:
         return false;
@@ -282,6 +291,29 @@ static int mpi_usage(const cli *c)
     return 0;
 }
 #endif
+/* --scheduling=races: it is the stateless search, its detector is
+ * Goldilocks (or none), and it has no preemption bound; 0 if fine (then
+ * the search and the detector are set). */
+static int races_usage(cli *c)
+{
+    if (c->search_set && c->eo.search != SEARCH_STATELESS)
+        return bad_usage("--scheduling=races is a stateless search: it cannot be used with "
+                         "--search=%s", search_order_name(c->eo.search));
+    c->eo.search = SEARCH_STATELESS;
+    if (c->adapt)
+        return bad_usage("--adapt needs the LD' detector, and --scheduling=races works with "
+                         "--race=goldilocks or off");
+    if (c->race_set && (c->eo.race == LS_LD || c->eo.race == LS_ERASER))
+        return bad_usage("--scheduling=races needs --race=goldilocks (or off), not --race=%s: "
+                         "once volatile accesses stop being scheduling points, violations of a "
+                         "locking discipline are no longer all found; races by "
+                         "happens-before are", race_mode_name(c->eo.race));
+    if (!c->race_set) c->eo.race = LS_GOLDILOCKS;
+    if (c->eo.preemption_bound >= 0)
+        return bad_usage("--preemption-bound cannot be used with --scheduling=races (a "
+                         "bounded search needs every preemption as a scheduling choice)");
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, cli *c)
 {
@@ -321,6 +353,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"replay-error", required_argument, 0, OPT_REPLAY_ERROR},
         {"preemption-bound", required_argument, 0, OPT_PREEMPT},
         {"sleep-sets", required_argument, 0, OPT_SLEEP},
+        {"scheduling", required_argument, 0, OPT_SCHED},
         {0, 0, 0, 0},
     };
     unsigned long long v;
@@ -394,6 +427,7 @@ static int parse_args(int argc, char **argv, cli *c)
         case OPT_SEARCH:
             if (!parse_name("--search", search_names(), optarg, &e)) return 2;
             c->eo.search = (search_order)e;
+            c->search_set = true;
             break;
         case OPT_LOOKAHEAD:
             if (!parse_name("--lookahead", lookahead_names(), optarg, &e)) return 2;
@@ -472,6 +506,12 @@ static int parse_args(int argc, char **argv, cli *c)
             c->eo.no_sleep_sets = !strcmp(optarg, "off");
             c->sleep_set = true;
             break;
+        case OPT_SCHED:
+            if (strcmp(optarg, "races") && strcmp(optarg, "all"))
+                return bad_usage("--scheduling: expected races or all, got '%s'", optarg);
+            c->eo.scheduling_races = !strcmp(optarg, "races");
+            c->sched_set = true;
+            break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
@@ -507,6 +547,12 @@ static int parse_args(int argc, char **argv, cli *c)
                          c->dump ? "--dump" : "--simulate");
     if (c->jobs_set && (c->dump || c->simulate))
         return bad_usage("-j applies to the search, not to %s", c->dump ? "--dump" : "--simulate");
+    if (c->eo.scheduling_races) {
+        int bad = races_usage(c);
+        if (bad) return bad;
+    } else if (c->sched_set && c->eo.search != SEARCH_STATELESS) {
+        return bad_usage("--scheduling applies to --search=stateless");
+    }
     if (c->eo.search == SEARCH_STATELESS) {
         int bad = stateless_usage(c);
         if (bad) return bad;

@@ -427,6 +427,8 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             eo->max_depth, p->spurious_wakeups ? "true" : "false",
             eo->por ? "true" : "false", eo->workers);
     print_step_options_json(out, run);
+    if (eo->search == SEARCH_STATELESS) /* only then: the other reports stay as they were */
+        fprintf(out, ",\"scheduling\":\"%s\"", eo->scheduling_races ? "races" : "all");
     fprintf(out, "}");
     const char *notes[REPORT_NOTES_MAX];
     int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);
@@ -498,6 +500,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             fprintf(out, "%" PRId64, x->preemption_bound);
         else
             fprintf(out, "null");
+        fprintf(out, ",\"light_nodes\":%" PRIu64 ",\"races_found\":%" PRIu64
+                     ",\"race_fallbacks\":%" PRIu64,
+                x->light_nodes, x->races_found, x->race_fallbacks);
     }
     if (eo->store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);

@@ -596,6 +596,10 @@ static void print_stateless_stats_text(FILE *out, const explore_options *eo,
     else
         fprintf(out, "  sleep sets           %" PRIu64 " steps not taken (revisits avoided)\n",
                 x->sleep_avoided);
+    if (eo->scheduling_races)
+        fprintf(out, "  race-driven          %" PRIu64 " light nodes (no choice), %" PRIu64
+                     " races found (backtrack points added), %" PRIu64 " fallbacks to full\n",
+                x->light_nodes, x->races_found, x->race_fallbacks);
     if (eo->preemption_bound >= 0)
         fprintf(out, "  preemption bound     %" PRId64 "%s (%" PRIu64 " steps left out)\n",
                 x->preemption_bound, eo->preemption_iterate ? ", raised from 0" : "",
