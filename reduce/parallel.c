@@ -899,6 +899,7 @@ static void par_stats(par *P)
         x->states_stored += y->states_stored;
         x->states_matched += y->states_matched;
         x->transitions += y->transitions;
+        x->end_states += y->end_states;
         x->instructions += y->instructions;
         x->invisible += y->invisible;
         x->por_reduced += y->por_reduced;

@@ -169,6 +169,10 @@ typedef struct explore_stats {
     uint64_t states_stored;   /* including error states */
     uint64_t states_matched;  /* successors found already stored */
     uint64_t transitions;     /* successors generated (composed steps) */
+    uint64_t end_states;      /* valid end states reached (every thread ended or
+                                 waiting at an end label): stored ones; the
+                                 stateless search counts distinct ones by hash,
+                                 with --all-errors only (else 0) */
     uint64_t max_depth;       /* deepest stack (DFS) or level (BFS) */
     uint64_t instructions;    /* executed, visible and invisible */
     uint64_t invisible;       /* of those, merged into composed steps */

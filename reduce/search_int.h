@@ -406,6 +406,7 @@ static HOT_INLINE int insert_result(search *S, uint8_t *s, step_outcome *out, st
         return INS_NEW;
     }
     bool dead = is_deadlock(S->p, s, out, first, n);
+    if (!dead && *first >= S->p->nthreads) S->r->stats.end_states++;
     if (S->o->dump_states) dump_state(S, s, dead);
     return dead ? INS_ERROR : INS_NEW;
 }

@@ -106,6 +106,19 @@ static bool sl_error(search *S, size_t depth, const explore_step *last, const st
     return go_on;
 }
 
+/* A valid end state at the current level: with --all-errors, counted once
+ * (by its hash, in the error states' set: an end state is never an error
+ * state) in stats.end_states, which the tests compare with the stateful
+ * search's. False if the set cannot grow. */
+static bool end_state(search *S)
+{
+    if (!S->o->all_errors) return true;
+    bool fresh;
+    if (!err_new(S, store_hash64(S->cur, S->vsize), &fresh)) return false;
+    S->r->stats.end_states += fresh;
+    return true;
+}
+
 /* What one iteration found besides errors. */
 typedef struct sl_iter {
     uint64_t bound;     /* the depth bound */
@@ -164,7 +177,7 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
     if (S->rs && !races_level(S, depth, last)) return false;
     if (!any_enabled(p, S->cur)) {
         f->fr.tid = (int32_t)p->nthreads; /* a leaf */
-        if (vm_valid_end(p, S->cur)) return true;
+        if (vm_valid_end(p, S->cur)) return end_state(S);
         step_outcome out;
         deadlock_outcome(&out);
         return sl_error(S, depth, NULL, &out, S->cur);

@@ -13,6 +13,8 @@ not reach every error *state*; on a model where it completes it must find:
   * the same error kinds (assertion, race, runtime_error, deadlock);
   * the same number of deadlocked states (the stateless search counts each
     error state once, by its hash: the deadlocks are all reached);
+  * the same number of distinct valid end states (stats.end_states: each
+    maximal execution's class has a representative, which ends there);
   * the same unreached code ("control points");
   * and the same with --race=off against the stateful --race=off when the
     reference finds no race (the option is sound only for race-free
@@ -95,6 +97,9 @@ class Seed:
             self.ok(got == want, f"{label}: error kinds {got}, stateful {want}")
             dl, rdl = js["error_counts"]["deadlock"], ref["error_counts"]["deadlock"]
             self.ok(dl == rdl, f"{label}: {dl} deadlocked states, stateful {rdl}")
+            # every maximal trace has a representative: its end state is reached
+            e, re_ = js["stats"]["end_states"], ref["stats"]["end_states"]
+            self.ok(e == re_, f"{label}: {e} valid end states, stateful {re_}")
             self.ok(unreached(js) == unreached(ref),
                     f"{label}: unreached {unreached(js)}, stateful {unreached(ref)}")
         else:

@@ -106,6 +106,9 @@ class Seed:
         if stop == "complete":
             if exact:
                 self.ok(got == want, f"{label}: error counts {got}, stateful {want}")
+                # sleep sets prune transitions, never states: every valid end state too
+                e, re_ = js["stats"]["end_states"], ref["stats"]["end_states"]
+                self.ok(e == re_, f"{label}: {e} end states, stateful {re_}")
             self.ok(js["stats"]["executions"] > 0, f"{label}: no execution counted")
         else:
             self.ok(stop == "depth_limit", f"{label}: stopped '{stop}'")

@@ -476,13 +476,14 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             ",\"detector_seconds\":%.6f,\"search_bytes_used\":%" PRIu64
             ",\"search_bytes_reserved\":%" PRIu64 ",\"search_buffer_bytes\":%" PRIu64
             ",\"error_bytes\":%" PRIu64 ",\"counted_bytes\":%" PRIu64
-            ",\"refused_bytes\":%" PRIu64,
+            ",\"refused_bytes\":%" PRIu64 ",\"end_states\":%" PRIu64,
             x->states_stored, x->transitions, x->states_matched, x->max_depth, x->instructions,
             x->invisible, eo->reduce == REDUCE_COMPOSE ? x->transitions : 0,
             x->transitions ? (double)x->instructions / (double)x->transitions : 0.0,
             x->vector_bytes, x->store_bytes, bps, x->search_bytes, x->peak_rss, x->omission,
             x->locksets, x->detector_seconds, x->search_used, x->search_reserved,
-            x->buffer_bytes, x->error_bytes, explore_counted_bytes(x), x->refused_bytes);
+            x->buffer_bytes, x->error_bytes, explore_counted_bytes(x), x->refused_bytes,
+            x->end_states);
     if (eo->por) /* only with --por: the default report stays as it was */
         fprintf(out, ",\"discharged_elements\":%" PRIu64 ",\"shared_elements\":%" PRIu64,
                 x->discharged, x->shared_elements);
