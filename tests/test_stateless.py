@@ -32,6 +32,11 @@ model always completes, and a stop at the cap proves a cycle. On a cyclic
 model the stateless search can only stop there (depth_limit, exit 3 when no
 error); its error kinds are then a subset of the stateful ones.
 
+Preemptions (check_preemptions): models/bank_audit.bc's overdraft needs
+exactly 2 preemptions, and 0..2 explores exactly what the bounds 0, 1 and 2
+alone explore. Leaves cut at the depth bound count their sleep-set skips
+(check_leaf_counts).
+
 Bundled models: every models/*.bc gives its stateful verdict (the header's
 `; expect:` line) with --search=stateless, with smaller -D values where the
 stateful options make the execution tree too big, and a depth cap on the
