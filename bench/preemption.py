@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """preemption.py: a model too large for the stateful search, on which the
 stateless search with a preemption bound finds a seeded bug (issue 19;
-docs/benchmarks.md, "The stateless search"). On models/bank_audit.bc at its
-default size (3 tellers, 40 transfers each; -D options add to it) it runs, in
+docs/benchmarks.md, "The stateless search"). On models/bank_audit.bc with
+-D T=3 -D OPS=40 (3 tellers, 40 transfers each; -D options replace these) it runs, in
 one run: the stateful depth-first search, --search=bfs and --por under
 --memlimit (states stored, time, exit status, verdict), and the stateless
 search with --preemption-bound 1, 2 and 0..2 (executions, transitions,
@@ -74,8 +74,9 @@ def main():
     ap.add_argument("--timelimit", type=int, default=1800, help="seconds, for every search")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE")
     a = ap.parse_args()
-    dopts = [x for d in a.defines for x in ("-D", d)]
-    steps_to_end = 2 * constant("OPS", a.defines) + 1
+    defines = a.defines or ["T=3", "OPS=40"]
+    dopts = [x for d in defines for x in ("-D", d)]
+    steps_to_end = 2 * constant("OPS", defines) + 1
     runs = [
         ("stateful DFS", ["--memlimit", str(a.memlimit)]),
         ("stateful --search=bfs", ["--search=bfs", "--memlimit", str(a.memlimit)]),
