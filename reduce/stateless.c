@@ -183,10 +183,16 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
         return sl_error(S, depth, NULL, &out, S->cur);
     }
     if (depth >= it->bound) {
-        /* a leaf: cut if a step would have been taken here */
+        /* a leaf: cut if a step would have been taken here. Every enabled
+         * thread is scanned once, as at an inner node, so the steps the
+         * sleep set or the preemption bound leave out here are counted
+         * (they would be left out at any depth bound) */
         uint64_t n;
-        if ((S->rs ? races_next(S, depth, f->sleep, &n, false) : next_thread(S, f, it, &n, false)) >= 0)
-            it->cut = true;
+        if (S->rs) {
+            for (int32_t t; (t = races_next(S, depth, f->sleep, &n, true)) >= 0;) it->cut = true;
+        } else {
+            for (int32_t t; (t = next_thread(S, f, it, &n, true)) >= 0; f->fr.tid = t) it->cut = true;
+        }
         f->fr.tid = (int32_t)p->nthreads;
     }
     return true;
@@ -294,7 +300,14 @@ void stateless(search *S)
             continue;
         }
         if (it.pruned && it.k < K) {
+            /* the next preemption bound deepens again from the first depth
+             * bound, as --preemption-bound k + 1 alone would: a bounded
+             * tree grows with the depth like a polynomial (degree about
+             * k + 2), so the shallower iterations cost a fraction of the
+             * last, and an error within k + 1 preemptions is met in a
+             * truncated tree, where depth-first order reaches it sooner */
             it.k++;
+            it.bound = cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND;
             continue;
         }
         if (it.pruned) S->lim.stop = STOP_PREEMPTION;

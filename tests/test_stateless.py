@@ -32,6 +32,11 @@ model always completes, and a stop at the cap proves a cycle. On a cyclic
 model the stateless search can only stop there (depth_limit, exit 3 when no
 error); its error kinds are then a subset of the stateful ones.
 
+Preemptions (check_preemptions): models/bank_audit.bc's overdraft needs
+exactly 2 preemptions, and 0..2 explores exactly what the bounds 0, 1 and 2
+alone explore. Leaves cut at the depth bound count their sleep-set skips
+(check_leaf_counts).
+
 Bundled models: every models/*.bc gives its stateful verdict (the header's
 `; expect:` line) with --search=stateless, with smaller -D values where the
 stateful options make the execution tree too big, and a depth cap on the
@@ -214,6 +219,7 @@ BUNDLED = {
     "server_endlabel.bc": (["-D", "C=2", "-D", "REQS=2"], None),
     "spawn_join.bc": (["-D", "K=3"], None),
     "philosophers.bc": (["-D", "N=3"], None),
+    "bank_audit.bc": (["-D", "T=2", "-D", "OPS=3"], None),
 }
 
 
@@ -274,12 +280,68 @@ def check_cli(opts):
           f"cyclic model, default cap: exit {rc}, {js and js['stop']}, {js and js['stats']['depth_bound']}")
 
 
+def check_preemptions(opts):
+    """models/bank_audit.bc needs exactly 2 preemptions: --preemption-bound 0
+    and 1 find nothing (ok within the bound, exit 3), 2 and 0..2 find the
+    overdraft with a trace that replays. 0..2 deepens again from the first
+    depth bound at each raised bound: its executions and transitions are
+    exactly the sum of --preemption-bound 0, 1 and 2 run alone (T=3 OPS=6:
+    executions of 39 steps, so each bound deepens 32 then 64)."""
+    model = os.path.join(opts.models, "bank_audit.bc")
+    for size in (["-D", "T=2", "-D", "OPS=3"], ["-D", "T=3", "-D", "OPS=6"]):
+        tag = "bank_audit " + " ".join(size)
+        alone = []
+        for pb in ("0", "1", "2"):
+            rc, js, err = run(opts.mcheck, ["--search=stateless", "--all-errors", "--preemption-bound", pb]
+                              + size, model)
+            if not check(js is not None, f"{tag} --preemption-bound {pb}: no JSON {err.strip()[:300]}"):
+                return
+            want = "ok" if pb != "2" else "assertion"
+            check(js["verdict"] == want and js["stop"] == "preemption_bound" and rc == (3 if pb != "2" else 1),
+                  f"{tag} --preemption-bound {pb}: {js['verdict']}/{js['stop']} exit {rc}, expected {want}")
+            alone.append(js["stats"])
+        rc, js, err = run(opts.mcheck, ["--search=stateless", "--all-errors", "--preemption-bound", "0..2"]
+                          + size, model)
+        if not check(js is not None, f"{tag} 0..2: no JSON {err.strip()[:300]}"):
+            return
+        check(js["verdict"] == "assertion" and rc == 1, f"{tag} 0..2: {js['verdict']} exit {rc}")
+        for key in ("executions", "transitions", "iterations"):
+            total = sum(st[key] for st in alone)
+            check(js["stats"][key] == total,
+                  f"{tag} 0..2: {key} {js['stats'][key]}, the bounds 0, 1, 2 alone {total}")
+        for pb in ("2", "0..2"):  # the first error: a trace that replays
+            rc, js, err = run(opts.mcheck, ["--search=stateless", "--preemption-bound", pb] + size, model)
+            e = js and js["errors"] and js["errors"][0]
+            check(rc == 1 and e and e["kind"] == "assertion" and e["replayed"],
+                  f"{tag} --preemption-bound {pb}: exit {rc}, first error {e}")
+
+
+def check_leaf_counts(opts):
+    """A leaf cut at the depth bound counts the steps its sleep set leaves
+    out, as an inner node does: two threads on their own locks (2 steps
+    each) avoid 1 revisit at --max-depth 1 and, from --max-depth 3 on, the
+    4 of the complete search."""
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "indep.bc")
+        with open(model, "w") as f:
+            f.write("lock a, b\n"
+                    "thread t0\n    acquire a\n    release a\n    acquire a\n    release a\n"
+                    "thread t1\n    acquire b\n    release b\n    acquire b\n    release b\n")
+        for depth, stop, avoided in ((1, "depth_limit", 1), (3, "depth_limit", 4), (10, "complete", 4)):
+            rc, js, err = run(opts.mcheck, ["--search=stateless", "--max-depth", str(depth)], model)
+            got = js and (js["stop"], js["stats"]["sleep_avoided"])
+            check(got == (stop, avoided), f"independent threads --max-depth {depth}: (stop, sleep_avoided) "
+                                          f"{got}, expected {(stop, avoided)}")
+
+
 def main():
     ap = checks.seed_parser(__doc__)
     ap.add_argument("--models", default=os.path.join(os.path.dirname(HERE), "models"))
     opts = checks.parse_seed_args(ap)
     check_cli(opts)
     check_bundled(opts)
+    check_preemptions(opts)
+    check_leaf_counts(opts)
     skips = cyclic = deep = timeouts = 0
     runs = 0
     for seed in range(opts.seed, opts.seed + opts.count):
