@@ -444,7 +444,7 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     else if (workers)
         fprintf(out, "note: a parallel depth-first trace need not be the shortest, nor the "
                      "sequential search's; --search=bfs -j %u finds a shortest one\n", workers);
-    else if (bfs_hint && !shortest && er->len > 20)
+    else if (bfs_hint && !shortest && er->len > 20 && !er->lasso)
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }
 
