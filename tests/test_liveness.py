@@ -213,8 +213,8 @@ def main():
     replay(mcheck)
     randomized(mcheck, gen, count)
     spin(mcheck)
-    finish()
+    return finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
