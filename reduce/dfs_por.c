@@ -47,7 +47,7 @@ static size_t map_slot(const hash_map *m, uint64_t k)
 }
 
 /* The value of hash h, 0 if none. */
-static uint64_t map_get(const hash_map *m, uint64_t h)
+uint64_t map_get(const hash_map *m, uint64_t h)
 {
     if (!m->cap) return 0;
     size_t j = map_slot(m, map_key(h));
@@ -56,7 +56,7 @@ static uint64_t map_get(const hash_map *m, uint64_t h)
 
 /* Set h's value to v (non-zero); false with S->lim.stop set if the map
  * cannot grow (it keeps its load under a half). */
-static bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
+bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
 {
     if (2 * (m->len + 1) > m->cap) {
         size_t nc = m->cap ? 2 * m->cap : 1024;
@@ -95,7 +95,7 @@ static bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
 }
 
 /* Remove hash h, which is there (backward-shift deletion: no tombstones). */
-static void map_del(hash_map *m, uint64_t h)
+void map_del(hash_map *m, uint64_t h)
 {
     size_t mask = m->cap - 1, j = map_slot(m, map_key(h));
     for (size_t i = (j + 1) & mask; m->key[i]; i = (i + 1) & mask) {

@@ -45,6 +45,10 @@ static void free_search(search *S)
     free(S->sl.errs);
     free(S->sl.init);
     races_free(S->rs);
+    free(S->lv.frames);
+    free(S->lv.onstack.key);
+    free(S->lv.onstack.val);
+    free(S->lv.check);
 }
 
 /* After a complete search: the instructions no step ran, but for each
@@ -72,7 +76,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     memset(&S, 0, sizeof S);
     memset(r, 0, sizeof *r);
     if ((o->search == SEARCH_STATELESS && (o->workers || o->por)) || /* not supported */
-        (o->scheduling_races && (o->search != SEARCH_STATELESS || o->preemption_bound >= 0))) {
+        (o->scheduling_races && (o->search != SEARCH_STATELESS || o->preemption_bound >= 0)) ||
+        /* --liveness=npc: the sequential DFS only (liveness.c) */
+        (o->liveness && (o->search != SEARCH_DFS || o->workers || o->por ||
+                         o->store.kind == STORE_BITSTATE))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         return -1;
@@ -107,19 +114,21 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.ran = step_ran_new(p);
     S.env.ran = S.ran;
     S.vsize = S.ssize + 1;
-    S.wsize = (S.vsize + 7) & ~(size_t)7;
+    /* --liveness: the product's copy byte follows the vector (liveness.c) */
+    size_t lv_byte = o->liveness ? 1 : 0;
+    S.wsize = (S.vsize + lv_byte + 7) & ~(size_t)7;
     /* the stateless search stores no state; sleep sets use --por's
      * independence (not with a preemption bound: stateless.c) */
     bool stateless_search = o->search == SEARCH_STATELESS;
     bool sleep_sets = stateless_search && !o->no_sleep_sets && o->preemption_bound < 0;
-    S.st = stateless_search ? NULL : store_new(&o->store, S.vsize);
+    S.st = stateless_search ? NULL : store_new(&o->store, S.vsize + lv_byte);
     bool dfs_search = o->search != SEARCH_BFS;
     S.cur = calloc(1, S.wsize);
     S.dfs.next = dfs_search ? calloc(1, S.wsize) : NULL;
     S.recent.on = S.st && store_takes_hash(S.st);
     S.recent.slots = S.recent.on ? calloc(RECENT_SLOTS, sizeof *S.recent.slots) : NULL;
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
-    S.ahead.may = dfs_search && !o->por && !S.det && S.recent.on &&
+    S.ahead.may = dfs_search && !o->por && !o->liveness && !S.det && S.recent.on &&
                   o->lookahead != LOOKAHEAD_OFF;
     S.por = o->por || sleep_sets ? por_new(p) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
@@ -152,6 +161,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
+    else if (rc == INS_NEW && o->liveness)
+        liveness_npc(&S);
     else if (rc == INS_NEW && S.por)
         dfs_por(&S);
     else if (rc == INS_NEW)

@@ -30,6 +30,8 @@ typedef enum reduce_mode { REDUCE_NONE, REDUCE_COMPOSE } reduce_mode;
  * search over executions that keeps only the current path, with sleep sets
  * and iterative deepening; no state store. */
 typedef enum search_order { SEARCH_DFS, SEARCH_BFS, SEARCH_STATELESS } search_order;
+/* --liveness: LIVENESS_NPC looks for a non-progress cycle (liveness.c). */
+typedef enum liveness_mode { LIVENESS_OFF = 0, LIVENESS_NPC } liveness_mode;
 
 typedef enum verdict {
     VERDICT_OK = 0,
@@ -38,6 +40,7 @@ typedef enum verdict {
     VERDICT_RUNTIME_ERROR,
     VERDICT_LOCK_DISCIPLINE,
     VERDICT_RACE,
+    VERDICT_NON_PROGRESS,  /* --liveness=npc: a non-progress cycle (liveness.c) */
     VERDICT_INCOMPLETE,
 } verdict;
 
@@ -118,6 +121,15 @@ typedef struct explore_options {
     bool scheduling_races;    /* --scheduling=races: race-driven transactions
                                  (stateless_races.c), a dynamic partial-order
                                  reduction of the stateless search */
+    /* --liveness=npc (liveness.c): a nested depth-first search for a
+     * non-progress cycle; the program's progress-labelled instructions must
+     * be visible (vm_mark_progress()). Only with the sequential DFS, a
+     * compact or exact store, no --por: explore_run() refuses the rest. */
+    liveness_mode liveness;
+    unsigned liveness_test_bits; /* tests only: the outer stack's set keys on
+                                 this many bits of a state's hash (0: 64), so
+                                 that collisions invent cycles the replay
+                                 check must reject */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,
@@ -145,6 +157,8 @@ typedef enum error_cause {
     CAUSE_LOCK_DISCIPLINE,  /* LD' or Eraser reported an access */
     CAUSE_RACE,             /* Goldilocks reported an access */
     CAUSE_UNSHARED,         /* an unshared variable touched by a second thread */
+    CAUSE_NON_PROGRESS,     /* --liveness=npc: a cycle of steps none of which
+                               executes a progress-labelled instruction */
 } error_cause;
 
 /* The verdict of an error: CAUSE_FAULT is an assertion or a runtime error
@@ -163,6 +177,11 @@ typedef struct explore_error {
                                race, unshared runtime_error), else UINT32_MAX */
     explore_step *path;     /* from the initial state to the error */
     uint32_t len;
+    /* CAUSE_NON_PROGRESS: the path is a lasso, a stem of cycle_start steps,
+     * then the cycle: the state after all len steps is the state after the
+     * first cycle_start (the search replayed it and compared them) */
+    bool lasso;
+    uint32_t cycle_start;
 } explore_error;
 
 typedef struct explore_stats {
@@ -202,6 +221,18 @@ typedef struct explore_stats {
     uint64_t races_found;     /* backtrack points added for races */
     uint64_t race_fallbacks;  /* light nodes made full (a racing thread's
                                  step there was not light, or a step erred) */
+    /* --liveness=npc (liveness.c); 0 otherwise. states_stored and
+     * transitions count the search of every state (what the safety search
+     * counts); these the product's second copy and the nested search */
+    uint64_t np_states;       /* states entered in the non-progress copy */
+    uint64_t np_transitions;  /* its non-progress steps generated */
+    uint64_t nested_states;   /* states stored by the nested (inner) searches */
+    uint64_t nested_transitions; /* their steps generated */
+    uint64_t nested_searches; /* inner searches started (one per seed) */
+    uint64_t progress_skipped; /* progress steps not taken in the copy and
+                                 the inner searches */
+    uint64_t cycles_rejected; /* cycles found that failed the replay check
+                                 (a hash collision invented them) */
     /* Memory, in three senses (docs/usage.md "Memory figures"): reserved,
      * what is allocated (the capacity of an array, a whole bit array);
      * used, the bytes of it that hold live data; resident, what the OS

@@ -53,6 +53,7 @@ static const char *const verdict_names[] = {
     [VERDICT_RUNTIME_ERROR] = "runtime_error",
     [VERDICT_LOCK_DISCIPLINE] = "lock_discipline",
     [VERDICT_RACE] = "race",
+    [VERDICT_NON_PROGRESS] = "non_progress_cycle",
     [VERDICT_INCOMPLETE] = "incomplete",
 };
 static const char *const stop_names[] = {
@@ -132,6 +133,7 @@ static uint64_t stack_queue_reserved(const search *S)
 {
     return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap +
            S->ps.cap * sizeof(por_frame) + S->sl.cap * sizeof(sl_frame) +
+           S->lv.cap * sizeof(lv_frame) + S->lv.onstack.cap * 2 * sizeof(uint64_t) +
            (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
            S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
 }
@@ -148,6 +150,8 @@ static uint64_t stack_queue_used(const search *S)
         b += levels * sizeof(por_frame);
     else if (S->sl.cap)
         b += levels * sizeof(sl_frame);
+    else if (S->lv.cap)
+        b += levels * sizeof(lv_frame);
     else if (S->dfs.cap)
         b += levels * sizeof(frame);
     b += S->bfs.len * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vpeak * S->vsize;

@@ -182,6 +182,14 @@ typedef struct hash_map {
     size_t cap, len;     /* slots (a power of 2, or 0), entries */
 } hash_map;
 
+/* dfs_por.c's map, also liveness.c's stack set: the value of hash h (0 if
+ * none); set it to v != 0 (false with S->lim.stop set if the map cannot
+ * grow); remove h, which is there. */
+uint64_t map_get(const hash_map *m, uint64_t h);
+struct search;
+bool map_put(struct search *S, hash_map *m, uint64_t h, uint64_t v);
+void map_del(hash_map *m, uint64_t h);
+
 typedef struct por_stack {
     por_frame *frames;
     size_t cap;
@@ -222,6 +230,28 @@ typedef struct sl_stack {
     uint8_t *init;     /* the initial state (each iteration starts there) */
 } sl_stack;
 
+/* ---- the nested DFS of --liveness=npc (liveness.c) ----------------------- */
+
+/* A level of the product search: a state and its copy (q: 0, every step;
+ * 1, the non-progress copy, only non-progress steps; 2, a state of a nested
+ * search). The copy is the byte after the stored vector (S->vsize), so the
+ * undo log restores it; the store holds vector and copy. */
+typedef struct lv_frame {
+    frame fr;          /* the thread being expanded, its next choice, undo */
+    uint8_t q;         /* 0, 1 or 2 */
+    uint8_t eps;       /* entered from the level below by the move from
+                          copy 0 to copy 1 of the same state (no step) */
+    uint8_t eps_done;  /* copy 0: that move was taken */
+    uint8_t in_map;    /* copy 1: this level put its hash into `onstack` */
+} lv_frame;
+
+typedef struct lv_stack {
+    lv_frame *frames;
+    size_t cap;
+    hash_map onstack;  /* hash of a copy-1 stack state -> its level + 1 */
+    uint8_t *check;    /* work vectors of the replay check (2 x wsize) */
+} lv_stack;
+
 /* ---- the context ---------------------------------------------------------- */
 
 /* One search: what it reads (program, options), what it writes (result),
@@ -255,6 +285,7 @@ typedef struct search {
     sl_stack sl;
     struct races *rs;  /* --scheduling=races: stateless_races.c's path and
                           clocks (races_int.h), else NULL */
+    lv_stack lv;       /* --liveness=npc: liveness.c's stack and map */
 } search;
 
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
@@ -540,6 +571,13 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
         if (vm_enabled(p, s, (int)t)) m |= 1ull << t;
     return m;
 }
+
+/* ---- liveness.c -------------------------------------------------------------- */
+
+/* --liveness=npc: the nested depth-first search for a non-progress cycle
+ * from the initial state (S->cur, stored with copy byte 0); also finds and
+ * records the safety errors the plain DFS finds. */
+void liveness_npc(search *S);
 
 /* ---- stateless.c ------------------------------------------------------------- */
 

@@ -30,6 +30,7 @@ verdict error_verdict(error_cause c, vm_fault_kind fault)
     case CAUSE_LOCK_DISCIPLINE: return VERDICT_LOCK_DISCIPLINE;
     case CAUSE_RACE: return VERDICT_RACE;
     case CAUSE_UNSHARED: return VERDICT_RUNTIME_ERROR;
+    case CAUSE_NON_PROGRESS: return VERDICT_NON_PROGRESS;
     }
     return VERDICT_RUNTIME_ERROR;
 }

@@ -15,6 +15,8 @@ verdict (and optionally exact state/transition counts) in header comments:
     ; expect-spurious-wakeups: ok the verdict with --spurious-wakeups (both --reduce
                                   modes), and expect-states-spurious-wakeups,
                                   expect-transitions-spurious-wakeups (-reduce-none)
+    ; expect-liveness-npc: non_progress_cycle   the verdict of --liveness=npc
+                                  (composition, --reduce=none, --store=exact)
     ; expect-states: 9            states stored with the default (composed) search
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
@@ -48,6 +50,7 @@ from shortest import check_bfs_report, error_depths
 
 EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
         "lock_discipline": 1, "race": 1}
+EXIT_LIVENESS = dict(EXIT, non_progress_cycle=1)
 VARIANTS = [
     ["--reduce=none"],
     ["--store=exact"],
@@ -284,6 +287,20 @@ def test_model(mcheck, path):
             if sjs and key in h:
                 check(sjs["stats"][field] == int(h[key]),
                       f"{name} {' '.join(sopts)}: {field} {sjs['stats'][field]}, expected {h[key]}")
+
+    # --liveness=npc (reduce/liveness.c), if the header names its verdict:
+    # composition, --reduce=none and an exact store agree
+    want = h.get("expect-liveness-npc")
+    for v in ([], ["--reduce=none"], ["--store=exact"]) if want is not None else ():
+        lopts = opts + ["--liveness=npc"] + v
+        lcode, ljs, lerr = run_json(mcheck, lopts + [path])
+        got = ljs and ljs["verdict"]
+        check(got == want and lcode == EXIT_LIVENESS.get(want),
+              f"{name} {' '.join(lopts)}: verdict {got} exit {lcode}, expected {want}")
+        if ljs and got == "non_progress_cycle":
+            check(isinstance(ljs["error"].get("cycle_start"), int)
+                  and ljs["error"]["cycle_start"] < ljs["error"]["steps"],
+                  f"{name} {' '.join(lopts)}: the error has a cycle_start inside its path")
 
     if expect == "ok":
         with tempfile.TemporaryDirectory() as d:

@@ -110,6 +110,11 @@ static void usage(FILE *out)
           "                         breadth-first search of at most STATES states (on,\n"
           "                         the default: as many as the search stored, at least\n"
           "                         100000) and print that; off keeps the search's path\n"
+          "  --liveness=npc|off     look for a non-progress cycle (SPIN's -l): an infinite\n"
+          "                         execution that executes no instruction a label\n"
+          "                         'progress...' names; printed as a lasso (stem, then\n"
+          "                         the cycle); a nested depth-first search (not with\n"
+          "                         --por, --search=bfs|stateless, -j, bitstate)\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
           "  --lookahead=auto|on|child|sibling|off\n"
           "                         speed only: build the steps likely next and\n"
@@ -237,7 +242,7 @@ enum {
     OPT_MEMLIMIT, OPT_TIMELIMIT, OPT_JSON, OPT_TRACEJSON, OPT_TRACE, OPT_DUMPSTATES,
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
-    OPT_PREEMPT, OPT_SLEEP, OPT_SCHED,
+    OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -247,7 +252,7 @@ static bool search_only_option(int o)
     case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_SEARCH:
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
-    case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED:
+    case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS:
         return true;
     default:
         return false;
@@ -315,6 +320,35 @@ static int races_usage(cli *c)
     return 0;
 }
 
+/* --liveness=npc: the sequential depth-first search over a compact or
+ * exact store, with composition or none (reduce/liveness.c); 0 if fine. */
+static int liveness_usage(const cli *c)
+{
+    if (c->eo.por)
+        return bad_usage("--liveness=npc cannot be used with --por: persistent and sleep sets "
+                         "need a liveness-aware cycle proviso, which is not implemented "
+                         "(composition alone is sound: docs/usage.md)");
+    if (c->eo.search != SEARCH_DFS)
+        return bad_usage("--liveness=npc is a nested depth-first search: it cannot be used with "
+                         "--search=%s", search_order_name(c->eo.search));
+    if (c->jobs_set)
+        return bad_usage("--liveness=npc is a sequential nested depth-first search: it cannot be "
+                         "used with -j");
+    if (c->eo.store.kind == STORE_BITSTATE)
+        return bad_usage("--liveness=npc cannot be used with --store=bitstate (a missed state "
+                         "could hide a cycle without a bound on the omission); use compact or "
+                         "exact");
+    if (c->adapt)
+        return bad_usage("--liveness=npc cannot be used with --adapt");
+    if (c->shorten_given)
+        return bad_usage("--shorten shortens a path to an error state; a non-progress cycle is "
+                         "a lasso, not shortened");
+    if (c->simulate || c->dump)
+        return bad_usage("--liveness applies to the search, not to %s",
+                         c->dump ? "--dump" : "--simulate");
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cli *c)
 {
     static const struct option opts[] = {
@@ -354,6 +388,8 @@ static int parse_args(int argc, char **argv, cli *c)
         {"preemption-bound", required_argument, 0, OPT_PREEMPT},
         {"sleep-sets", required_argument, 0, OPT_SLEEP},
         {"scheduling", required_argument, 0, OPT_SCHED},
+        {"liveness", required_argument, 0, OPT_LIVENESS},
+        {"liveness-test-bits", required_argument, 0, OPT_LIVENESS_BITS},
         {0, 0, 0, 0},
     };
     unsigned long long v;
@@ -512,6 +548,16 @@ static int parse_args(int argc, char **argv, cli *c)
             c->eo.scheduling_races = !strcmp(optarg, "races");
             c->sched_set = true;
             break;
+        case OPT_LIVENESS:
+            if (strcmp(optarg, "npc") && strcmp(optarg, "off"))
+                return bad_usage("--liveness: expected npc or off, got '%s'", optarg);
+            c->eo.liveness = !strcmp(optarg, "npc") ? LIVENESS_NPC : LIVENESS_OFF;
+            break;
+        case OPT_LIVENESS_BITS:
+            if (!parse_u64(optarg, &v) || v == 0 || v > 64)
+                return bad_usage("--liveness-test-bits: expected 1..64, got '%s'", optarg);
+            c->eo.liveness_test_bits = (unsigned)v;
+            break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
@@ -571,6 +617,12 @@ static int parse_args(int argc, char **argv, cli *c)
             return bad_usage("--adapt applies to the search, not to %s",
                              c->dump ? "--dump" : "--simulate");
         c->eo.race = LS_LD;
+    }
+    if (c->eo.liveness) {
+        int bad = liveness_usage(c);
+        if (bad) return bad;
+    } else if (c->eo.liveness_test_bits) {
+        return bad_usage("--liveness-test-bits applies to --liveness=npc");
     }
 #ifdef MCHECK_MPI
     if (!c->dump && !c->simulate && !c->replay) {
@@ -687,7 +739,8 @@ static bool stream_entry(void *ctx, const trace *t, const trace_entry *e)
 static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, double seconds,
                           shorten_stats *sh)
 {
-    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors) return false;
+    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || c->eo.liveness)
+        return false;
     /* --all-errors asks for the whole space (the benchmarks' mode): its
      * first error is shortened only when --shorten is given */
     if (c->eo.all_errors && !c->shorten_given) return false;
@@ -872,6 +925,7 @@ int MCHECK_MAIN(int argc, char **argv)
         return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
     }
     p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
+    if (c.eo.liveness) vm_mark_progress(p); /* progress points visible (vm/progress.c) */
     if (c.dump) {
         vm_dump(p, stdout);
         if (ls_discharge_print(p, c.eo.race, stdout) != 0) {

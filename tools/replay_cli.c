@@ -33,6 +33,8 @@ typedef struct recorded {
     vm_define *defs;          /* recorded, then the command line's overrides */
     size_t ndefs;
     const cJSON *adapted;     /* names --adapt made volatile; NULL: none */
+    bool lasso;               /* a non-progress cycle: "cycle_start" recorded */
+    uint32_t cycle_start;
     explore_adaptation ad;    /* those variables (load_model()), for the report */
 } recorded;
 
@@ -256,6 +258,14 @@ static int read_path(const replay_request *rq, const cJSON *er, recorded *r)
         i++;
     }
     r->len = i;
+    const cJSON *cs = field(er, "cycle_start");
+    if (cs) { /* --liveness=npc: the path is a lasso */
+        double k;
+        if (!json_int(cs, 0, (double)(r->len ? r->len - 1 : 0), &k) || !r->len)
+            return file_error(rq, "\"cycle_start\" must be a step count below the path's length");
+        r->lasso = true;
+        r->cycle_start = (uint32_t)k;
+    }
     return 0;
 }
 
@@ -363,6 +373,10 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
     }
     if (r->eo.por && r->eo.reduce != REDUCE_COMPOSE)
         return file_error(rq, "\"options\": por needs reduce=compose");
+    const cJSON *lv = field(opts, "liveness");
+    if (lv && (!cJSON_IsString(lv) || strcmp(lv->valuestring, "npc")))
+        return file_error(rq, "\"options\".\"liveness\" must be \"npc\"");
+    if (lv) r->eo.liveness = LIVENESS_NPC;
     if ((rc = read_defines(rq, field(opts, "defines"), r))) return rc;
     r->adapted = field(ctx, "adapted");
     if (r->adapted && !cJSON_IsArray(r->adapted))
@@ -399,6 +413,7 @@ static vm_program *load_model(const replay_request *rq, recorded *r, int *status
         return NULL;
     }
     p->spurious_wakeups = r->spurious;
+    if (r->eo.liveness) vm_mark_progress(p); /* as the search had it */
     const cJSON *name;
     uint32_t nadapted = 0;
     cJSON_ArrayForEach(name, r->adapted) nadapted++;
@@ -576,17 +591,52 @@ static void outcome_json(FILE *out, const replay_request *rq, const recorded *r,
     fprintf(out, "}\n");
 }
 
+/* A lasso's replay (trace_replay_states()): the state (vm part) after the
+ * whole path equals the state after its first cycle_start steps, and no
+ * step of the cycle executes a progress-labelled instruction. */
+static bool lasso_closes(const vm_program *p, const recorded *r, const trace *t)
+{
+    size_t n = p->layout.size;
+    if (!t->states || t->nstates != r->len || t->states_from != 1) return false;
+    const uint8_t *at = r->cycle_start ? t->states + (size_t)(r->cycle_start - 1) * n
+                                       : p->init_state;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const trace_entry *e = &t->entries[i];
+        const vm_body *b = vm_thread_body(p, t->final_state, e->tid);
+        if (e->first && e->step > r->cycle_start && b && e->pc < b->ncode &&
+            b->code[e->pc].progress_label)
+            return false;
+    }
+    return memcmp(at, t->states + (size_t)(r->len - 1) * n, n) == 0;
+}
+
 /* Replay the path and report; the exit status. */
 static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
 {
     trace t;
     char why[512] = "";
-    if (trace_replay(p, &r->eo, r->path, r->len, &t) != 0) {
+    if ((r->lasso ? trace_replay_states(p, &r->eo, r->path, r->len, &t)
+                  : trace_replay(p, &r->eo, r->path, r->len, &t)) != 0) {
         fprintf(stderr, "mcheck: error: out of memory replaying %s\n", rq->file);
         return 3;
     }
     outcome oc;
     explore_error er = t.end;
+    if (r->lasso && er.kind == VERDICT_OK && !t.stuck && t.stopped == STOP_COMPLETE &&
+        lasso_closes(p, r, &t)) { /* the cycle: reproduced */
+        er.kind = VERDICT_NON_PROGRESS;
+        er.cause = CAUSE_NON_PROGRESS;
+        er.tid = -1;
+        er.len = r->len;
+        er.lasso = true;
+        er.cycle_start = r->cycle_start;
+        snprintf(er.msg, sizeof er.msg, "%s", r->message);
+    }
+    if (r->lasso) { /* kept for the check only: the report prints no states */
+        free(t.states);
+        t.states = NULL;
+        t.nstates = 0;
+    }
     bool error = er.kind != VERDICT_OK;
     er.path = r->path;
     if (t.stopped != STOP_COMPLETE) { /* a limit: whatever came so far says nothing */

@@ -276,6 +276,7 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
                      "\"spurious_wakeups\":%s,",
                 reduce_mode_name(eo->reduce), race_mode_name(eo->race),
                 eo->por ? "true" : "false", p->spurious_wakeups ? "true" : "false");
+        if (eo->liveness) fprintf(out, "\"liveness\":\"npc\",");
         print_step_options_json(out, file);
         fprintf(out, "},");
         if (file->adapt) {
@@ -299,6 +300,8 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
         fprintf(out, "null");
     }
     print_path_json(out, er);
+    if (er->lasso) /* a non-progress cycle: the steps before the cycle */
+        fprintf(out, ",\"cycle_start\":%" PRIu32, er->cycle_start);
     if (!t) {
         fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32, er->len);
         print_shortened_json(out, sh);
@@ -429,6 +432,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     print_step_options_json(out, run);
     if (eo->search == SEARCH_STATELESS) /* only then: the other reports stay as they were */
         fprintf(out, ",\"scheduling\":\"%s\"", eo->scheduling_races ? "races" : "all");
+    if (eo->liveness) /* only then, likewise */
+        fprintf(out, ",\"liveness\":\"npc\",\"progress_labels\":%" PRIu32,
+                report_progress_labels(p));
     fprintf(out, "}");
     const char *notes[REPORT_NOTES_MAX];
     int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);
@@ -460,8 +466,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
-        fprintf(out, "%s\"%s\":%" PRIu64, k == VERDICT_DEADLOCK ? "" : ",", verdict_name((verdict)k),
-                r->error_count[k]);
+        if (k != VERDICT_NON_PROGRESS || eo->liveness) /* the default report stays as it was */
+            fprintf(out, "%s\"%s\":%" PRIu64, k == VERDICT_DEADLOCK ? "" : ",",
+                    verdict_name((verdict)k), r->error_count[k]);
     fprintf(out, "}");
     print_unreached_json(out, p, r);
     double bps = x->states_stored ? (double)x->store_bytes / (double)x->states_stored : 0;
@@ -505,6 +512,13 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
                      ",\"race_fallbacks\":%" PRIu64,
                 x->light_nodes, x->races_found, x->race_fallbacks);
     }
+    if (eo->liveness) /* --liveness=npc only (liveness.c) */
+        fprintf(out, ",\"np_states\":%" PRIu64 ",\"np_transitions\":%" PRIu64
+                     ",\"progress_steps_skipped\":%" PRIu64 ",\"nested_searches\":%" PRIu64
+                     ",\"nested_states\":%" PRIu64 ",\"nested_transitions\":%" PRIu64
+                     ",\"cycles_rejected\":%" PRIu64,
+                x->np_states, x->np_transitions, x->progress_skipped, x->nested_searches,
+                x->nested_states, x->nested_transitions, x->cycles_rejected);
     if (eo->store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
     else

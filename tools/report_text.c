@@ -290,9 +290,21 @@ static void print_state_after(FILE *out, const vm_program *p, const trace *t, ui
         report_state_text(out, p, after, step);
 }
 
-static void print_trace_view(FILE *out, const vm_program *p, const trace *t, bool all)
+/* A lasso (--liveness=npc): the line that marks where its cycle starts,
+ * before the first line of step cycle_step (0: not a lasso). */
+static void print_cycle_mark(FILE *out, uint32_t cycle_step, uint32_t step, bool *done)
+{
+    if (!cycle_step || *done || step < cycle_step) return;
+    fprintf(out, "        <<<<< cycle starts here: steps %" PRIu32 "- repeat forever >>>>>\n",
+            cycle_step);
+    *done = true;
+}
+
+static void print_trace_view(FILE *out, const vm_program *p, const trace *t, bool all,
+                             uint32_t cycle_step)
 {
     trace_view v;
+    bool marked = false;
     char a[32], b[32], c[32];
     int width = report_trace_width(p, t);
     if (trace_view_build(p, t, all, TRACE_VIEW_LINES, &v) != 0) {
@@ -303,6 +315,7 @@ static void print_trace_view(FILE *out, const vm_program *p, const trace *t, boo
         const trace_item *it = &v.items[k];
         switch (it->kind) {
         case TRACE_ITEM_ENTRY:
+            print_cycle_mark(out, cycle_step, t->entries[it->entry].step, &marked);
             if (it->entry == 0 && t->entries[0].step == 0) /* --por: the entries of step 0 */
                 fprintf(out, "%-6s  %s\n", "start:", "each thread's invisible first instructions (--por)");
             report_trace_line(out, p, t, &t->entries[it->entry], width);
@@ -319,6 +332,7 @@ static void print_trace_view(FILE *out, const vm_program *p, const trace *t, boo
                         it->times == 1 ? "" : "s", report_count(it->instructions, b, sizeof b));
             break;
         case TRACE_ITEM_STEPS:
+            print_cycle_mark(out, cycle_step, it->step_lo, &marked);
             if (it->step_lo == it->step_hi)
                 fprintf(out, "        ... step %" PRIu32 " repeats %s more time%s (%s steps, %s instructions) ...\n",
                         it->step_lo, report_count(it->times, a, sizeof a),
@@ -338,6 +352,9 @@ static void print_trace_view(FILE *out, const vm_program *p, const trace *t, boo
             break;
         }
     }
+    if (cycle_step && !marked)
+        fprintf(out, "        <<<<< the cycle: steps %" PRIu32 "- (their lines left out above) >>>>>\n",
+                cycle_step);
     trace_view_free(&v);
 }
 
@@ -406,7 +423,11 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
                      " states", sh->from, sh->states);
     fprintf(out, "):\n");
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
-    print_trace_view(out, p, t, all);
+    print_trace_view(out, p, t, all, er->lasso ? er->cycle_start + 1 : 0);
+    if (er->lasso)
+        fprintf(out, "lasso: after step %" PRIu32 " the state is again the state after step %" PRIu32
+                     "%s (replayed and compared)\n", er->len, er->cycle_start,
+                er->cycle_start ? "" : " (the initial state)");
     if (t->diverged) fprintf(out, "warning: the trace did not replay: %s\n", t->why);
     if (er->kind == VERDICT_DEADLOCK) {
         fprintf(out, "blocked threads:\n");
@@ -423,7 +444,7 @@ static void print_error_text(FILE *out, const vm_program *p, const explore_error
     else if (workers)
         fprintf(out, "note: a parallel depth-first trace need not be the shortest, nor the "
                      "sequential search's; --search=bfs -j %u finds a shortest one\n", workers);
-    else if (bfs_hint && !shortest && er->len > 20)
+    else if (bfs_hint && !shortest && er->len > 20 && !er->lasso)
         fprintf(out, "note: depth-first traces can be long; --search=bfs finds a shortest one\n");
 }
 
@@ -438,7 +459,7 @@ void report_trace_text(FILE *out, const vm_program *p, const trace *t, uint32_t 
     fprintf(out, "trace (%" PRIu32 " step%s, %" PRIu64 " instruction%s):\n", steps,
             steps == 1 ? "" : "s", t->instructions, t->instructions == 1 ? "" : "s");
     fprintf(out, "%6s  %-14s %5s  %s\n", "step", "thread", "line", "instruction");
-    print_trace_view(out, p, t, false);
+    print_trace_view(out, p, t, false, 0);
 }
 
 static const char *human_bytes(double b, char *buf, size_t n)
@@ -626,6 +647,13 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
     fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
     fprintf(out, "  states matched       %" PRIu64 "\n", x->states_matched);
     print_steps_text(out, eo, x);
+    if (eo->liveness)
+        fprintf(out, "  non-progress copy    %" PRIu64 " states, %" PRIu64 " transitions "
+                     "(%" PRIu64 " progress steps not taken)\n"
+                     "  nested searches      %" PRIu64 " (%" PRIu64 " states, %" PRIu64
+                     " transitions)\n",
+                x->np_states, x->np_transitions, x->progress_skipped, x->nested_searches,
+                x->nested_states, x->nested_transitions);
     if (eo->por)
         fprintf(out, "  persistent sets      %" PRIu64 " states reduced, %" PRIu64
                      " of them expanded fully after all (cycle or error proviso)%s\n",
@@ -691,6 +719,14 @@ static void print_error_counts(FILE *out, const explore_result *r)
     if (total > r->nerrors)
         fprintf(out, " (traces of the first %" PRIu32 " shown)", r->nerrors);
     fprintf(out, "\n");
+}
+
+uint32_t report_progress_labels(const vm_program *p)
+{
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) n += p->bodies[b].code[pc].progress_label;
+    return n;
 }
 
 int report_run_notes(const explore_options *eo, const char **notes, int max)
@@ -760,16 +796,23 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     char jobs[32] = "";
     if (eo->workers) snprintf(jobs, sizeof jobs, ", workers=%u", eo->workers);
     if (r->nranks) snprintf(jobs, sizeof jobs, ", ranks=%" PRIu32, r->nranks); /* mcheck-mpi */
-    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s)\n", VM_VERSION,
+    fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s%s)\n", VM_VERSION,
             run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", eo->race != LS_OFF ? ", race=" : "",
             eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",
             p->spurious_wakeups ? ", spurious-wakeups" : "",
             eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
             search_order_name(eo->search),
-            jobs);
+            jobs, eo->liveness ? ", liveness=npc" : "");
     const char *notes[REPORT_NOTES_MAX];
     for (int k = 0, n = report_run_notes(eo, notes, REPORT_NOTES_MAX); k < n; k++)
         fprintf(out, "note: %s\n", notes[k]);
+    if (eo->liveness && !report_progress_labels(p))
+        fprintf(out, "note: no progress label in the model: every cycle is a non-progress "
+                     "cycle\n");
+    if (r->stats.cycles_rejected)
+        fprintf(out, "note: %" PRIu64 " cycle%s found by the nested search failed the replay "
+                     "check (a hash collision; not reported)\n", r->stats.cycles_rejected,
+                r->stats.cycles_rejected == 1 ? "" : "s");
     for (uint32_t i = 0; i < r->nerrors; i++) {
         if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,

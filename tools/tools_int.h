@@ -70,6 +70,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
  * Returns how many it set in notes[0 .. max). */
 #define REPORT_NOTES_MAX 4
 int report_run_notes(const explore_options *eo, const char **notes, int max);
+/* The instructions a `progress*` label names (--liveness=npc: none, and
+ * every cycle is a non-progress cycle; the reports say so). */
+uint32_t report_progress_labels(const vm_program *p);
 /* One line per variable --adapt made volatile, and why. */
 void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation *a);
 /* The whole JSON report: one object and a newline. */

@@ -508,6 +508,7 @@ static void assemble_body(asm_ctx *c, uint32_t di)
     for (uint32_t i = 0; i < c->b.labels.n; i++) {
         const label *l = &c->b.labels.v[i];
         if (l->len >= 3 && memcmp(l->name, "end", 3) == 0) d->code[l->pc].end_label = 1;
+        if (l->len >= 8 && memcmp(l->name, "progress", 8) == 0) d->code[l->pc].progress_label = 1;
     }
     name_slots(c, d);
 }

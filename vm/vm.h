@@ -97,6 +97,8 @@ typedef struct vm_insn {
     uint8_t op;        /* enum vm_opcode */
     uint8_t visible;   /* scheduling point in the reduced search (incl. InitVis) */
     uint8_t end_label; /* a label whose name starts with "end" names this pc */
+    uint8_t progress_label; /* a label whose name starts with "progress" names this
+                               pc (mcheck --liveness=npc; vm_mark_progress()) */
     uint8_t rd;        /* destination register slot */
     vm_operand a, b;
     vm_operand idx;
@@ -275,6 +277,13 @@ void vm_program_free(vm_program *p); /* NULL is a no-op */
  * visible (0 if it already was volatile or is never accessed), or -1 if
  * `var` is out of range. */
 int vm_make_volatile(vm_program *p, uint32_t var);
+
+/* mcheck --liveness=npc: make every instruction a `progress*` label names
+ * visible (progress.c), so that a composed step never runs through one: it
+ * is executed only as the first instruction of a step. Called only under
+ * --liveness, so the default search's counts do not change. Returns the
+ * number of progress-labelled instructions (0: the model has none). */
+uint32_t vm_mark_progress(vm_program *p);
 
 /* Print the program: layout and code with visible flags (mcheck --dump). */
 void vm_dump(const vm_program *p, FILE *out);

@@ -1,0 +1,338 @@
+/* liveness.c: --liveness=npc, the search for a non-progress cycle (SPIN's
+ * -l): a reachable cycle of steps none of which executes an instruction a
+ * `progress*` label names. It is the nested depth-first search of
+ * Courcoubetis, Vardi, Wolper and Yannakakis ("Memory-efficient algorithms
+ * for the verification of temporal properties", CAV 1990) over the product
+ * with SPIN's never claim for <>[] np_, with Holzmann, Peled and
+ * Yannakakis's improvement ("On nested depth first search", SPIN 1996): the
+ * nested search stops as soon as it meets a state of the outer stack. The
+ * product has two copies of each state: copy 0 takes every step and may
+ * move (no step) to copy 1 of the same state, which takes only non-progress
+ * steps; copy-1 states are accepting. The outer search finds the safety
+ * errors the plain DFS finds, with its counts. Every cycle is replayed
+ * through the interpreter and compared, state against state, before it is
+ * recorded (a fingerprint collision can invent one). Not here: fairness,
+ * starvation, LTL, persistent sets, bitstate, BFS, -j (explore_run()
+ * refuses them). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_int.h"
+
+enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
+
+/* Does the step of thread tid from s execute a progress-labelled
+ * instruction? (The labelled instructions are visible, vm_mark_progress(),
+ * so a composed step executes one only as its first.) */
+static bool is_progress(const vm_program *p, const uint8_t *s, int tid)
+{
+    const vm_body *b = vm_thread_body(p, s, tid);
+    uint32_t pc = vm_tpc(p, s, tid);
+    return b && pc < b->ncode && b->code[pc].progress_label;
+}
+
+/* The key of a state's copy-1 entry in the stack set: its hash (vector and
+ * copy byte), cut to --liveness-test-bits for the tests. */
+static uint64_t stack_key(const search *S, uint8_t *v)
+{
+    uint8_t q = v[S->vsize];
+    v[S->vsize] = 1;
+    uint64_t h = store_hash64(v, S->vsize + 1);
+    v[S->vsize] = q;
+    unsigned bits = S->o->liveness_test_bits;
+    if (bits && bits < 64) h &= ((uint64_t)1 << bits) - 1;
+    return h;
+}
+
+static bool lv_grow(search *S, size_t need)
+{
+    if (need <= S->lv.cap) return true;
+    void *f = S->lv.frames;
+    bool ok = frames_grow_slow(S, &f, &S->lv.cap, need, sizeof(lv_frame), true);
+    S->lv.frames = f;
+    return ok;
+}
+
+/* Push a level for state ns (S->dfs.next), which becomes S->cur. */
+static bool push(search *S, size_t *depth, uint8_t *ns, uint8_t q, bool eps)
+{
+    if (!lv_grow(S, *depth + 2) || !undo_grow(S)) return false;
+    ++*depth;
+    lv_frame *nf = &S->lv.frames[*depth];
+    memset(nf, 0, sizeof *nf);
+    nf->fr.undo = undo_push(S, S->cur, ns);
+    S->dfs.next = S->cur;
+    S->cur = ns;
+    nf->q = q;
+    nf->eps = eps;
+    if (*depth > S->r->stats.max_depth) S->r->stats.max_depth = *depth;
+    return true;
+}
+
+static void pop(search *S, size_t *depth)
+{
+    lv_frame *f = &S->lv.frames[*depth];
+    if (f->in_map) map_del(&S->lv.onstack, stack_key(S, S->cur));
+    undo_pop(S, f->fr.undo);
+    --*depth;
+}
+
+/* The path of steps to level `depth` (the moves between copies are not
+ * steps) into path[], its length returned; *upto_level: the number of
+ * steps up to level `mark`. */
+static uint32_t stack_path(const search *S, size_t depth, size_t mark, explore_step *path,
+                           uint32_t *upto_mark)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < depth; i++) {
+        if (i == mark && upto_mark) *upto_mark = n;
+        const lv_frame *nf = &S->lv.frames[i + 1];
+        if (nf->eps) continue;
+        const lv_frame *f = &S->lv.frames[i];
+        path[n++] = (explore_step){f->fr.tid, f->fr.choice - 1};
+    }
+    if (depth == mark && upto_mark) *upto_mark = n;
+    return n;
+}
+
+/* A safety error reached by `last` from the top level. */
+static bool lv_error(search *S, size_t depth, const explore_step *last, const step_outcome *out)
+{
+    if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
+    explore_step *path = malloc((depth + 1) * sizeof *path);
+    if (!path) {
+        S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    uint32_t n = stack_path(S, depth, SIZE_MAX, path, NULL);
+    path[n++] = *last;
+    bool go_on = record_error(S, out, path, n);
+    free(path);
+    return go_on;
+}
+
+/* The replay check: run `path` from the initial state through the
+ * interpreter; true if every step is enabled and ends without an error, no
+ * step from cycle_start on executes a progress instruction, and the state
+ * after the path (vector, detector metadata and marker) equals the state
+ * after its first cycle_start steps. */
+static bool lasso_holds(search *S, const explore_step *path, uint32_t len, uint32_t cycle_start)
+{
+    const vm_program *p = S->p;
+    uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
+    memset(v, 0, S->wsize);
+    memcpy(v, p->init_state, p->layout.size);
+    if (S->det) ls_init_meta(S->det, v);
+    explore_stats dry = {0};
+    for (uint32_t i = 0; i < len; i++) {
+        if (i == cycle_start) memcpy(at, v, S->vsize);
+        if (path[i].tid < 0 || (uint32_t)path[i].tid >= p->nthreads ||
+            path[i].choice >= vm_enabled(p, v, path[i].tid))
+            return false;
+        if (i >= cycle_start && is_progress(p, v, path[i].tid)) return false;
+        step_outcome out;
+        if (!step_run(&S->env, v, path[i].tid, path[i].choice, &out, &dry)) {
+            if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+        if (out.kind != VERDICT_OK) return false;
+        mark_outcome(S, v, &out);
+    }
+    return cycle_start < len && memcmp(v, at, S->vsize) == 0;
+}
+
+/* A cycle met by the nested search: its path (outer stack to `top`, the
+ * nested levels above, then `last`), the cycle starting at outer level
+ * `mark`. FOUND if it passed the replay check and was recorded; NOT_FOUND
+ * if it failed (counted); STOPPED if the search must stop otherwise. */
+static int cycle_found(search *S, size_t top, size_t mark, const explore_step *last)
+{
+    explore_step *path = malloc((top + 1) * sizeof *path);
+    if (!path) {
+        S->lim.stop = STOP_NOMEM;
+        return STOPPED;
+    }
+    uint32_t start = 0;
+    uint32_t n = stack_path(S, top, mark, path, &start);
+    path[n++] = *last;
+    if (!lasso_holds(S, path, n, start)) {
+        free(path);
+        if (S->lim.stop != STOP_COMPLETE) return STOPPED;
+        S->r->stats.cycles_rejected++;
+        return NOT_FOUND;
+    }
+    step_outcome out = {.kind = VERDICT_NON_PROGRESS, .cause = CAUSE_NON_PROGRESS, .tid = -1,
+                        .pc = 0, .body = UINT32_MAX, .elem = UINT32_MAX};
+    snprintf(out.msg, sizeof out.msg,
+             "non-progress cycle: an infinite execution that passes no progress label (the "
+             "cycle is steps %u-%u)", start + 1, n);
+    uint32_t before = S->r->nerrors;
+    record_error(S, &out, path, n);
+    free(path);
+    if (S->r->nerrors > before) {
+        S->r->errors[before].lasso = true;
+        S->r->errors[before].cycle_start = start;
+    }
+    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_ERROR; /* one cycle is the answer */
+    return FOUND;
+}
+
+/* Advance the top level to its next step (tid, choice); only non-progress
+ * steps in copies 1 and 2. False when it has none left. */
+static bool next_step(search *S, lv_frame *f)
+{
+    const vm_program *p = S->p;
+    while (f->fr.tid < (int32_t)p->nthreads) {
+        if (f->fr.nchoices == 0) {
+            f->fr.nchoices = vm_enabled(p, S->cur, f->fr.tid);
+            if (f->fr.nchoices && f->q && is_progress(p, S->cur, f->fr.tid)) {
+                S->r->stats.progress_skipped += f->fr.nchoices;
+                f->fr.choice = f->fr.nchoices;
+            }
+        }
+        if (f->fr.choice < f->fr.nchoices) return true;
+        f->fr.tid++;
+        f->fr.choice = 0;
+        f->fr.nchoices = 0;
+    }
+    return false;
+}
+
+/* The nested search from the seed (S->cur, copy 1 at outer level `seed`):
+ * non-progress steps only, over copy 2, until it meets a copy-1 state of the
+ * outer stack (the seed included). */
+static int nested(search *S, size_t seed)
+{
+    explore_stats *x = &S->r->stats;
+    size_t depth = seed;
+    x->nested_searches++;
+    uint8_t *ns = S->dfs.next;
+    memcpy(ns, S->cur, S->wsize);
+    ns[S->vsize] = 2;
+    store_result sr = store_insert(S->st, ns);
+    if (sr == STORE_FULL) {
+        S->lim.stop = STOP_NOMEM;
+        return STOPPED;
+    }
+    if (sr == STORE_ADDED) x->nested_states++;
+    if (!push(S, &depth, ns, 2, true)) return STOPPED;
+    int res = NOT_FOUND;
+    while (S->lim.stop == STOP_COMPLETE) {
+        lv_frame *f = &S->lv.frames[depth];
+        if (!next_step(S, f)) {
+            pop(S, &depth);
+            if (depth == seed) break;
+            continue;
+        }
+        explore_step st = {f->fr.tid, f->fr.choice++};
+        ns = S->dfs.next;
+        memcpy(ns, S->cur, S->ssize);
+        step_outcome out;
+        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+        x->nested_transitions++;
+        if (out.kind != VERDICT_OK) continue; /* an error state: no successors */
+        mark_outcome(S, ns, &out);
+        ns[S->vsize] = 1;
+        uint64_t level = map_get(&S->lv.onstack, stack_key(S, ns));
+        if (level) { /* on the outer stack: it reaches the seed by non-progress steps */
+            res = cycle_found(S, depth, (size_t)level - 1, &st);
+            if (res != NOT_FOUND) break;
+        }
+        ns[S->vsize] = 2;
+        sr = store_insert(S->st, ns);
+        if (sr == STORE_FULL) {
+            S->lim.stop = STOP_NOMEM;
+            break;
+        }
+        if (sr == STORE_ADDED) {
+            x->nested_states++;
+            if (!push(S, &depth, ns, 2, false)) break;
+        }
+        if (!limits_ok(S)) break;
+    }
+    if (res == FOUND) return FOUND;
+    if (S->lim.stop != STOP_COMPLETE) return STOPPED;
+    return NOT_FOUND;
+}
+
+void liveness_npc(search *S)
+{
+    const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    uint64_t max_depth = S->o->max_depth;
+    if (!lv_grow(S, 2) || !(S->lv.check = malloc(2 * S->wsize))) {
+        S->lim.stop = STOP_NOMEM;
+        return;
+    }
+    size_t depth = 0;
+    memset(&S->lv.frames[0], 0, sizeof(lv_frame));
+    while (S->lim.stop == STOP_COMPLETE) {
+        lv_frame *f = &S->lv.frames[depth];
+        uint8_t *ns = S->dfs.next;
+        if (f->q == 0 && !f->eps_done) { /* first the move to copy 1 */
+            f->eps_done = 1;
+            memcpy(ns, S->cur, S->wsize);
+            ns[S->vsize] = 1;
+            store_result sr = store_insert(S->st, ns);
+            if (sr == STORE_FULL) {
+                S->lim.stop = STOP_NOMEM;
+                break;
+            }
+            if (sr == STORE_ADDED) {
+                x->np_states++;
+                uint64_t key = stack_key(S, ns);
+                if (!push(S, &depth, ns, 1, true)) break;
+                if (!map_get(&S->lv.onstack, key)) { /* else a collision: keep the first */
+                    if (!map_put(S, &S->lv.onstack, key, depth + 1)) break;
+                    S->lv.frames[depth].in_map = 1;
+                }
+            }
+            continue;
+        }
+        if (max_depth && depth >= max_depth && f->fr.tid < (int32_t)p->nthreads) {
+            if (any_enabled(p, S->cur)) S->lim.truncated = true;
+            f->fr.tid = (int32_t)p->nthreads; /* a leaf: do not expand */
+        }
+        if (!next_step(S, f)) { /* backtrack */
+            if (f->q == 1 && nested(S, depth) != NOT_FOUND) break; /* post order: the seed */
+            if (depth == 0) break;
+            pop(S, &depth);
+            continue;
+        }
+        explore_step st = {f->fr.tid, f->fr.choice++};
+        memcpy(ns, S->cur, S->ssize);
+        step_outcome out;
+        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+        if (f->q == 0) { /* the plain DFS's step, with its counts and errors */
+            x->transitions++;
+            ns[S->vsize] = 0;
+            uint32_t first;
+            uint64_t n;
+            int rc = insert_successor(S, ns, &out, &first, &n);
+            if (rc == INS_STOP) break;
+            if (rc == INS_ERROR && !lv_error(S, depth, &st, &out)) break;
+            if (rc == INS_NEW && !push(S, &depth, ns, 0, false)) break;
+        } else {
+            x->np_transitions++;
+            if (out.kind == VERDICT_OK) { /* an error state has no successors */
+                mark_outcome(S, ns, &out);
+                ns[S->vsize] = 1;
+                store_result sr = store_insert(S->st, ns);
+                if (sr == STORE_FULL) {
+                    S->lim.stop = STOP_NOMEM;
+                    break;
+                }
+                if (sr == STORE_ADDED) {
+                    x->np_states++;
+                    uint64_t key = stack_key(S, ns);
+                    if (!push(S, &depth, ns, 1, false)) break;
+                    if (!map_get(&S->lv.onstack, key)) {
+                        if (!map_put(S, &S->lv.onstack, key, depth + 1)) break;
+                        S->lv.frames[depth].in_map = 1;
+                    }
+                }
+            }
+        }
+        if (!limits_ok(S)) break;
+    }
+}
