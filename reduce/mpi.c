@@ -89,6 +89,7 @@ typedef struct msearch {
     /* statistics */
     explore_rank *ranks;   /* every rank's figures (allocated up front) */
     uint64_t msgs, bytes, round_bytes;
+    double progress_every; /* seconds between progress lines */
     double wait;
     bool truncated;
 } msearch;
@@ -488,7 +489,7 @@ static stop_reason levels(msearch *M, uint64_t total)
     search *S = &M->S;
     const explore_options *o = M->o;
     explore_stats *x = &M->res.stats;
-    double next_progress = 3.0;
+    double next_progress = M->progress_every;
     for (uint64_t level = 0; total > 0; level++) {
         x->max_depth = level;
         M->nnxt = 0;
@@ -520,7 +521,7 @@ static stop_reason levels(msearch *M, uint64_t total)
                             ctl[CTL_STORED], t > 0 ? (double)ctl[CTL_STORED] / t : 0.0,
                             ctl[CTL_TRANS], level, M->k, t);
                     fflush(o->progress);
-                    next_progress = t + 3.0;
+                    next_progress = t + M->progress_every;
                 }
             }
             if (st != STOP_COMPLETE) return st;
@@ -736,6 +737,10 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
      * run many rounds a level), else 4 MB */
     const char *rb = getenv("MCHECK_MPI_ROUND_BYTES");
     M->round_bytes = rb && atol(rb) > 0 ? (uint64_t)atol(rb) : (uint64_t)4 << 20;
+    /* seconds between progress lines: MCHECK_MPI_PROGRESS (the tests: 0,
+     * a line every round), else 3 */
+    const char *pe = getenv("MCHECK_MPI_PROGRESS");
+    M->progress_every = pe && *pe && atof(pe) >= 0 ? atof(pe) : 3.0;
     return codec && S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
            M->nsent && M->map && M->nmap && M->ranks && M->succ && M->recv && M->hv &&
            (!M->nids || M->ids);
