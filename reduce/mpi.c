@@ -23,21 +23,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "mpi_batch.h"
 #include "reduce_mpi.h"
 #include "search_int.h"
 
-/* A record of a batch: a set's bits (a rank's detector ids mean nothing to
- * another rank), or a successor with the link to its parent and, for an
- * error state, the step's outcome. Fields are copied with memcpy (records
- * are not aligned); ranks are processes of the same binary. */
-enum { REC_STATE = 1, REC_ERROR = 2, REC_SET = 3 };
-
-typedef struct rec_hdr {
-    uint32_t type;
-    int32_t tid;       /* the step into the successor */
-    uint64_t choice;
-    uint64_t pidx;     /* the parent's index at the sender; REC_SET: the set's id */
-} rec_hdr;
+/* A record of a batch (mpi_batch.h): a set's id and then its bits (a
+ * rank's detector ids mean nothing to another rank), or a successor with
+ * the link to its parent, its vector as the bytes that differ from the
+ * batch's previous one, and for an error state the step's outcome (raw:
+ * ranks are processes of the same binary). */
 
 /* The link of a stored state: its parent (rank, index) and the step. */
 typedef struct mlink {
@@ -77,6 +71,7 @@ typedef struct msearch {
     uint64_t nlinks, links_cap;
     kept *kept;
     obuf *out;             /* per destination rank */
+    mb_ctx *enc, *dec;     /* per destination and per source: the batch's last record */
     uint8_t *in;
     size_t in_cap;
     int *sc, *rc, *sd, *rd;
@@ -94,6 +89,7 @@ typedef struct msearch {
     /* statistics */
     explore_rank *ranks;   /* every rank's figures (allocated up front) */
     uint64_t msgs, bytes, round_bytes;
+    double progress_every; /* seconds between progress lines */
     double wait;
     bool truncated;
 } msearch;
@@ -179,18 +175,36 @@ static bool grow(void **a, uint64_t *cap, uint64_t need, size_t entry)
     return true;
 }
 
-static bool out_put(obuf *b, const void *data, size_t n)
+/* Room for n more bytes at the end of b; NULL when out of memory. */
+static uint8_t *out_room(obuf *b, size_t n)
 {
     if (b->n + n > b->cap) {
         size_t nc = b->cap ? b->cap * 2 : 65536;
         while (nc < b->n + n) nc *= 2;
         uint8_t *nb = realloc(b->b, nc);
-        if (!nb) return false;
+        if (!nb) return NULL;
         b->b = nb;
         b->cap = nc;
     }
-    memcpy(b->b + b->n, data, n);
+    return b->b + b->n;
+}
+
+static bool out_put(obuf *b, const void *data, size_t n)
+{
+    uint8_t *at = out_room(b, n);
+    if (!at) return false;
+    memcpy(at, data, n);
     b->n += n;
+    return true;
+}
+
+/* Append record r (and vector v) to the batch for rank d. */
+static bool out_rec(msearch *M, int d, const mb_rec *r, const uint8_t *v)
+{
+    obuf *b = &M->out[d];
+    uint8_t *at = out_room(b, mb_max(M->S.vsize));
+    if (!at) return false;
+    b->n += mb_put(&M->enc[d], at, r, v);
     return true;
 }
 
@@ -228,15 +242,15 @@ static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t
         }
         if (M->sent[d][byte] & (1u << (id & 7))) continue;
         M->sent[d][byte] |= (uint8_t)(1u << (id & 7));
-        rec_hdr sh = {.type = REC_SET, .pidx = id};
-        if (!out_put(b, &sh, sizeof sh) ||
+        mb_rec sh = {.type = MB_SET, .pidx = id};
+        if (!out_rec(M, d, &sh, NULL) ||
             !out_put(b, ls_set_bits(S->det, id), (size_t)M->words * 8))
             return false;
     }
     bool err = out->kind != VERDICT_OK;
-    rec_hdr rh = {.type = err ? REC_ERROR : REC_STATE, .tid = tid, .choice = choice, .pidx = pidx};
-    return out_put(b, &rh, sizeof rh) && out_put(b, v, S->vsize) &&
-           (!err || out_put(b, out, sizeof *out));
+    mb_rec rh = {.type = err ? MB_ERROR : MB_STATE, .tid = (uint32_t)tid, .choice = choice,
+                 .pidx = pidx};
+    return out_rec(M, d, &rh, v) && (!err || out_put(b, out, sizeof *out));
 }
 
 /* Run every step of frontier state `from` (local index idx). False when the
@@ -266,7 +280,7 @@ static bool expand(msearch *M, const uint8_t *from, uint64_t idx)
 
 /* Insert a state received from rank src (its vector in src's set ids), at
  * depth `depth`. False when the search must stop. */
-static bool receive_state(msearch *M, int src, const rec_hdr *h, const uint8_t *vec,
+static bool receive_state(msearch *M, int src, const mb_rec *h, const uint8_t *vec,
                           const uint8_t *outp, uint32_t depth)
 {
     search *S = &M->S;
@@ -279,12 +293,12 @@ static bool receive_state(msearch *M, int src, const rec_hdr *h, const uint8_t *
         vm_wr32(v, M->ids[i], (int32_t)M->map[src][id]);
     }
     step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
-    if (h->type == REC_ERROR) memcpy(&out, outp, sizeof out);
+    if (h->type == MB_ERROR) memcpy(&out, outp, sizeof out);
     store_result sr = store_insert(S->st, v);
     uint32_t first;
     uint64_t nfirst;
     int rc = insert_result(S, v, &out, sr, false, &first, &nfirst);
-    explore_step via = {h->tid, h->choice};
+    explore_step via = {(int32_t)h->tid, h->choice};
     if (rc == INS_STOP) return false;
     if (rc == INS_NEW) {
         if (!grow((void **)&M->nxt, &M->nxt_cap, M->nnxt + 1, S->vsize) ||
@@ -317,11 +331,15 @@ static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t de
 {
     search *S = &M->S;
     size_t setb = (size_t)M->words * 8;
+    mb_ctx *c = &M->dec[src];
+    mb_reset(c);
     for (size_t pos = 0; pos < n;) {
-        rec_hdr h;
-        memcpy(&h, b + pos, sizeof h);
-        pos += sizeof h;
-        if (h.type == REC_SET) {
+        mb_rec h;
+        size_t k = mb_get(c, b + pos, n - pos, &h);
+        assert(k && "a record as mb_put wrote it");
+        if (!k) goto nomem;
+        pos += k;
+        if (h.type == MB_SET) {
             uint64_t *w = (uint64_t *)M->hv; /* scratch, aligned by malloc */
             memcpy(w, b + pos, setb);
             pos += setb;
@@ -340,11 +358,9 @@ static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t de
             M->map[src][h.pidx] = id;
             continue;
         }
-        const uint8_t *vec = b + pos;
-        pos += S->vsize;
         const uint8_t *outp = b + pos;
-        if (h.type == REC_ERROR) pos += sizeof(step_outcome);
-        if (!receive_state(M, src, &h, vec, outp, depth)) return false;
+        if (h.type == MB_ERROR) pos += sizeof(step_outcome);
+        if (!receive_state(M, src, &h, c->prev, outp, depth)) return false;
     }
     return true;
 nomem:
@@ -407,7 +423,10 @@ static bool exchange(msearch *M, uint32_t depth)
             }
     }
     free(sendb);
-    for (int d = 0; d < M->k; d++) M->out[d].n = 0;
+    for (int d = 0; d < M->k; d++) {
+        M->out[d].n = 0;
+        mb_reset(&M->enc[d]);
+    }
     M->wait += since(&t0);
     if (!all_ok) {
         set_stop(M, STOP_NOMEM);
@@ -470,7 +489,7 @@ static stop_reason levels(msearch *M, uint64_t total)
     search *S = &M->S;
     const explore_options *o = M->o;
     explore_stats *x = &M->res.stats;
-    double next_progress = 3.0;
+    double next_progress = M->progress_every;
     for (uint64_t level = 0; total > 0; level++) {
         x->max_depth = level;
         M->nnxt = 0;
@@ -502,7 +521,7 @@ static stop_reason levels(msearch *M, uint64_t total)
                             ctl[CTL_STORED], t > 0 ? (double)ctl[CTL_STORED] / t : 0.0,
                             ctl[CTL_TRANS], level, M->k, t);
                     fflush(o->progress);
-                    next_progress = t + 3.0;
+                    next_progress = t + M->progress_every;
                 }
             }
             if (st != STOP_COMPLETE) return st;
@@ -641,6 +660,10 @@ static void msearch_free(msearch *M)
     free(M->kept);
     for (int d = 0; M->out && d < M->k; d++) free(M->out[d].b);
     free(M->out);
+    for (int d = 0; M->enc && d < M->k; d++) free(M->enc[d].prev);
+    for (int d = 0; M->dec && d < M->k; d++) free(M->dec[d].prev);
+    free(M->enc);
+    free(M->dec);
     free(M->in);
     free(M->sc);
     free(M->rc);
@@ -693,6 +716,15 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     M->map = calloc(k, sizeof *M->map);
     M->nmap = calloc(k, sizeof *M->nmap);
     M->ranks = calloc(k, sizeof *M->ranks);
+    M->enc = calloc(k, sizeof *M->enc);
+    M->dec = calloc(k, sizeof *M->dec);
+    bool codec = M->enc && M->dec;
+    for (size_t d = 0; codec && d < k; d++) {
+        M->enc[d] = (mb_ctx){.prev = calloc(1, S->vsize), .vsize = S->vsize};
+        M->dec[d] = (mb_ctx){.prev = calloc(1, S->vsize), .vsize = S->vsize};
+        codec = M->enc[d].prev && M->dec[d].prev;
+    }
+    M->set_bytes += 2 * k * S->vsize; /* counted with the set tables */
     M->words = S->det ? ls_set_words(S->det) : 0;
     size_t scratch = S->wsize > (size_t)M->words * 8 ? S->wsize : (size_t)M->words * 8;
     M->succ = calloc(1, S->wsize);
@@ -705,7 +737,11 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
      * run many rounds a level), else 4 MB */
     const char *rb = getenv("MCHECK_MPI_ROUND_BYTES");
     M->round_bytes = rb && atol(rb) > 0 ? (uint64_t)atol(rb) : (uint64_t)4 << 20;
-    return S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
+    /* seconds between progress lines: MCHECK_MPI_PROGRESS (the tests: 0,
+     * a line every round), else 3 */
+    const char *pe = getenv("MCHECK_MPI_PROGRESS");
+    M->progress_every = pe && *pe && atof(pe) >= 0 ? atof(pe) : 3.0;
+    return codec && S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
            M->nsent && M->map && M->nmap && M->ranks && M->succ && M->recv && M->hv &&
            (!M->nids || M->ids);
 }

@@ -780,6 +780,11 @@ static int run_search(cli *c, vm_program *p)
     if (!c->quiet && (c->progress || isatty(STDERR_FILENO))) c->eo.progress = stderr;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+#ifdef MCHECK_MPI
+    /* mpirun forwards SIGUSR1 to every rank and then waits for them; on
+     * SIGINT or SIGTERM it kills them soon after forwarding (exit 1) */
+    signal(SIGUSR1, on_signal);
+#endif
     struct timespec t0; /* --timelimit counts the replays too */
     clock_gettime(CLOCK_MONOTONIC, &t0);
 #ifdef MCHECK_MPI
