@@ -789,14 +789,14 @@ static void totals(msearch *M, explore_result *r)
     explore_stats *x = &r->stats;
     search *S = &M->S;
     enum { SUM_STORED, SUM_MATCHED, SUM_TRANS, SUM_INSTR, SUM_INVIS, SUM_STORE, SUM_RES,
-           SUM_USED, SUM_BUF, SUM_ERRB, SUM_N };
+           SUM_USED, SUM_BUF, SUM_ERRB, SUM_END, SUM_N };
     uint64_t buffers = M->in_cap + M->set_bytes + 3 * S->wsize;
     for (int d = 0; d < M->k; d++) buffers += M->out[d].cap;
     uint64_t reserved = M->links_cap * sizeof(mlink) + (M->cur_cap + M->nxt_cap) * S->vsize;
     uint64_t used = M->nlinks * sizeof(mlink) + (M->ncur + M->nnxt) * S->vsize;
     uint64_t mine[SUM_N] = {y->states_stored, y->states_matched, y->transitions, y->instructions,
                             y->invisible, store_bytes(S->st), reserved, used, buffers,
-                            S->lim.error_bytes};
+                            S->lim.error_bytes, y->end_states};
     uint64_t sum[SUM_N];
     MPI_Allreduce(mine, sum, SUM_N, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     x->states_stored = sum[SUM_STORED];
@@ -809,6 +809,7 @@ static void totals(msearch *M, explore_result *r)
     x->search_used = sum[SUM_USED];
     x->buffer_bytes = sum[SUM_BUF];
     x->error_bytes = sum[SUM_ERRB];
+    x->end_states = sum[SUM_END];
     x->search_bytes = x->search_reserved + x->buffer_bytes;
     uint64_t mx[2] = {y->max_depth, S->det ? ls_interned(S->det) : 0}, gmx[2];
     MPI_Allreduce(mx, gmx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);

@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import SANITIZER, check, finish  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SAME = ("states_stored", "transitions", "states_matched", "instructions",
+SAME = ("states_stored", "transitions", "end_states", "states_matched", "instructions",
         "invisible_instructions", "max_depth")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_mca_base_component_disable_dlclose="1",
