@@ -220,6 +220,8 @@ BUNDLED = {
     "spawn_join.bc": (["-D", "K=3"], None),
     "philosophers.bc": (["-D", "N=3"], None),
     "bank_audit.bc": (["-D", "T=2", "-D", "OPS=3"], None),
+    "livelock_backoff.bc": (["--max-depth", "24"], "cyclic"),
+    "livelock_ordered.bc": (["--max-depth", "24"], "cyclic"),
 }
 
 
