@@ -170,8 +170,8 @@ def main():
         errors(mcheck, d)
     models(mcheck)
     replay_check(mcheck)
-    finish()
+    return finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
