@@ -49,6 +49,7 @@ static void free_search(search *S)
     free(S->lv.onstack.key);
     free(S->lv.onstack.val);
     free(S->lv.check);
+    free(S->lt.frames);
 }
 
 /* After a complete search: the instructions no step ran, but for each
@@ -79,7 +80,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         (o->scheduling_races && (o->search != SEARCH_STATELESS || o->preemption_bound >= 0)) ||
         /* --liveness=npc: the sequential DFS only (liveness.c) */
         (o->liveness && (o->search != SEARCH_DFS || o->workers || o->por ||
-                         o->store.kind == STORE_BITSTATE))) {
+                         o->store.kind == STORE_BITSTATE)) ||
+        /* --ltl: likewise (ltl_search.c) */
+        (o->ltl && (o->liveness || o->search != SEARCH_DFS || o->workers || o->por ||
+                    o->store.kind == STORE_BITSTATE || o->ltl->nstates > 65535))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
         return -1;
@@ -116,6 +120,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.vsize = S.ssize + 1;
     /* --liveness: the product's copy byte follows the vector (liveness.c) */
     size_t lv_byte = o->liveness ? 1 : 0;
+    if (o->ltl) lv_byte = 3; /* --ltl: automaton state (2 bytes), nested flag */
     S.wsize = (S.vsize + lv_byte + 7) & ~(size_t)7;
     /* the stateless search stores no state; sleep sets use --por's
      * independence (not with a preemption bound: stateless.c) */
@@ -128,7 +133,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.recent.on = S.st && store_takes_hash(S.st);
     S.recent.slots = S.recent.on ? calloc(RECENT_SLOTS, sizeof *S.recent.slots) : NULL;
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
-    S.ahead.may = dfs_search && !o->por && !o->liveness && !S.det && S.recent.on &&
+    S.ahead.may = dfs_search && !o->por && !o->liveness && !o->ltl && !S.det && S.recent.on &&
                   o->lookahead != LOOKAHEAD_OFF;
     S.por = o->por || sleep_sets ? por_new(p) : NULL;
     S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
@@ -163,6 +168,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         bfs(&S);
     else if (rc == INS_NEW && o->liveness)
         liveness_npc(&S);
+    else if (rc == INS_NEW && o->ltl)
+        ltl_search(&S);
     else if (rc == INS_NEW && S.por)
         dfs_por(&S);
     else if (rc == INS_NEW)

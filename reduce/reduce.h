@@ -41,6 +41,7 @@ typedef enum verdict {
     VERDICT_LOCK_DISCIPLINE,
     VERDICT_RACE,
     VERDICT_NON_PROGRESS,  /* --liveness=npc: a non-progress cycle (liveness.c) */
+    VERDICT_LTL,           /* --ltl: an execution that violates the formula (ltl_search.c) */
     VERDICT_INCOMPLETE,
 } verdict;
 
@@ -66,6 +67,26 @@ typedef enum lookahead_mode {
     LOOKAHEAD_SIBLING,  /* always guess a lookup seen */
     LOOKAHEAD_OFF,
 } lookahead_mode;
+
+/* --ltl (ltl.c): the Büchi automaton of a negated formula. State 0 is the
+ * initial pseudo-state; entering state q reads a state of the model that
+ * makes the props in pos[q] true and those in neg[q] false (ltl_enters());
+ * succ[succ_off[q] .. succ_off[q+1]) are q's successors. */
+typedef struct ltl_automaton {
+    uint32_t nstates, nedges;
+    uint64_t *pos, *neg;   /* per state: bits of p->props */
+    uint8_t *accepting;
+    uint32_t *succ_off, *succ;
+    uint32_t nodes;        /* the tableau's nodes (statistics) */
+    uint32_t acceptance_sets; /* U subformulas (the degeneralization's counter) */
+} ltl_automaton;
+
+/* Parse `formula` over p's props, negate it and translate it; NULL with a
+ * message in err (no "error:" prefix) if it is malformed or too large. */
+ltl_automaton *ltl_translate(const char *formula, const vm_program *p, char *err, size_t errlen);
+void ltl_free(ltl_automaton *a); /* NULL is a no-op */
+/* May the automaton enter q reading a state whose props are `props`? */
+bool ltl_enters(const ltl_automaton *a, uint32_t q, uint64_t props);
 
 typedef struct explore_options {
     reduce_mode reduce;
@@ -126,6 +147,13 @@ typedef struct explore_options {
      * be visible (vm_mark_progress()). Only with the sequential DFS, a
      * compact or exact store, no --por: explore_run() refuses the rest. */
     liveness_mode liveness;
+    const ltl_automaton *ltl; /* --ltl (ltl_search.c): search the product
+                                 with this automaton of the negated formula
+                                 for an accepting cycle; the props'
+                                 locations and locks made visible
+                                 (vm_mark_props()); the same restrictions as
+                                 --liveness, which it excludes */
+    const char *ltl_text;     /* --ltl's formula as given (for the reports) */
     unsigned liveness_test_bits; /* tests only: the outer stack's set keys on
                                  this many bits of a state's hash (0: 64), so
                                  that collisions invent cycles the replay
@@ -159,6 +187,8 @@ typedef enum error_cause {
     CAUSE_UNSHARED,         /* an unshared variable touched by a second thread */
     CAUSE_NON_PROGRESS,     /* --liveness=npc: a cycle of steps none of which
                                executes a progress-labelled instruction */
+    CAUSE_LTL,              /* --ltl: an accepting cycle of the product with
+                               the negated formula's automaton */
 } error_cause;
 
 /* The verdict of an error: CAUSE_FAULT is an assertion or a runtime error

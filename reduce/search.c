@@ -54,6 +54,7 @@ static const char *const verdict_names[] = {
     [VERDICT_LOCK_DISCIPLINE] = "lock_discipline",
     [VERDICT_RACE] = "race",
     [VERDICT_NON_PROGRESS] = "non_progress_cycle",
+    [VERDICT_LTL] = "ltl_violated",
     [VERDICT_INCOMPLETE] = "incomplete",
 };
 static const char *const stop_names[] = {
@@ -134,6 +135,7 @@ static uint64_t stack_queue_reserved(const search *S)
     return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap +
            S->ps.cap * sizeof(por_frame) + S->sl.cap * sizeof(sl_frame) +
            S->lv.cap * sizeof(lv_frame) + S->lv.onstack.cap * 2 * sizeof(uint64_t) +
+           S->lt.cap * sizeof(lt_frame) +
            (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
            S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
 }
@@ -152,6 +154,8 @@ static uint64_t stack_queue_used(const search *S)
         b += levels * sizeof(sl_frame);
     else if (S->lv.cap)
         b += levels * sizeof(lv_frame);
+    else if (S->lt.cap)
+        b += levels * sizeof(lt_frame);
     else if (S->dfs.cap)
         b += levels * sizeof(frame);
     b += S->bfs.len * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vpeak * S->vsize;

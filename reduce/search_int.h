@@ -252,6 +252,29 @@ typedef struct lv_stack {
     uint8_t *check;    /* work vectors of the replay check (2 x wsize) */
 } lv_stack;
 
+/* ---- the product search of --ltl (ltl_search.c) -------------------------- */
+
+/* A level of the product with the automaton: a state, its automaton state q
+ * (2 bytes after the stored vector, S->vsize) and whether it belongs to a
+ * nested search (the byte after those); the undo log restores all three. */
+typedef struct lt_frame {
+    frame fr;          /* the thread being expanded, its next choice, undo */
+    uint64_t props;    /* the props' values in this level's state */
+    uint32_t edge;     /* the automaton successor of q being taken */
+    uint16_t q;
+    uint8_t nested;    /* a state of a nested search */
+    uint8_t terminal;  /* no thread is enabled: the state stutters */
+    uint8_t how;       /* entered by 0, a step; 1, a stutter move (the
+                          automaton moves, the state stays); 2, the start
+                          of a nested search (no move) */
+    uint8_t in_map;    /* an outer level that put its key into lv.onstack */
+} lt_frame;
+
+typedef struct lt_stack {
+    lt_frame *frames;
+    size_t cap;
+} lt_stack;
+
 /* ---- the context ---------------------------------------------------------- */
 
 /* One search: what it reads (program, options), what it writes (result),
@@ -285,7 +308,9 @@ typedef struct search {
     sl_stack sl;
     struct races *rs;  /* --scheduling=races: stateless_races.c's path and
                           clocks (races_int.h), else NULL */
-    lv_stack lv;       /* --liveness=npc: liveness.c's stack and map */
+    lv_stack lv;       /* --liveness=npc: liveness.c's stack and map; --ltl:
+                          the map and the check vectors */
+    lt_stack lt;       /* --ltl: ltl_search.c's stack */
 } search;
 
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
@@ -578,6 +603,11 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
  * from the initial state (S->cur, stored with copy byte 0); also finds and
  * records the safety errors the plain DFS finds. */
 void liveness_npc(search *S);
+
+/* --ltl: the nested depth-first search of the product with the automaton
+ * of the negated formula for an accepting cycle (ltl_search.c); also finds
+ * and records the safety errors the plain DFS finds. */
+void ltl_search(search *S);
 
 /* ---- stateless.c ------------------------------------------------------------- */
 

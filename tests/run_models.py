@@ -17,6 +17,9 @@ verdict (and optionally exact state/transition counts) in header comments:
                                   expect-transitions-spurious-wakeups (-reduce-none)
     ; expect-liveness-npc: non_progress_cycle   the verdict of --liveness=npc
                                   (composition, --reduce=none, --store=exact)
+    ; expect-ltl: FORMULA => ltl_violated   the verdict of --ltl FORMULA (one
+                                  line per formula; composition, --reduce=none,
+                                  --store=exact)
     ; expect-states: 9            states stored with the default (composed) search
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
@@ -301,6 +304,22 @@ def test_model(mcheck, path):
             check(isinstance(ljs["error"].get("cycle_start"), int)
                   and ljs["error"]["cycle_start"] < ljs["error"]["steps"],
                   f"{name} {' '.join(lopts)}: the error has a cycle_start inside its path")
+
+    # --ltl (reduce/ltl_search.c), one `; expect-ltl: FORMULA => VERDICT` line
+    # per formula: composition, --reduce=none and an exact store agree
+    with open(path, encoding="utf-8", errors="replace") as f:
+        ltl_lines = re.findall(r"^\s*;\s*expect-ltl:\s*(.*?)\s*=>\s*(\S+)\s*$", f.read(), re.M)
+    for formula, want in ltl_lines:
+        for v in ([], ["--reduce=none"], ["--store=exact"]):
+            lopts = opts + ["--ltl", formula] + v
+            lcode, ljs, lerr = run_json(mcheck, lopts + [path])
+            got = ljs and ljs["verdict"]
+            check(got == want and lcode == (1 if want == "ltl_violated" else EXIT.get(want)),
+                  f"{name} {' '.join(lopts)}: verdict {got} exit {lcode}, expected {want}")
+            if ljs and got == "ltl_violated":
+                check(isinstance(ljs["error"].get("cycle_start"), int)
+                      and ljs["error"]["cycle_start"] <= ljs["error"]["steps"],
+                      f"{name} {' '.join(lopts)}: the error has a cycle_start within its path")
 
     if expect == "ok":
         with tempfile.TemporaryDirectory() as d:

@@ -115,6 +115,10 @@ static void usage(FILE *out)
           "                         'progress...' names; printed as a lasso (stem, then\n"
           "                         the cycle); a nested depth-first search (not with\n"
           "                         --por, --search=bfs|stateless, -j, bitstate)\n"
+          "  --ltl FORMULA          check an LTL formula over the model's props (SPIN's\n"
+          "                         syntax: [] <> U V ! && || -> <-> true false; no X):\n"
+          "                         an execution that violates it is printed as a lasso;\n"
+          "                         the same nested search and limits as --liveness\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
           "  --lookahead=auto|on|child|sibling|off\n"
           "                         speed only: build the steps likely next and\n"
@@ -243,6 +247,7 @@ enum {
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
+    OPT_LTL,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -253,6 +258,7 @@ static bool search_only_option(int o)
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
     case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS:
+    case OPT_LTL:
         return true;
     default:
         return false;
@@ -349,6 +355,33 @@ static int liveness_usage(const cli *c)
     return 0;
 }
 
+/* --ltl: the restrictions of --liveness (reduce/ltl_search.c); 0 if fine. */
+static int ltl_usage(const cli *c)
+{
+    if (c->eo.liveness)
+        return bad_usage("--ltl and --liveness are separate searches: give one of them");
+    if (c->eo.por)
+        return bad_usage("--ltl cannot be used with --por: persistent and sleep sets need a "
+                         "cycle proviso for LTL, which is not implemented (composition alone is "
+                         "sound: docs/usage.md)");
+    if (c->eo.search != SEARCH_DFS)
+        return bad_usage("--ltl is a nested depth-first search: it cannot be used with "
+                         "--search=%s", search_order_name(c->eo.search));
+    if (c->jobs_set)
+        return bad_usage("--ltl is a sequential nested depth-first search: it cannot be used "
+                         "with -j");
+    if (c->eo.store.kind == STORE_BITSTATE)
+        return bad_usage("--ltl cannot be used with --store=bitstate (a missed state could hide "
+                         "a cycle without a bound on the omission); use compact or exact");
+    if (c->adapt) return bad_usage("--ltl cannot be used with --adapt");
+    if (c->shorten_given)
+        return bad_usage("--shorten shortens a path to an error state; an ltl counterexample is "
+                         "a lasso, not shortened");
+    if (c->simulate || c->dump)
+        return bad_usage("--ltl applies to the search, not to %s", c->dump ? "--dump" : "--simulate");
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cli *c)
 {
     static const struct option opts[] = {
@@ -390,6 +423,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"scheduling", required_argument, 0, OPT_SCHED},
         {"liveness", required_argument, 0, OPT_LIVENESS},
         {"liveness-test-bits", required_argument, 0, OPT_LIVENESS_BITS},
+        {"ltl", required_argument, 0, OPT_LTL},
         {0, 0, 0, 0},
     };
     unsigned long long v;
@@ -553,6 +587,7 @@ static int parse_args(int argc, char **argv, cli *c)
                 return bad_usage("--liveness: expected npc or off, got '%s'", optarg);
             c->eo.liveness = !strcmp(optarg, "npc") ? LIVENESS_NPC : LIVENESS_OFF;
             break;
+        case OPT_LTL: c->eo.ltl_text = optarg; break;
         case OPT_LIVENESS_BITS:
             if (!parse_u64(optarg, &v) || v == 0 || v > 64)
                 return bad_usage("--liveness-test-bits: expected 1..64, got '%s'", optarg);
@@ -618,7 +653,10 @@ static int parse_args(int argc, char **argv, cli *c)
                              c->dump ? "--dump" : "--simulate");
         c->eo.race = LS_LD;
     }
-    if (c->eo.liveness) {
+    if (c->eo.ltl_text) {
+        int bad = ltl_usage(c);
+        if (bad) return bad;
+    } else if (c->eo.liveness) {
         int bad = liveness_usage(c);
         if (bad) return bad;
     } else if (c->eo.liveness_test_bits) {
@@ -739,7 +777,7 @@ static bool stream_entry(void *ctx, const trace *t, const trace_entry *e)
 static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, double seconds,
                           shorten_stats *sh)
 {
-    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || c->eo.liveness)
+    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || c->eo.liveness || c->eo.ltl)
         return false;
     /* --all-errors asks for the whole space (the benchmarks' mode): its
      * first error is shortened only when --shorten is given */
@@ -931,6 +969,19 @@ int MCHECK_MAIN(int argc, char **argv)
     }
     p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
     if (c.eo.liveness) vm_mark_progress(p); /* progress points visible (vm/progress.c) */
+    ltl_automaton *ltl = NULL;
+    if (c.eo.ltl_text) { /* --ltl: the props' points visible (vm/props.c), the automaton */
+        char err[256];
+        vm_mark_props(p);
+        ltl = ltl_translate(c.eo.ltl_text, p, err, sizeof err);
+        if (!ltl) {
+            fprintf(stderr, "mcheck: error: --ltl: %s\n", err);
+            vm_program_free(p);
+            free(c.defs);
+            return 2;
+        }
+        c.eo.ltl = ltl;
+    }
     if (c.dump) {
         vm_dump(p, stdout);
         if (ls_discharge_print(p, c.eo.race, stdout) != 0) {
@@ -942,6 +993,7 @@ int MCHECK_MAIN(int argc, char **argv)
     } else {
         rc = run_search(&c, p);
     }
+    ltl_free(ltl);
     vm_program_free(p);
     free(c.defs); /* the reports name the -D overrides */
     return rc;

@@ -277,6 +277,11 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
                 reduce_mode_name(eo->reduce), race_mode_name(eo->race),
                 eo->por ? "true" : "false", p->spurious_wakeups ? "true" : "false");
         if (eo->liveness) fprintf(out, "\"liveness\":\"npc\",");
+        if (eo->ltl_text) {
+            fprintf(out, "\"ltl\":");
+            json_string(out, eo->ltl_text);
+            fputc(',', out);
+        }
         print_step_options_json(out, file);
         fprintf(out, "},");
         if (file->adapt) {
@@ -432,6 +437,10 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     print_step_options_json(out, run);
     if (eo->search == SEARCH_STATELESS) /* only then: the other reports stay as they were */
         fprintf(out, ",\"scheduling\":\"%s\"", eo->scheduling_races ? "races" : "all");
+    if (eo->ltl_text) { /* --ltl only, likewise */
+        fprintf(out, ",\"ltl\":");
+        json_string(out, eo->ltl_text);
+    }
     if (eo->liveness) /* only then, likewise */
         fprintf(out, ",\"liveness\":\"npc\",\"progress_labels\":%" PRIu32,
                 report_progress_labels(p));
@@ -466,7 +475,7 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
-        if (k != VERDICT_NON_PROGRESS || eo->liveness) /* the default report stays as it was */
+        if ((k != VERDICT_NON_PROGRESS || eo->liveness) && (k != VERDICT_LTL || eo->ltl))
             fprintf(out, "%s\"%s\":%" PRIu64, k == VERDICT_DEADLOCK ? "" : ",",
                     verdict_name((verdict)k), r->error_count[k]);
     fprintf(out, "}");
@@ -519,6 +528,12 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
                      ",\"cycles_rejected\":%" PRIu64,
                 x->np_states, x->np_transitions, x->progress_skipped, x->nested_searches,
                 x->nested_states, x->nested_transitions, x->cycles_rejected);
+    if (eo->ltl) /* --ltl only (ltl_search.c) */
+        fprintf(out, ",\"nested_searches\":%" PRIu64 ",\"nested_states\":%" PRIu64
+                     ",\"nested_transitions\":%" PRIu64 ",\"cycles_rejected\":%" PRIu64
+                     ",\"automaton_states\":%" PRIu32,
+                x->nested_searches, x->nested_states, x->nested_transitions, x->cycles_rejected,
+                eo->ltl->nstates);
     if (eo->store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
     else

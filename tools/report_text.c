@@ -654,6 +654,10 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
                      " transitions)\n",
                 x->np_states, x->np_transitions, x->progress_skipped, x->nested_searches,
                 x->nested_states, x->nested_transitions);
+    if (eo->ltl)
+        fprintf(out, "  nested searches      %" PRIu64 " (%" PRIu64 " states, %" PRIu64
+                     " transitions)\n",
+                x->nested_searches, x->nested_states, x->nested_transitions);
     if (eo->por)
         fprintf(out, "  persistent sets      %" PRIu64 " states reduced, %" PRIu64
                      " of them expanded fully after all (cycle or error proviso)%s\n",
@@ -802,7 +806,11 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
             p->spurious_wakeups ? ", spurious-wakeups" : "",
             eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
             search_order_name(eo->search),
-            jobs, eo->liveness ? ", liveness=npc" : "");
+            jobs, eo->liveness ? ", liveness=npc" : eo->ltl ? ", ltl" : "");
+    if (eo->ltl) /* the formula and its automaton (reduce/ltl.c) */
+        fprintf(out, "ltl: %s (the negation's automaton: %" PRIu32 " states, %" PRIu32
+                     " edges)\n", eo->ltl_text ? eo->ltl_text : "?", eo->ltl->nstates,
+                eo->ltl->nedges);
     const char *notes[REPORT_NOTES_MAX];
     for (int k = 0, n = report_run_notes(eo, notes, REPORT_NOTES_MAX); k < n; k++)
         fprintf(out, "note: %s\n", notes[k]);

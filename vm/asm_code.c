@@ -510,6 +510,10 @@ static void assemble_body(asm_ctx *c, uint32_t di)
         if (l->len >= 3 && memcmp(l->name, "end", 3) == 0) d->code[l->pc].end_label = 1;
         if (l->len >= 8 && memcmp(l->name, "progress", 8) == 0) d->code[l->pc].progress_label = 1;
     }
+    /* kept for `prop` lines (props.c), which name thread locations at labels */
+    d->labs = c->b.labels.n ? asm_arena_alloc(c->p, c->b.labels.n * sizeof(label)) : NULL;
+    if (d->labs) memcpy(d->labs, c->b.labels.v, c->b.labels.n * sizeof(label));
+    d->nlabs = d->labs ? c->b.labels.n : 0;
     name_slots(c, d);
 }
 

@@ -274,6 +274,15 @@ static void read_statement(asm_ctx *c, uint32_t li)
         }
         return;
     }
+    if (!is_decl && i == 0 && tok_word(first, "prop") && ln->ntok > 1 &&
+        t[1].kind == T_IDENT) { /* `prop NAME = EXPR`: read by props.c */
+        ln->kind = L_DECL;
+        close_body(c, li);
+        c->swallow = false;
+        uint32_t *pl = VEC_PUSH(c, c->prop_lines);
+        if (pl) *pl = li;
+        return;
+    }
     if (is_decl) {
         ln->kind = L_DECL;
         close_body(c, li);

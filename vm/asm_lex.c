@@ -317,6 +317,7 @@ static bool lex_tokens(asm_ctx *c, uint32_t li)
     const unsigned char *s = (const unsigned char *)ln->p;
     size_t n = ln->len, i = 0;
     uint32_t tok0 = c->toks.n;
+    bool prop_line = false;
     while (i < n) {
         unsigned ch = s[i];
         size_t j = i + 1;
@@ -341,7 +342,7 @@ static bool lex_tokens(asm_ctx *c, uint32_t li)
         } else if (ch == '"') {
             if (!scan_string(c, li, s, n, i, &j)) return false;
             t.kind = T_STR;
-        } else if (is_punct(ch)) {
+        } else if (is_punct(ch) || (prop_line && strchr("!<>&|@", (int)ch))) {
             t.kind = T_PUNCT;
             t.punct = (char)ch;
         } else {
@@ -351,6 +352,9 @@ static bool lex_tokens(asm_ctx *c, uint32_t li)
             return false;
         }
         t.len = (uint32_t)(j - i);
+        /* a `prop` line (props.c) also has the operators ! < > & | @ */
+        if (c->toks.n == tok0 && t.kind == T_IDENT && t.len == 4 && !memcmp(t.p, "prop", 4))
+            prop_line = true;
         tok *nt = VEC_PUSH(c, c->toks);
         if (!nt) return false;
         *nt = t;

@@ -162,6 +162,7 @@ static void free_ctx(asm_ctx *c)
     free(c->decls.v);
     free(c->inits.v);
     free(c->path.v);
+    free(c->prop_lines.v);
     free(c->names.s);
     free(c->b.labelmap.s);
     free(c->b.labels.v);
@@ -201,6 +202,7 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
         if (!c->oom) asm_resolve(c, defs, ndefs);
         if (!c->oom) asm_assemble_bodies(c);
         if (!c->nerrors && !c->oom) asm_build_program(c);
+        if (!c->nerrors && !c->oom) asm_read_props(c);
     }
     asm_print_diagnostics(c);
     int ne = c->oom ? -1 : c->nerrors;

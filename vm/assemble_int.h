@@ -119,6 +119,8 @@ typedef struct decl {
     vm_insn *code;
     uint32_t ncode, nregs;
     const char **regname;
+    struct label *labs; /* the body's labels (props.c), owned by the program */
+    uint32_t nlabs;
 } decl;
 
 /* A map from names (pointers into the source) to int32. */
@@ -133,6 +135,7 @@ typedef struct strmap {
     uint32_t cap, n;
 } strmap;
 
+struct label;
 typedef struct label {
     const char *name;
     uint32_t len, li, pc;
@@ -198,6 +201,7 @@ typedef struct asm_ctx {
     uint32_t nkind[S_NKINDS];
     uint32_t nstatic, nspawn;
     int32_t cur_body; /* decl being read by pass 1, or -1 */
+    VEC(uint32_t) prop_lines; /* `prop` lines, read by props.c after the bodies */
     bool swallow;     /* after a broken thread/proc line: ignore its body */
     body_ctx b;
     /* diagnostics: the MAX_SHOWN first by position */
@@ -375,5 +379,10 @@ void asm_build_program(asm_ctx *c);
 
 /* Decodes every thread and proc body. */
 void asm_assemble_bodies(asm_ctx *c);
+
+/* ---- props.c: `prop NAME = EXPR` lines (mcheck --ltl) --------------------- */
+
+/* Parses the `prop` lines into p->props, once the program is built. */
+void asm_read_props(asm_ctx *c);
 
 #endif

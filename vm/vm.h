@@ -161,6 +161,28 @@ typedef struct vm_body {
     const char **regname;/* slot -> name as written ("r3", "left") */
 } vm_body;
 
+/* A proposition a model declares (`prop NAME = EXPR`, props.c), for
+ * mcheck --ltl: EXPR as postfix code over volatile elements, lock owners,
+ * thread locations at labels and constants. */
+enum vm_pxop {
+    VM_PX_INT,    /* push a */
+    VM_PX_ELEM,   /* push global element a (a volatile variable's) */
+    VM_PX_OWNER,  /* push the owner of lock element a (a thread id, -1 free) */
+    VM_PX_AT,     /* push 1 if thread a stands at pc b (not ended), else 0 */
+    VM_PX_NOT, VM_PX_AND, VM_PX_OR,
+    VM_PX_EQ, VM_PX_NE, VM_PX_LT, VM_PX_LE, VM_PX_GT, VM_PX_GE,
+};
+typedef struct vm_pxinsn {
+    uint8_t op;   /* enum vm_pxop */
+    int32_t a, b;
+} vm_pxinsn;
+typedef struct vm_prop {
+    const char *name;
+    int32_t line, col;
+    const vm_pxinsn *code;
+    uint32_t ncode;
+} vm_prop;
+
 /* State layout. All offsets are bytes from the start of the vector.
  *
  * lock l:    [owner:u8 (0 free, else tid+1)][depth:u16][waitset: wsbytes]
@@ -241,6 +263,8 @@ typedef struct vm_program {
     uint32_t max_regs_proc; /* register slots of a spawn slot */
     vm_layout layout;
     uint8_t *init_state;    /* layout.size bytes */
+    vm_prop *props;         /* `prop` declarations (props.c), in order */
+    uint32_t nprops;
     void *arena;            /* owns every string and array above */
     /* Run options that change the semantics (set by the caller after
      * vm_assemble, false by default; the search, trace replay and
@@ -284,6 +308,15 @@ int vm_make_volatile(vm_program *p, uint32_t var);
  * --liveness, so the default search's counts do not change. Returns the
  * number of progress-labelled instructions (0: the model has none). */
 uint32_t vm_mark_progress(vm_program *p);
+
+/* mcheck --ltl: the value (0 or 1) of prop `i` in state s (props.c). */
+int vm_prop_value(const vm_program *p, uint32_t i, const uint8_t *s);
+/* mcheck --ltl: make visible every instruction a prop's location names and
+ * every release of a lock a prop's owner() reads (props.c), so that a prop
+ * changes only at the first instruction of a composed step. Returns the
+ * number of instructions made visible. Only under --ltl (the default
+ * search's counts stay). */
+uint32_t vm_mark_props(vm_program *p);
 
 /* Print the program: layout and code with visible flags (mcheck --dump). */
 void vm_dump(const vm_program *p, FILE *out);
