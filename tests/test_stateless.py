@@ -222,6 +222,8 @@ BUNDLED = {
     "bank_audit.bc": (["-D", "T=2", "-D", "OPS=3"], None),
     "livelock_backoff.bc": (["--max-depth", "24"], "cyclic"),
     "livelock_ordered.bc": (["--max-depth", "24"], "cyclic"),
+    "reqgrant_unfair.bc": (["--max-depth", "24"], "cyclic"),
+    "reqgrant_fair.bc": (["--max-depth", "24"], "cyclic"),
 }
 
 

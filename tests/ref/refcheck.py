@@ -302,6 +302,11 @@ def assemble(text, defines):
         if not line:
             continue
         first = line.split()[0]
+        if first == "prop" and not line.startswith("prop:"):
+            # a proposition for --ltl (docs/usage.md "Properties and LTL"):
+            # it names states, it does not change them; it ends a body
+            cur = None
+            continue
         if first in DECL_KW and not line.startswith(first + ":"):
             cur = None
             rest = line[len(first):].strip()
