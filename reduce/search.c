@@ -54,6 +54,7 @@ static const char *const verdict_names[] = {
     [VERDICT_LOCK_DISCIPLINE] = "lock_discipline",
     [VERDICT_RACE] = "race",
     [VERDICT_NON_PROGRESS] = "non_progress_cycle",
+    [VERDICT_STARVATION] = "starvation",
     [VERDICT_INCOMPLETE] = "incomplete",
 };
 static const char *const stop_names[] = {

@@ -579,6 +579,13 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
  * records the safety errors the plain DFS finds. */
 void liveness_npc(search *S);
 
+/* ---- starvation.c ------------------------------------------------------------ */
+
+/* --liveness=starvation (and --fair): the reachable graph from S->cur
+ * (stored), then per labelled thread the SCCs without its progress steps;
+ * records a checked lasso, or the safety errors met on the way. */
+void liveness_starvation(search *S);
+
 /* ---- stateless.c ------------------------------------------------------------- */
 
 /* Stoller's IF-SSS_cyc from the initial state (S->cur, not stored: there is
