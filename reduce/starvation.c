@@ -12,6 +12,10 @@
  * C or is disabled in a state of C: a cycle through all those witness
  * points (breadth-first inside C) is then fair, and no cycle in a rejected
  * SCC is (the condition is the one of Emerson and Lei for weak fairness).
+ * Under composition a thread blocked only inside another's composed step
+ * (on a lock it acquires and releases in its invisible tail) counts as
+ * disabled there: the hidden state after the step's first instruction is
+ * rebuilt, so --fair gives --reduce=none's verdicts (test_starvation.py).
  * The lasso (stem, cycle) is replayed through the interpreter and checked
  * before it is recorded. Not here: on-the-fly search (the graph is built
  * first, memory linear in states and edges, not counted by --memlimit),
@@ -42,6 +46,8 @@ typedef struct sv_graph {
     uint32_t nw;       /* words of a thread bit set */
     hash_map idx;      /* hash of a vector -> index + 1 (or DEAD) */
     bool *labelled;    /* body b has a progress label */
+    uint8_t *mid;      /* a work vector: the state after a step's first instruction */
+    step_env one;      /* S->env, one instruction a step (REDUCE_NONE) */
 } sv_graph;
 
 static bool is_progress(const vm_program *p, const uint8_t *s, int tid)
@@ -210,6 +216,7 @@ typedef struct sv_scc {
     uint64_t *bfs_pred;                   /* a BFS inside an SCC: the edge into a state */
     uint32_t *bfs_seen, stamp;
     uint32_t *queue;
+    uint8_t *mark;                        /* nthreads flags */
 } sv_scc;
 
 static inline bool removed(const sv_edge *e, uint32_t T)
@@ -259,12 +266,35 @@ static void bfs_in(const sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T, uint3
     }
 }
 
+/* --fair under composition: mark in fair[] the threads disabled in the
+ * state after the first instruction of step (tid, choice) from s, the
+ * hidden state where the step's thread holds a lock it acquired and
+ * releases in its invisible tail (later instructions only release locks,
+ * end the thread or move waiters to a re-acquire, so no thread is disabled
+ * at a later hidden state and enabled here and at both ends). False if the
+ * search must stop. */
+static bool mid_disabled(search *S, sv_graph *g, const uint8_t *s, int tid, uint64_t choice,
+                         uint8_t *fair)
+{
+    if (S->o->reduce == REDUCE_NONE) return true; /* the step is one instruction */
+    memcpy(g->mid, s, S->ssize);
+    explore_stats dry = {0};
+    step_outcome o;
+    if (!step_run(&g->one, g->mid, tid, choice, &o, &dry)) {
+        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    for (uint32_t u = 0; u < S->p->nthreads; u++)
+        if (!vm_enabled(S->p, g->mid, (int)u)) fair[u] = 1;
+    return true;
+}
+
 /* The replay check of the lasso: every step enabled and error-free; from
  * cycle_start on, T takes no progress step, T is enabled (and labelled) in
  * a state of the cycle, and with --fair every thread steps in the cycle or
  * is disabled in one of its states; the state after the path equals the
  * state after its first cycle_start steps. */
-static bool lasso_holds(search *S, const sv_graph *g, const explore_step *path, uint32_t len,
+static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32_t len,
                         uint32_t cycle_start, uint32_t T)
 {
     const vm_program *p = S->p;
@@ -292,6 +322,7 @@ static bool lasso_holds(search *S, const sv_graph *g, const explore_step *path, 
             fair[path[i].tid] = 1;
             for (uint32_t u = 0; u < nt; u++)
                 if (!vm_enabled(p, v, (int)u)) fair[u] = 1;
+            if (S->o->fair && !mid_disabled(S, g, v, path[i].tid, path[i].choice, fair)) goto out;
         }
         step_outcome o;
         if (!step_run(&S->env, v, path[i].tid, path[i].choice, &o, &dry)) {
@@ -313,7 +344,7 @@ out:
  * recorded; NOT_FOUND; STOPPED. */
 enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
 
-static int check_scc(search *S, const sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
+static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
                      const uint32_t *members, uint32_t m)
 {
     const vm_program *p = S->p;
@@ -348,11 +379,29 @@ static int check_scc(search *S, const sv_graph *g, sv_scc *w, uint32_t cid, uint
                     wedge[e->tid] = (int64_t)k;
             }
         }
-        for (uint32_t u = 0; u < nt; u++)
-            if (wstate[u] < 0 && wedge[u] < 0) { /* u continuously enabled, never steps */
-                res = NOT_FOUND;
-                goto done;
+        bool missing = false;
+        for (uint32_t u = 0; u < nt; u++) missing |= wstate[u] < 0 && wedge[u] < 0;
+        /* a thread disabled only inside another's composed step (the hidden
+         * state after its first instruction): that step is its witness */
+        for (uint32_t j = 0; missing && j < m; j++) {
+            uint32_t v = members[j];
+            for (uint64_t k = g->first[v]; missing && k < g->first[v + 1]; k++) {
+                const sv_edge *e = &g->e[k];
+                if (removed(e, T) || w->comp[e->dst] != cid) continue;
+                memset(w->mark, 0, nt);
+                if (!mid_disabled(S, g, g->vec + (size_t)v * S->vsize, e->tid, e->choice, w->mark))
+                    goto done;
+                missing = false;
+                for (uint32_t u = 0; u < nt; u++) {
+                    if (wstate[u] < 0 && wedge[u] < 0 && w->mark[u]) wedge[u] = (int64_t)k;
+                    missing |= wstate[u] < 0 && wedge[u] < 0;
+                }
             }
+        }
+        if (missing) { /* a thread continuously enabled that never steps */
+            res = NOT_FOUND;
+            goto done;
+        }
     }
     /* the cycle: from w0 one step inside C, then to each witness, then back */
     size_t cap = (size_t)(nt + 2) * (2 * (size_t)m + 1);
@@ -421,7 +470,7 @@ done:
 
 /* Tarjan's algorithm (iterative) over the graph minus T's progress steps;
  * each SCC is checked as it is completed. */
-static int tarjan(search *S, const sv_graph *g, sv_scc *w, uint32_t T, uint32_t *cid)
+static int tarjan(search *S, sv_graph *g, sv_scc *w, uint32_t T, uint32_t *cid)
 {
     uint32_t n = g->n, counter = 0, sp = 0;
     memset(w->index, 0, (size_t)n * sizeof *w->index);
@@ -484,7 +533,10 @@ void liveness_starvation(search *S)
     g.nw = (p->nthreads + 63) / 64;
     g.labelled = calloc(p->nbodies ? p->nbodies : 1, sizeof *g.labelled);
     S->lv.check = malloc(2 * S->wsize);
-    if (!g.labelled || !S->lv.check) {
+    g.mid = calloc(1, S->wsize);
+    g.one = S->env;
+    g.one.reduce = REDUCE_NONE;
+    if (!g.labelled || !S->lv.check || !g.mid) {
         S->lim.stop = STOP_NOMEM;
         goto out;
     }
@@ -504,7 +556,8 @@ void liveness_starvation(search *S)
     w.bfs_pred = malloc((size_t)n * sizeof *w.bfs_pred);
     w.bfs_seen = calloc(n, sizeof *w.bfs_seen);
     w.queue = malloc((size_t)n * sizeof *w.queue);
-    if (!w.index || !w.low || !w.stack || !w.comp || !w.call || !w.cursor || !w.onstack ||
+    w.mark = malloc(p->nthreads ? p->nthreads : 1);
+    if (!w.mark || !w.index || !w.low || !w.stack || !w.comp || !w.call || !w.cursor || !w.onstack ||
         !w.bfs_pred || !w.bfs_seen || !w.queue) {
         S->lim.stop = STOP_NOMEM;
         goto out;
@@ -539,4 +592,6 @@ out:
     free(w.bfs_pred);
     free(w.bfs_seen);
     free(w.queue);
+    free(w.mark);
+    free(g.mid);
 }

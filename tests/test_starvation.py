@@ -140,6 +140,7 @@ def usage(mcheck):
 
 def randomized(mcheck, gen, count):
     seen = {"starvation": 0, "ok": 0}
+    seen_fair = {"starvation": 0, "ok": 0}
     with tempfile.TemporaryDirectory() as d:
         for seed in range(1, count + 1):
             src = subprocess.run([gen, str(seed)], capture_output=True, text=True).stdout
@@ -162,10 +163,10 @@ def randomized(mcheck, gen, count):
                 vals = set(got.values())
                 check(len(vals) == 1 and all(c for _, _, c, _ in vals) and all(r == 0 for *_, r in vals),
                       f"random seed {seed} {fair}: (verdict, starved, complete, rejected) agree: {got}")
-                if got and not fair:
+                if got:
                     v0 = list(got.values())[0][0]
-                    seen[v0 if v0 in seen else "ok"] += 1
-    print(f"random models (without --fair): {seen}")
+                    (seen_fair if fair else seen)[v0 if v0 in seen else "ok"] += 1
+    print(f"random models: without --fair {seen}, with --fair {seen_fair}")
     check(count < 10 or (seen["ok"] and seen["starvation"]),
           f"the random sample has models with and without starvation: {seen}")
 
