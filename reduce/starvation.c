@@ -57,11 +57,17 @@ static bool is_progress(const vm_program *p, const uint8_t *s, int tid)
     return b && pc < b->ncode && b->code[pc].progress_label;
 }
 
-/* Thread t runs, in s, a body that has a progress label (it is checked). */
+/* Thread t runs, in s, a body that has a progress label (it is checked)
+ * and stands at a control point where the reduced search schedules it (a
+ * visible one, vm_at_visible()): with --reduce=none a thread inside its
+ * invisible instructions is not waiting to be scheduled (under composition
+ * it has run them in its step already), so both searches count the same
+ * states as "T enabled". */
 static bool is_labelled(const vm_program *p, const sv_graph *g, const uint8_t *s, int t)
 {
     enum vm_tstatus st = vm_tstatus_of(p, s, t);
-    return st != VM_T_UNUSED && st != VM_T_ENDED && g->labelled[vm_tbody_index(p, s, t)];
+    return st != VM_T_UNUSED && st != VM_T_ENDED && g->labelled[vm_tbody_index(p, s, t)] &&
+           vm_at_visible(p, s, t);
 }
 
 static inline bool bit(const uint64_t *w, uint32_t t)

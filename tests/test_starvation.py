@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """--liveness=starvation [--fair] (reduce/starvation.c): exact verdicts,
 starved threads and lassos on the small models of tests/starvation/ (fair
-and unfair cycles, a lock under weak fairness, a thread that ends, no label)
+and unfair cycles, a lock under weak fairness, a thread blocked only inside
+another's composed step, one blocked for good, a thread that ends, no label)
 and tests/liveness/self_loop.bc, under composition and --reduce=none; the
 bundled readers-writers pair; the usage errors; the text report (notes,
 cycle mark); a differential on random models of gen_model (some labels
@@ -52,6 +53,12 @@ EXACT = {
     "starvation/lock_starve.bc": {
         (False, "compose"): ("t[0]", 2, 8), (False, "none"): ("t[0]", 6, 27),
         (True, "compose"): ("t[0]", 2, 14), (True, "none"): ("t[0]", 6, 27)},
+    "starvation/hidden_lock.bc": {  # blocked only inside the owner's composed step
+        (False, "compose"): ("waiter", 1, 3), (False, "none"): ("waiter", 6, 20),
+        (True, "compose"): ("waiter", 1, 7), (True, "none"): ("waiter", 6, 34)},
+    "starvation/never_enabled.bc": {  # blocked for good: not starved
+        (False, "compose"): None, (False, "none"): None,
+        (True, "compose"): None, (True, "none"): None},
     "starvation/terminates.bc": {
         (False, "compose"): ("worker", 0, 1), (False, "none"): ("worker", 0, 2),
         (True, "compose"): None, (True, "none"): None},
