@@ -134,7 +134,9 @@ def usage(mcheck):
                        (["--search=stateless"], "cannot be used with --search=stateless"),
                        (["-j", "2"], "cannot be used with -j"),
                        (["--store=bitstate"], "cannot be used with --store=bitstate"),
-                       (["--max-depth", "5"], "cannot be used with --max-depth")):
+                       (["--max-depth", "5"], "cannot be used with --max-depth"),
+                       (["--adapt"], "--liveness=starvation cannot be used with --adapt"),
+                       (["--shorten=on"], "a starvation is a lasso, not shortened")):
         args = opts + ["--liveness=starvation"]
         code, out, err = run(mcheck, args + [path])
         check(code == 2 and err.startswith("mcheck: error: ") and text in err,

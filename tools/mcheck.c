@@ -378,6 +378,11 @@ static int starvation_usage(const cli *c)
                          "used with --max-depth");
     if (c->eo.liveness_test_bits)
         return bad_usage("--liveness-test-bits applies to --liveness=npc");
+    if (c->adapt)
+        return bad_usage("--liveness=starvation cannot be used with --adapt");
+    if (c->shorten_given)
+        return bad_usage("--shorten shortens a path to an error state; a starvation is a "
+                         "lasso, not shortened");
     return 0;
 }
 
