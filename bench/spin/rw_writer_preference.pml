@@ -9,7 +9,10 @@ bit want;
 bit m;
 bit data;
 
-active [2] proctype reader()
+#ifndef R
+#define R 2
+#endif
+active [R] proctype reader()
 {
     byte n;
 loop:
