@@ -166,6 +166,8 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         record_error(&S, &out, NULL, 0);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
+    else if (rc == INS_NEW && o->liveness == LIVENESS_STARVATION)
+        liveness_starvation(&S);
     else if (rc == INS_NEW && o->liveness)
         liveness_npc(&S);
     else if (rc == INS_NEW && o->ltl)

@@ -31,7 +31,9 @@ typedef enum reduce_mode { REDUCE_NONE, REDUCE_COMPOSE } reduce_mode;
  * and iterative deepening; no state store. */
 typedef enum search_order { SEARCH_DFS, SEARCH_BFS, SEARCH_STATELESS } search_order;
 /* --liveness: LIVENESS_NPC looks for a non-progress cycle (liveness.c). */
-typedef enum liveness_mode { LIVENESS_OFF = 0, LIVENESS_NPC } liveness_mode;
+typedef enum liveness_mode { LIVENESS_OFF = 0, LIVENESS_NPC,
+                              LIVENESS_STARVATION /* a starved thread (starvation.c) */
+} liveness_mode;
 
 typedef enum verdict {
     VERDICT_OK = 0,
@@ -42,6 +44,7 @@ typedef enum verdict {
     VERDICT_RACE,
     VERDICT_NON_PROGRESS,  /* --liveness=npc: a non-progress cycle (liveness.c) */
     VERDICT_LTL,           /* --ltl: an execution that violates the formula (ltl_search.c) */
+    VERDICT_STARVATION,    /* --liveness=starvation: a starved thread (starvation.c) */
     VERDICT_INCOMPLETE,
 } verdict;
 
@@ -158,6 +161,8 @@ typedef struct explore_options {
                                  this many bits of a state's hash (0: 64), so
                                  that collisions invent cycles the replay
                                  check must reject */
+    bool fair;                /* --fair (--liveness=starvation): only weakly
+                                 fair cycles count (starvation.c) */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,
@@ -189,6 +194,8 @@ typedef enum error_cause {
                                executes a progress-labelled instruction */
     CAUSE_LTL,              /* --ltl: an accepting cycle of the product with
                                the negated formula's automaton */
+    CAUSE_STARVATION,       /* --liveness=starvation: a cycle on which a thread
+                               is enabled and never passes its progress label */
 } error_cause;
 
 /* The verdict of an error: CAUSE_FAULT is an assertion or a runtime error
@@ -212,6 +219,7 @@ typedef struct explore_error {
      * first cycle_start (the search replayed it and compared them) */
     bool lasso;
     uint32_t cycle_start;
+    int32_t starved;        /* CAUSE_STARVATION: the starved thread's id */
 } explore_error;
 
 typedef struct explore_stats {
@@ -263,6 +271,9 @@ typedef struct explore_stats {
                                  the inner searches */
     uint64_t cycles_rejected; /* cycles found that failed the replay check
                                  (a hash collision invented them) */
+    /* --liveness=starvation (starvation.c); 0 otherwise */
+    uint64_t starvation_checks; /* threads checked (a progress label) */
+    uint64_t sccs;            /* SCCs completed over all those searches */
     /* Memory, in three senses (docs/usage.md "Memory figures"): reserved,
      * what is allocated (the capacity of an array, a whole bit array);
      * used, the bytes of it that hold live data; resident, what the OS

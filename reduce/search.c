@@ -55,6 +55,7 @@ static const char *const verdict_names[] = {
     [VERDICT_RACE] = "race",
     [VERDICT_NON_PROGRESS] = "non_progress_cycle",
     [VERDICT_LTL] = "ltl_violated",
+    [VERDICT_STARVATION] = "starvation",
     [VERDICT_INCOMPLETE] = "incomplete",
 };
 static const char *const stop_names[] = {

@@ -27,6 +27,7 @@ bool explore_error_matches(const explore_error *t, error_cause cause, vm_fault_k
     case CAUSE_UNSHARED: return elem == t->elem;
     case CAUSE_NON_PROGRESS: return false; /* a cycle, not an error state */
     case CAUSE_LTL: return false;
+    case CAUSE_STARVATION: return false;
     }
     return false;
 }

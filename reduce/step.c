@@ -32,6 +32,7 @@ verdict error_verdict(error_cause c, vm_fault_kind fault)
     case CAUSE_UNSHARED: return VERDICT_RUNTIME_ERROR;
     case CAUSE_NON_PROGRESS: return VERDICT_NON_PROGRESS;
     case CAUSE_LTL: return VERDICT_LTL;
+    case CAUSE_STARVATION: return VERDICT_STARVATION;
     }
     return VERDICT_RUNTIME_ERROR;
 }

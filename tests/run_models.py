@@ -20,6 +20,8 @@ verdict (and optionally exact state/transition counts) in header comments:
     ; expect-ltl: FORMULA => ltl_violated   the verdict of --ltl FORMULA (one
                                   line per formula; composition, --reduce=none,
                                   --store=exact)
+    ; expect-liveness-starvation: starvation   the verdict of --liveness=starvation
+    ; expect-liveness-starvation-fair: ok      and with --fair (same three modes)
     ; expect-states: 9            states stored with the default (composed) search
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
@@ -53,7 +55,7 @@ from shortest import check_bfs_report, error_depths
 
 EXIT = {"ok": 0, "deadlock": 1, "assertion": 1, "runtime_error": 1,
         "lock_discipline": 1, "race": 1}
-EXIT_LIVENESS = dict(EXIT, non_progress_cycle=1)
+EXIT_LIVENESS = dict(EXIT, non_progress_cycle=1, starvation=1)
 VARIANTS = [
     ["--reduce=none"],
     ["--store=exact"],
@@ -320,6 +322,21 @@ def test_model(mcheck, path):
                 check(isinstance(ljs["error"].get("cycle_start"), int)
                       and ljs["error"]["cycle_start"] <= ljs["error"]["steps"],
                       f"{name} {' '.join(lopts)}: the error has a cycle_start within its path")
+    # --liveness=starvation [--fair] (reduce/starvation.c), likewise
+    for key, fair in (("expect-liveness-starvation", []),
+                      ("expect-liveness-starvation-fair", ["--fair"])):
+        want = h.get(key)
+        for v in ([], ["--reduce=none"], ["--store=exact"]) if want is not None else ():
+            lopts = opts + ["--liveness=starvation"] + fair + v
+            lcode, ljs, lerr = run_json(mcheck, lopts + [path])
+            got = ljs and ljs["verdict"]
+            check(got == want and lcode == EXIT_LIVENESS.get(want),
+                  f"{name} {' '.join(lopts)}: verdict {got} exit {lcode}, expected {want}")
+            if ljs and got == "starvation":
+                check(isinstance(ljs["error"].get("cycle_start"), int)
+                      and ljs["error"]["cycle_start"] < ljs["error"]["steps"]
+                      and isinstance(ljs["error"].get("starved"), str),
+                      f"{name} {' '.join(lopts)}: the error has a cycle_start and a starved thread")
 
     if expect == "ok":
         with tempfile.TemporaryDirectory() as d:

@@ -106,7 +106,7 @@ def usage(mcheck):
                        (["--search=stateless"], "cannot be used with --search=stateless"),
                        (["-j", "2"], "cannot be used with -j"),
                        (["--store=bitstate"], "cannot be used with --store=bitstate"),
-                       (["--liveness=fair"], "--liveness: expected npc or off, got 'fair'")):
+                       (["--liveness=fair"], "--liveness: expected npc, starvation or off, got 'fair'")):
         args = opts + ([] if opts[0].startswith("--liveness") else ["--liveness=npc"])
         code, out, err = run(mcheck, args + [path])
         check(code == 2 and err.startswith("mcheck: error: ") and text in err,

@@ -119,6 +119,12 @@ static void usage(FILE *out)
           "                         syntax: [] <> U V ! && || -> <-> true false; no X):\n"
           "                         an execution that violates it is printed as a lasso;\n"
           "                         the same nested search and limits as --liveness\n"
+          "  --liveness=starvation  look for a starved thread: an infinite execution in\n"
+          "                         which a thread whose body has a 'progress...' label\n"
+          "                         is enabled infinitely often and never passes one\n"
+          "  --fair                 with --liveness=starvation: only weakly fair\n"
+          "                         executions count (a thread continuously enabled\n"
+          "                         takes a step infinitely often, as SPIN's -f)\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
           "  --lookahead=auto|on|child|sibling|off\n"
           "                         speed only: build the steps likely next and\n"
@@ -248,6 +254,7 @@ enum {
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
     OPT_LTL,
+    OPT_FAIR,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -257,7 +264,7 @@ static bool search_only_option(int o)
     case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_SEARCH:
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
-    case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS:
+    case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
     case OPT_LTL:
         return true;
     default:
@@ -382,6 +389,36 @@ static int ltl_usage(const cli *c)
     return 0;
 }
 
+/* --liveness=starvation: the reachable graph, built breadth-first and
+ * kept whole (reduce/starvation.c); what liveness_usage() refuses too, and
+ * the options of the nested search; 0 if fine. */
+static int starvation_usage(const cli *c)
+{
+    if (c->eo.por)
+        return bad_usage("--liveness=starvation cannot be used with --por: persistent and "
+                         "sleep sets need a liveness-aware cycle proviso, which is not "
+                         "implemented (composition alone is sound: docs/usage.md)");
+    if (c->eo.search != SEARCH_DFS)
+        return bad_usage("--liveness=starvation builds the whole reachable graph: it cannot be "
+                         "used with --search=%s", search_order_name(c->eo.search));
+    if (c->jobs_set)
+        return bad_usage("--liveness=starvation is sequential: it cannot be used with -j");
+    if (c->eo.store.kind == STORE_BITSTATE)
+        return bad_usage("--liveness=starvation cannot be used with --store=bitstate (a missed "
+                         "state could hide a cycle); use compact or exact");
+    if (c->eo.max_depth)
+        return bad_usage("--liveness=starvation builds the whole reachable graph: it cannot be "
+                         "used with --max-depth");
+    if (c->eo.liveness_test_bits)
+        return bad_usage("--liveness-test-bits applies to --liveness=npc");
+    if (c->adapt)
+        return bad_usage("--liveness=starvation cannot be used with --adapt");
+    if (c->shorten_given)
+        return bad_usage("--shorten shortens a path to an error state; a starvation is a "
+                         "lasso, not shortened");
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cli *c)
 {
     static const struct option opts[] = {
@@ -424,6 +461,7 @@ static int parse_args(int argc, char **argv, cli *c)
         {"liveness", required_argument, 0, OPT_LIVENESS},
         {"liveness-test-bits", required_argument, 0, OPT_LIVENESS_BITS},
         {"ltl", required_argument, 0, OPT_LTL},
+        {"fair", no_argument, 0, OPT_FAIR},
         {0, 0, 0, 0},
     };
     unsigned long long v;
@@ -583,8 +621,12 @@ static int parse_args(int argc, char **argv, cli *c)
             c->sched_set = true;
             break;
         case OPT_LIVENESS:
+            if (!strcmp(optarg, "starvation")) { /* starvation.c */
+                c->eo.liveness = LIVENESS_STARVATION;
+                break;
+            }
             if (strcmp(optarg, "npc") && strcmp(optarg, "off"))
-                return bad_usage("--liveness: expected npc or off, got '%s'", optarg);
+                return bad_usage("--liveness: expected npc, starvation or off, got '%s'", optarg);
             c->eo.liveness = !strcmp(optarg, "npc") ? LIVENESS_NPC : LIVENESS_OFF;
             break;
         case OPT_LTL: c->eo.ltl_text = optarg; break;
@@ -593,6 +635,7 @@ static int parse_args(int argc, char **argv, cli *c)
                 return bad_usage("--liveness-test-bits: expected 1..64, got '%s'", optarg);
             c->eo.liveness_test_bits = (unsigned)v;
             break;
+        case OPT_FAIR: c->eo.fair = true; break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
@@ -652,6 +695,12 @@ static int parse_args(int argc, char **argv, cli *c)
             return bad_usage("--adapt applies to the search, not to %s",
                              c->dump ? "--dump" : "--simulate");
         c->eo.race = LS_LD;
+    }
+    if (c->eo.fair && c->eo.liveness != LIVENESS_STARVATION)
+        return bad_usage("--fair applies to --liveness=starvation");
+    if (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text) {
+        int bad = starvation_usage(c);
+        if (bad) return bad;
     }
     if (c->eo.ltl_text) {
         int bad = ltl_usage(c);

@@ -276,7 +276,8 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
                      "\"spurious_wakeups\":%s,",
                 reduce_mode_name(eo->reduce), race_mode_name(eo->race),
                 eo->por ? "true" : "false", p->spurious_wakeups ? "true" : "false");
-        if (eo->liveness) fprintf(out, "\"liveness\":\"npc\",");
+        if (eo->liveness) fprintf(out, "\"liveness\":\"%s\",", report_liveness_name(eo));
+        if (eo->fair) fprintf(out, "\"fair\":true,");
         if (eo->ltl_text) {
             fprintf(out, "\"ltl\":");
             json_string(out, eo->ltl_text);
@@ -307,6 +308,11 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     print_path_json(out, er);
     if (er->lasso) /* a non-progress cycle: the steps before the cycle */
         fprintf(out, ",\"cycle_start\":%" PRIu32, er->cycle_start);
+    if (er->kind == VERDICT_STARVATION && t) { /* --liveness=starvation: the thread */
+        vm_thread_name(p, t->final_state, er->starved, name, sizeof name);
+        fprintf(out, ",\"starved\":");
+        json_string(out, name);
+    }
     if (!t) {
         fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32, er->len);
         print_shortened_json(out, sh);
@@ -442,8 +448,10 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         json_string(out, eo->ltl_text);
     }
     if (eo->liveness) /* only then, likewise */
-        fprintf(out, ",\"liveness\":\"npc\",\"progress_labels\":%" PRIu32,
-                report_progress_labels(p));
+        fprintf(out, ",\"liveness\":\"%s\",\"progress_labels\":%" PRIu32,
+                report_liveness_name(eo), report_progress_labels(p));
+    if (eo->liveness == LIVENESS_STARVATION)
+        fprintf(out, ",\"fair\":%s", eo->fair ? "true" : "false");
     fprintf(out, "}");
     const char *notes[REPORT_NOTES_MAX];
     int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);
@@ -475,7 +483,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     }
     fprintf(out, "],\"error_counts\":{");
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
-        if ((k != VERDICT_NON_PROGRESS || eo->liveness) && (k != VERDICT_LTL || eo->ltl))
+        if ((k != VERDICT_NON_PROGRESS || eo->liveness == LIVENESS_NPC) &&
+            (k != VERDICT_STARVATION || eo->liveness == LIVENESS_STARVATION) &&
+            (k != VERDICT_LTL || eo->ltl)) /* as it was */
             fprintf(out, "%s\"%s\":%" PRIu64, k == VERDICT_DEADLOCK ? "" : ",",
                     verdict_name((verdict)k), r->error_count[k]);
     fprintf(out, "}");
@@ -521,7 +531,11 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
                      ",\"race_fallbacks\":%" PRIu64,
                 x->light_nodes, x->races_found, x->race_fallbacks);
     }
-    if (eo->liveness) /* --liveness=npc only (liveness.c) */
+    if (eo->liveness == LIVENESS_STARVATION) /* starvation.c */
+        fprintf(out, ",\"threads_checked\":%" PRIu64 ",\"sccs\":%" PRIu64
+                     ",\"cycles_rejected\":%" PRIu64,
+                x->starvation_checks, x->sccs, x->cycles_rejected);
+    else if (eo->liveness) /* --liveness=npc only (liveness.c) */
         fprintf(out, ",\"np_states\":%" PRIu64 ",\"np_transitions\":%" PRIu64
                      ",\"progress_steps_skipped\":%" PRIu64 ",\"nested_searches\":%" PRIu64
                      ",\"nested_states\":%" PRIu64 ",\"nested_transitions\":%" PRIu64

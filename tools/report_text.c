@@ -647,7 +647,11 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
     fprintf(out, "  states stored        %" PRIu64 "\n", x->states_stored);
     fprintf(out, "  states matched       %" PRIu64 "\n", x->states_matched);
     print_steps_text(out, eo, x);
-    if (eo->liveness)
+    if (eo->liveness == LIVENESS_STARVATION)
+        fprintf(out, "  starvation           %" PRIu64 " thread%s checked, %" PRIu64
+                     " SCCs completed\n", x->starvation_checks,
+                x->starvation_checks == 1 ? "" : "s", x->sccs);
+    else if (eo->liveness)
         fprintf(out, "  non-progress copy    %" PRIu64 " states, %" PRIu64 " transitions "
                      "(%" PRIu64 " progress steps not taken)\n"
                      "  nested searches      %" PRIu64 " (%" PRIu64 " states, %" PRIu64
@@ -733,6 +737,33 @@ uint32_t report_progress_labels(const vm_program *p)
     return n;
 }
 
+const char *report_liveness_name(const explore_options *eo)
+{
+    return eo->liveness == LIVENESS_STARVATION ? "starvation" : "npc";
+}
+
+/* --liveness=starvation: a note naming the threads not checked (no
+ * progress label in their body); spawned threads are checked when the
+ * body they run has one. */
+static void print_unchecked_threads(FILE *out, const vm_program *p)
+{
+    char name[64];
+    bool any = false;
+    for (uint32_t t = 0; t < p->nstatic; t++) {
+        const vm_thread_slot *sl = &p->threads[t];
+        if (sl->body < 0) continue;
+        const vm_body *b = &p->bodies[sl->body];
+        bool lab = false;
+        for (uint32_t pc = 0; pc < b->ncode && !lab; pc++) lab = b->code[pc].progress_label;
+        if (lab) continue;
+        vm_thread_name(p, p->init_state, (int)t, name, sizeof name);
+        fprintf(out, "%s%s", any ? ", " : "note: not checked for starvation (no progress label "
+                                          "in the body): ", name);
+        any = true;
+    }
+    if (any) fprintf(out, "\n");
+}
+
 int report_run_notes(const explore_options *eo, const char **notes, int max)
 {
     int n = 0;
@@ -806,7 +837,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
             p->spurious_wakeups ? ", spurious-wakeups" : "",
             eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
             search_order_name(eo->search),
-            jobs, eo->liveness ? ", liveness=npc" : eo->ltl ? ", ltl" : "");
+            jobs, eo->liveness == LIVENESS_STARVATION ? (eo->fair ? ", liveness=starvation, fair"
+                                                                  : ", liveness=starvation")
+                  : eo->liveness ? ", liveness=npc" : eo->ltl ? ", ltl" : "");
     if (eo->ltl) /* the formula and its automaton (reduce/ltl.c) */
         fprintf(out, "ltl: %s (the negation's automaton: %" PRIu32 " states, %" PRIu32
                      " edges)\n", eo->ltl_text ? eo->ltl_text : "?", eo->ltl->nstates,
@@ -814,7 +847,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     const char *notes[REPORT_NOTES_MAX];
     for (int k = 0, n = report_run_notes(eo, notes, REPORT_NOTES_MAX); k < n; k++)
         fprintf(out, "note: %s\n", notes[k]);
-    if (eo->liveness && !report_progress_labels(p))
+    if (eo->liveness == LIVENESS_STARVATION)
+        print_unchecked_threads(out, p);
+    else if (eo->liveness && !report_progress_labels(p))
         fprintf(out, "note: no progress label in the model: every cycle is a non-progress "
                      "cycle\n");
     if (r->stats.cycles_rejected)

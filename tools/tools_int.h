@@ -73,6 +73,8 @@ int report_run_notes(const explore_options *eo, const char **notes, int max);
 /* The instructions a `progress*` label names (--liveness=npc: none, and
  * every cycle is a non-progress cycle; the reports say so). */
 uint32_t report_progress_labels(const vm_program *p);
+/* --liveness's name in the reports: "npc" or "starvation". */
+const char *report_liveness_name(const explore_options *eo);
 /* One line per variable --adapt made volatile, and why. */
 void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation *a);
 /* The whole JSON report: one object and a newline. */
