@@ -224,6 +224,8 @@ BUNDLED = {
     "livelock_ordered.bc": (["--max-depth", "24"], "cyclic"),
     "reqgrant_unfair.bc": (["--max-depth", "24"], "cyclic"),
     "reqgrant_fair.bc": (["--max-depth", "24"], "cyclic"),
+    "rw_writer_starves.bc": (["--max-depth", "16"], "cyclic"),
+    "rw_writer_preference.bc": (["--max-depth", "16"], "cyclic"),
 }
 
 
