@@ -18,7 +18,7 @@
  * rebuilt, so --fair gives --reduce=none's verdicts (test_starvation.py).
  * The lasso (stem, cycle) is replayed through the interpreter and checked
  * before it is recorded. Not here: on-the-fly search (the graph is built
- * first, memory linear in states and edges, not counted by --memlimit),
+ * first, memory linear in states and edges; --memlimit counts it),
  * strong fairness, --por, bitstate, BFS order options, -j. */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +48,34 @@ typedef struct sv_graph {
     bool *labelled;    /* body b has a progress label */
     uint8_t *mid;      /* a work vector: the state after a step's first instruction */
     step_env one;      /* S->env, one instruction a step (REDUCE_NONE) */
+    size_t counted;    /* of S->vec_bytes: the graph's arrays and index */
 } sv_graph;
+
+/* The bytes the graph holds now (capacities). */
+static size_t graph_bytes(const search *S, const sv_graph *g)
+{
+    return (size_t)g->cap * (S->vsize + 2 * g->nw * sizeof(uint64_t) + 2 * sizeof(uint64_t) +
+                             sizeof(explore_step)) +
+           (size_t)g->ecap * sizeof(sv_edge) + g->idx.cap * 2 * sizeof(uint64_t);
+}
+
+/* Count the graph in S->vec_bytes, which --memlimit counts (search_memory()). */
+static void graph_account(search *S, sv_graph *g)
+{
+    size_t b = graph_bytes(S, g);
+    S->vec_bytes += b - g->counted;
+    g->counted = b;
+}
+
+/* May `extra` more bytes be taken under --memlimit? If not, the search
+ * stops there (STOP_MEMLIMIT) with the bytes refused. */
+static bool room_for(search *S, size_t extra)
+{
+    if (!S->o->memlimit || search_memory(S) + extra <= S->o->memlimit) return true;
+    S->lim.stop = STOP_MEMLIMIT;
+    S->lim.refused = extra;
+    return false;
+}
 
 static bool is_progress(const vm_program *p, const uint8_t *s, int tid)
 {
@@ -81,6 +108,9 @@ static bool add_node(search *S, sv_graph *g, const uint8_t *v, uint64_t parent,
     if (g->n == UINT32_MAX - 1) goto nomem;
     if (g->n == g->cap) {
         uint32_t nc = g->cap ? 2 * g->cap : 1024;
+        if (!room_for(S, (size_t)(nc - g->cap) * (S->vsize + 2 * g->nw * sizeof(uint64_t) +
+                                                  2 * sizeof(uint64_t) + sizeof(explore_step))))
+            return false;
         uint8_t *nv = realloc(g->vec, (size_t)nc * S->vsize);
         if (!nv) goto nomem;
         g->vec = nv;
@@ -108,7 +138,9 @@ static bool add_node(search *S, sv_graph *g, const uint8_t *v, uint64_t parent,
     g->parent[g->n] = parent;
     g->via[g->n] = via;
     g->n++;
-    return map_put(S, &g->idx, store_hash64(v, S->vsize), g->n);
+    bool ok = map_put(S, &g->idx, store_hash64(v, S->vsize), g->n);
+    graph_account(S, g);
+    return ok;
 nomem:
     S->lim.stop = STOP_NOMEM;
     return false;
@@ -118,6 +150,7 @@ static bool add_edge(search *S, sv_graph *g, sv_edge e)
 {
     if (g->ne == g->ecap) {
         uint64_t nc = g->ecap ? 2 * g->ecap : 4096;
+        if (!room_for(S, (size_t)(nc - g->ecap) * sizeof(sv_edge))) return false;
         sv_edge *ne = realloc(g->e, (size_t)nc * sizeof *ne);
         if (!ne) {
             S->lim.stop = STOP_NOMEM;
@@ -125,6 +158,7 @@ static bool add_edge(search *S, sv_graph *g, sv_edge e)
         }
         g->e = ne;
         g->ecap = nc;
+        graph_account(S, g);
     }
     g->e[g->ne++] = e;
     return true;
@@ -552,6 +586,12 @@ void liveness_starvation(search *S)
     if (!build(S, &g) || S->lim.stop != STOP_COMPLETE) goto out;
     if (S->r->nerrors && !S->o->all_errors) goto out;
     uint32_t n = g.n;
+    /* the SCC search's arrays: 7 words and 2 bytes a state (see below) */
+    size_t work = (size_t)n * (sizeof *w.index + sizeof *w.low + sizeof *w.stack + sizeof *w.comp +
+                               sizeof *w.call + sizeof *w.cursor + 1 + sizeof *w.bfs_pred +
+                               sizeof *w.bfs_seen + sizeof *w.queue);
+    if (!room_for(S, work)) goto out;
+    S->vec_bytes += work;
     w.index = malloc((size_t)n * sizeof *w.index);
     w.low = malloc((size_t)n * sizeof *w.low);
     w.stack = malloc((size_t)n * sizeof *w.stack);

@@ -201,6 +201,27 @@ def spin(mcheck):
                   f"{name}{' -f' if fair else ''}: SPIN -l non-progress cycle {spin_npc}, mcheck {ours}")
 
 
+def memlimit(mcheck):
+    """The graph the search keeps counts against --memlimit: a limit below it
+    stops the search cleanly (exit 3, stop memory_limit, the statistics so
+    far); a limit above it changes nothing."""
+    path = os.path.join(TOP, "models", "rw_writer_preference.bc")
+    base = ["--liveness=starvation", "--fair", "-D", "R=3", path]
+    code, full, err = run_json(mcheck, base)
+    if not check(full is not None, f"memlimit: no JSON ({err.strip()[:200]})"):
+        return
+    for mb in ("1", "3"):
+        code, js, err = run_json(mcheck, ["--memlimit", mb] + base)
+        check(code == 3 and js is not None and js["stop"] == "memory_limit"
+              and js["verdict"] == "incomplete"
+              and 0 < js["stats"]["states_stored"] < full["stats"]["states_stored"],
+              f"--memlimit {mb}: exit {code}, {js and (js['stop'], js['stats']['states_stored'])}")
+    code, js, err = run_json(mcheck, ["--memlimit", "200"] + base)
+    check(code == 0 and js is not None and js["stop"] == "complete"
+          and js["stats"]["states_stored"] == full["stats"]["states_stored"],
+          f"--memlimit 200: exit {code}, {js and js['stop']}")
+
+
 def main():
     args = sys.argv[1:]
     count = 20
@@ -212,6 +233,7 @@ def main():
     exact(mcheck)
     bundled(mcheck)
     usage(mcheck)
+    memlimit(mcheck)
     randomized(mcheck, gen, count)
     spin(mcheck)
     return finish()
