@@ -4,13 +4,20 @@ syntax and errors, the formula's errors, exact verdicts of small formulas
 ([] p, <> p, p U q, response, stutter at a valid end) on small models, the
 same verdicts with --reduce=none and --store=exact, the refused options, and
 the replay check (with --liveness-test-bits, collisions must not invent a
-violation).
+violation). Against SPIN 6 (spin -a, pan -a): the bundled models' expect-ltl
+formulas on their Promela versions (bench/spin/NAME.pml), and a list of
+formulas on the small models of tests/ltl/ (NAME.bc beside NAME.pml), a
+cross-check of the translator: mcheck reports ltl_violated exactly when pan
+finds an acceptance cycle. Without spin these are skipped with the reason
+printed, unless CI is set (then they fail).
 
 usage: test_ltl.py MCHECK
 The last line is "N passed, N failed".
 """
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -163,11 +170,118 @@ def replay_check(mcheck):
               f"({js and (js['verdict'], js['stats']['cycles_rejected'])})")
 
 
+# the translator cross-check: every formula on every model of tests/ltl/
+# (over p and q), response, until and release, nested, with true and false
+SPIN_FORMULAS = [
+    "[] p", "<> p", "[] !p", "<> q", "[] <> p", "<> [] p", "<> [] !p", "[] <> q",
+    "<> [] q", "[] (p -> <> q)", "[] (q -> <> p)", "p U q", "!p U q", "!q U p",
+    "q V !p", "p V !q", "<> (p && <> q)", "[] <> p -> [] <> q", "<> p -> <> q",
+    "(<> [] q) || ([] <> p)", "[] (q -> [] q)", "[] (p -> (p U !p))", "!(p U (q && !p))",
+    "<> (q U [] !p)", "true", "false", "[] true", "<> false", "(p <-> q) U true",
+]
+
+
+def spin_missing():
+    """None when spin and a C compiler are installed, else the reason; a
+    failure when CI is set, as tests/test_html.py does for chromium."""
+    gone = [t for t in ("spin", "gcc") if not shutil.which(t)]
+    if not gone:
+        return None
+    reason = " and ".join(gone) + " not installed"
+    if os.environ.get("CI"):
+        check(False, f"the SPIN cross-check may not be skipped when CI is set: {reason}")
+    else:
+        print(f"skip: the SPIN cross-check ({reason}; apt-get install spin gcc; with CI set this fails)")
+    return reason
+
+
+def spin_verdicts(pml, formulas, d):
+    """pan's verdict for each formula on the Promela model pml: one ltl
+    block per formula, one compile, `pan -a -N fK` per formula:
+    ltl_violated for an acceptance cycle or a claim that ends or fails its
+    assertion (SPIN's claim of a safety formula: a violation on a finite
+    prefix), ok for neither, None otherwise."""
+    work = os.path.join(d, "spin_" + os.path.basename(pml)[:-4])
+    os.makedirs(work, exist_ok=True)
+    with open(pml) as f:
+        text = f.read()
+    text += "".join(f"ltl f{k} {{ {formula} }}\n" for k, formula in enumerate(formulas))
+    with open(os.path.join(work, "m.pml"), "w") as f:
+        f.write(text)
+    p = subprocess.run(["spin", "-a", "m.pml"], cwd=work, capture_output=True, text=True, timeout=120)
+    if not check(p.returncode == 0, f"spin -a {pml}: {p.stdout[-300:]} {p.stderr[-300:]}"):
+        return [None] * len(formulas)
+    p = subprocess.run(["gcc", "-O1", "-o", "pan", "pan.c"], cwd=work, capture_output=True, text=True, timeout=300)
+    if not check(p.returncode == 0, f"gcc pan.c for {pml}: {p.stderr[-300:]}"):
+        return [None] * len(formulas)
+    out = []
+    for k, formula in enumerate(formulas):
+        p = subprocess.run(["./pan", "-a", "-m100000", "-w18", "-N", f"f{k}"], cwd=work,
+                           capture_output=True, text=True, timeout=120)
+        if re.search(r"pan:1: (acceptance cycle|claim violated|assertion violated  !)", p.stdout):
+            out.append("ltl_violated")
+        elif re.search(r"errors: 0\b", p.stdout) and "too small" not in p.stdout:
+            out.append("ok")
+        else:
+            check(False, f"pan -a -N f{k} ({formula}) on {pml}: neither a cycle nor a full search: {p.stdout[-400:]}")
+            out.append(None)
+    return out
+
+
+def mcheck_verdict(mcheck, formula, path):
+    code, js, err = verdict(mcheck, ["--ltl", formula, path])
+    got = js and js["verdict"]
+    if code != (1 if got == "ltl_violated" else 0):
+        return f"exit {code} {got} {err.strip()[:200]}"
+    return got
+
+
+def spin_models(mcheck, d):
+    """Each bundled model with a Promela version: its expect-ltl formulas,
+    mcheck against pan (and both against the header)."""
+    n = 0
+    for name in sorted(os.listdir(os.path.join(TOP, "models"))):
+        pml = os.path.join(TOP, "bench", "spin", name[:-3] + ".pml")
+        if not name.endswith(".bc") or not os.path.exists(pml):
+            continue
+        path = os.path.join(TOP, "models", name)
+        with open(path) as f:
+            want = re.findall(r"^; expect-ltl: (.*?) => (\w+)\s*$", f.read(), re.M)
+        if not want:
+            continue
+        theirs = spin_verdicts(pml, [formula for formula, _ in want], d)
+        for (formula, expected), spin in zip(want, theirs):
+            ours = mcheck_verdict(mcheck, formula, path)
+            check(ours == spin == expected,
+                  f"{name} {formula!r}: mcheck {ours}, SPIN {spin}, expect-ltl {expected}")
+            n += 1
+    check(n >= 4, f"the bundled models' expect-ltl formulas checked against SPIN: {n}")
+
+
+def spin_translator(mcheck, d):
+    """The translator: SPIN_FORMULAS on tests/ltl/NAME.bc and NAME.pml; both
+    verdicts occur for most of them, so a wrong automaton shows."""
+    ltl_dir = os.path.join(HERE, "ltl")
+    seen = set()
+    for name in sorted(os.listdir(ltl_dir)):
+        if not name.endswith(".pml"):
+            continue
+        theirs = spin_verdicts(os.path.join(ltl_dir, name), SPIN_FORMULAS, d)
+        for formula, spin in zip(SPIN_FORMULAS, theirs):
+            ours = mcheck_verdict(mcheck, formula, os.path.join(ltl_dir, name[:-4] + ".bc"))
+            check(ours == spin, f"tests/ltl/{name[:-4]} {formula!r}: mcheck {ours}, SPIN {spin}")
+            seen.add(ours)
+    check(seen == {"ok", "ltl_violated"}, f"the translator cross-check sees both verdicts: {seen}")
+
+
 def main():
     mcheck = sys.argv[1]
     with tempfile.TemporaryDirectory() as d:
         exact(mcheck, d)
         errors(mcheck, d)
+        if not spin_missing():
+            spin_models(mcheck, d)
+            spin_translator(mcheck, d)
     models(mcheck)
     replay_check(mcheck)
     return finish()
