@@ -11,11 +11,23 @@ cross-check of the translator: mcheck reports ltl_violated exactly when pan
 finds an acceptance cycle. Without spin these are skipped with the reason
 printed, unless CI is set (then they fail).
 
-usage: test_ltl.py MCHECK
+Random differential: on models of tests/gen_model.c (--volatile), props over
+volatile elements (and a lock's owner), six formulas ([] p, <> p, response,
+p U q, <>[] p, []<> p and [] (held -> <> !held)); the verdicts with
+composition (default), --reduce=none and --store=exact must agree, both
+with --all-errors (whether an ltl violation is found at all), and composition
+and --reduce=none without (ok in one iff ok in the other; equal when both are
+ltl verdicts: the first error met may be a deadlock in one search and the
+violation in another).
+
+usage: test_ltl.py MCHECK [--count N] [--seed S] [--random-only]
+--count: random models (default 8, the CI figure); --random-only skips the rest.
 The last line is "N passed, N failed".
 """
+import argparse
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -274,9 +286,90 @@ def spin_translator(mcheck, d):
     check(seen == {"ok", "ltl_violated"}, f"the translator cross-check sees both verdicts: {seen}")
 
 
+RANDOM_FORMULAS = ["[] pz", "<> pz", "[] (pz -> <> qz)", "pz U qz", "<> [] pz", "[] <> pz"]
+
+
+def decl_names(line, kw):
+    """The names a `volatile` or `lock` line declares, an array as its
+    element 0 (every array has one): 'volatile a[2] = {1, 2}, v' gives
+    ['a[0]', 'v']."""
+    body = re.sub(r"\{[^}]*\}", "", re.sub(r";.*", "", line)[len(kw):])
+    parts, depth, cur = [], 0, ""
+    for ch in body:
+        depth += (ch in "([") - (ch in ")]")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out = []
+    for part in parts + [cur]:
+        m = re.match(r"\s*([A-Za-z_]\w*)\s*(\[)?", part)
+        if m:
+            out.append(m.group(1) + ("[0]" if m.group(2) else ""))
+    return out
+
+
+def random_differential(mcheck, gen, d, count, seed0):
+    """gen_model SEED --volatile with props pz, qz over random volatile
+    elements (hz: a lock's owner), each formula under three searches with
+    --all-errors, and composition and --reduce=none without."""
+    configs = [[], ["--reduce=none"], ["--store=exact"]]
+    tally = {"ok": 0, "ltl_violated": 0, "other": 0}
+    for seed in range(seed0, seed0 + count):
+        text = subprocess.run([gen, str(seed), "--volatile"], capture_output=True, text=True,
+                              check=True).stdout
+        lines = text.splitlines()
+        vols = [n for l in lines if l.startswith("volatile") for n in decl_names(l, "volatile")]
+        locks = [n for l in lines if l.startswith("lock") for n in decl_names(l, "lock")]
+        if not check(vols, f"seed {seed}: gen_model --volatile declares a volatile"):
+            continue
+        rnd = random.Random(seed)
+        props = [f"prop {name} = {rnd.choice(vols)} {rnd.choice(['!=', '=='])} {rnd.randrange(2)}"
+                 for name in ("pz", "qz")]
+        formulas = list(RANDOM_FORMULAS)
+        if locks:
+            props.append(f"prop hz = owner({rnd.choice(locks)}) != -1")
+            formulas.append("[] (hz -> <> !hz)")
+        path = os.path.join(d, f"random{seed}.bc")
+        with open(path, "w") as f:
+            f.write(text + "\n" + "\n".join(props) + "\n")
+        for formula in formulas:
+            found, first = [], []
+            for extra in configs:
+                for allerr, out in ((["--all-errors"], found), ([], first))[:1 + (extra != configs[2])]:
+                    code, js, err = verdict(mcheck, ["--ltl", formula] + allerr + extra + [path])
+                    if not check(js is not None and code in (0, 1),
+                                 f"seed {seed} {formula!r} {extra + allerr}: exit {code} {err.strip()[:300]}"):
+                        out.append(None)
+                    elif allerr:
+                        out.append(js["error_counts"]["ltl_violated"] > 0)
+                    else:
+                        out.append(js["verdict"])
+            what = f"seed {seed} {formula!r} ({'; '.join(props)})"
+            check(len(set(found)) == 1, f"{what}: ltl violation found with --all-errors "
+                  f"(compose, none, exact): {found}")
+            ltl = [v for v in first if v in ("ok", "ltl_violated")]
+            check(first.count("ok") in (0, len(first)) and len(set(ltl)) <= 1,
+                  f"{what}: first verdicts (compose, none): {first}")
+            tally[found[0] and "ltl_violated" or ("ok" if first[0] == "ok" else "other")] += 1
+    print(f"random differential: {count} models from seed {seed0}, formula verdicts {tally}")
+    return tally
+
+
 def main():
-    mcheck = sys.argv[1]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mcheck")
+    ap.add_argument("--count", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--random-only", action="store_true")
+    args = ap.parse_args()
+    mcheck = args.mcheck
+    gen = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(mcheck))), "tests", "gen_model")
     with tempfile.TemporaryDirectory() as d:
+        random_differential(mcheck, gen, d, args.count, args.seed)
+        if args.random_only:
+            return finish()
         exact(mcheck, d)
         errors(mcheck, d)
         if not spin_missing():
