@@ -4,13 +4,33 @@ syntax and errors, the formula's errors, exact verdicts of small formulas
 ([] p, <> p, p U q, response, stutter at a valid end) on small models, the
 same verdicts with --reduce=none and --store=exact, the refused options, and
 the replay check (with --liveness-test-bits, collisions must not invent a
-violation).
+violation). Against SPIN 6 (spin -a, pan -a): the bundled models' expect-ltl
+formulas on their Promela versions (bench/spin/NAME.pml), and a list of
+formulas on the small models of tests/ltl/ (NAME.bc beside NAME.pml), a
+cross-check of the translator: mcheck reports ltl_violated exactly when pan
+finds an acceptance cycle. Without spin these are skipped with the reason
+printed, unless CI is set (then they fail).
 
-usage: test_ltl.py MCHECK
+Random differential: on models of tests/gen_model.c (with --volatile for
+even seeds), props over volatile elements and a lock's owner, six formulas
+([] p, <> p, response, p U q, <>[] p, []<> p) and three over the owner
+([] !held, [] (held -> <> !held), [] !(p && held)); the verdicts with
+composition (default), --reduce=none and --store=exact must agree, both
+with --all-errors (whether an ltl violation is found at all), and composition
+and --reduce=none without (ok in one iff ok in the other; equal when both are
+ltl verdicts: the first error met may be a deadlock in one search and the
+violation in another).
+
+usage: test_ltl.py MCHECK [--count N] [--seed S] [--random-only]
+--count: random models (default 8, the CI figure); --random-only skips the rest.
 The last line is "N passed, N failed".
 """
+import argparse
 import json
 import os
+import random
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -163,11 +183,216 @@ def replay_check(mcheck):
               f"({js and (js['verdict'], js['stats']['cycles_rejected'])})")
 
 
+# the translator cross-check: every formula on every model of tests/ltl/
+# (over p and q), response, until and release, nested, with true and false
+SPIN_FORMULAS = [
+    "[] p", "<> p", "[] !p", "<> q", "[] <> p", "<> [] p", "<> [] !p", "[] <> q",
+    "<> [] q", "[] (p -> <> q)", "[] (q -> <> p)", "p U q", "!p U q", "!q U p",
+    "q V !p", "p V !q", "<> (p && <> q)", "[] <> p -> [] <> q", "<> p -> <> q",
+    "(<> [] q) || ([] <> p)", "[] (q -> [] q)", "[] (p -> (p U !p))", "!(p U (q && !p))",
+    "<> (q U [] !p)", "true", "false", "[] true", "<> false", "(p <-> q) U true",
+]
+
+
+def spin_missing():
+    """None when spin and a C compiler are installed, else the reason; a
+    failure when CI is set, as tests/test_html.py does for chromium."""
+    gone = [t for t in ("spin", "gcc") if not shutil.which(t)]
+    if not gone:
+        return None
+    reason = " and ".join(gone) + " not installed"
+    if os.environ.get("CI"):
+        check(False, f"the SPIN cross-check may not be skipped when CI is set: {reason}")
+    else:
+        print(f"skip: the SPIN cross-check ({reason}; apt-get install spin gcc; with CI set this fails)")
+    return reason
+
+
+def spin_verdicts(pml, formulas, d):
+    """pan's verdict for each formula on the Promela model pml: one ltl
+    block per formula, one compile, `pan -a -N fK` per formula:
+    ltl_violated for an acceptance cycle or a claim that ends or fails its
+    assertion (SPIN's claim of a safety formula: a violation on a finite
+    prefix), ok for neither, None otherwise."""
+    work = os.path.join(d, "spin_" + os.path.basename(pml)[:-4])
+    os.makedirs(work, exist_ok=True)
+    with open(pml) as f:
+        text = f.read()
+    text += "".join(f"ltl f{k} {{ {formula} }}\n" for k, formula in enumerate(formulas))
+    with open(os.path.join(work, "m.pml"), "w") as f:
+        f.write(text)
+    p = subprocess.run(["spin", "-a", "m.pml"], cwd=work, capture_output=True, text=True, timeout=120)
+    if not check(p.returncode == 0, f"spin -a {pml}: {p.stdout[-300:]} {p.stderr[-300:]}"):
+        return [None] * len(formulas)
+    p = subprocess.run(["gcc", "-O1", "-o", "pan", "pan.c"], cwd=work, capture_output=True, text=True, timeout=300)
+    if not check(p.returncode == 0, f"gcc pan.c for {pml}: {p.stderr[-300:]}"):
+        return [None] * len(formulas)
+    out = []
+    for k, formula in enumerate(formulas):
+        p = subprocess.run(["./pan", "-a", "-m100000", "-w18", "-N", f"f{k}"], cwd=work,
+                           capture_output=True, text=True, timeout=120)
+        if re.search(r"pan:1: (acceptance cycle|claim violated|assertion violated  !)", p.stdout):
+            out.append("ltl_violated")
+        elif re.search(r"errors: 0\b", p.stdout) and "too small" not in p.stdout:
+            out.append("ok")
+        else:
+            check(False, f"pan -a -N f{k} ({formula}) on {pml}: neither a cycle nor a full search: {p.stdout[-400:]}")
+            out.append(None)
+    return out
+
+
+def mcheck_verdict(mcheck, formula, path):
+    code, js, err = verdict(mcheck, ["--ltl", formula, path])
+    got = js and js["verdict"]
+    if code != (1 if got == "ltl_violated" else 0):
+        return f"exit {code} {got} {err.strip()[:200]}"
+    return got
+
+
+def spin_models(mcheck, d):
+    """Each bundled model with a Promela version: its expect-ltl formulas,
+    mcheck against pan (and both against the header)."""
+    n = 0
+    for name in sorted(os.listdir(os.path.join(TOP, "models"))):
+        pml = os.path.join(TOP, "bench", "spin", name[:-3] + ".pml")
+        if not name.endswith(".bc") or not os.path.exists(pml):
+            continue
+        path = os.path.join(TOP, "models", name)
+        with open(path) as f:
+            want = re.findall(r"^; expect-ltl: (.*?) => (\w+)\s*$", f.read(), re.M)
+        if not want:
+            continue
+        theirs = spin_verdicts(pml, [formula for formula, _ in want], d)
+        for (formula, expected), spin in zip(want, theirs):
+            ours = mcheck_verdict(mcheck, formula, path)
+            check(ours == spin == expected,
+                  f"{name} {formula!r}: mcheck {ours}, SPIN {spin}, expect-ltl {expected}")
+            n += 1
+    check(n >= 4, f"the bundled models' expect-ltl formulas checked against SPIN: {n}")
+
+
+def spin_translator(mcheck, d):
+    """The translator: SPIN_FORMULAS on tests/ltl/NAME.bc and NAME.pml; both
+    verdicts occur for most of them, so a wrong automaton shows."""
+    ltl_dir = os.path.join(HERE, "ltl")
+    seen, tally = set(), []
+    for name in sorted(os.listdir(ltl_dir)):
+        if not name.endswith(".pml"):
+            continue
+        theirs = spin_verdicts(os.path.join(ltl_dir, name), SPIN_FORMULAS, d)
+        for formula, spin in zip(SPIN_FORMULAS, theirs):
+            ours = mcheck_verdict(mcheck, formula, os.path.join(ltl_dir, name[:-4] + ".bc"))
+            check(ours == spin, f"tests/ltl/{name[:-4]} {formula!r}: mcheck {ours}, SPIN {spin}")
+            seen.add(ours)
+            tally.append(ours)
+    check(seen == {"ok", "ltl_violated"}, f"the translator cross-check sees both verdicts: {seen}")
+    print(f"translator against SPIN: {len(tally)} verdicts, {tally.count('ltl_violated')} ltl_violated")
+
+
+RANDOM_FORMULAS = ["[] pz", "<> pz", "[] (pz -> <> qz)", "pz U qz", "<> [] pz", "[] <> pz"]
+
+
+def decl_names(line, kw):
+    """The names a `volatile` or `lock` line declares, an array as its
+    element 0 (every array has one): 'volatile a[2] = {1, 2}, v' gives
+    ['a[0]', 'v']."""
+    body = re.sub(r"\{[^}]*\}", "", re.sub(r";.*", "", line)[len(kw):])
+    parts, depth, cur = [], 0, ""
+    for ch in body:
+        depth += (ch in "([") - (ch in ")]")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out = []
+    for part in parts + [cur]:
+        m = re.match(r"\s*([A-Za-z_]\w*)\s*(\[)?", part)
+        if m:
+            out.append(m.group(1) + ("[0]" if m.group(2) else ""))
+    return out
+
+
+def random_differential(mcheck, gen, d, count, seed0):
+    """gen_model SEED --volatile with props pz, qz over random volatile
+    elements (hz: a lock's owner), each formula under three searches with
+    --all-errors, and composition and --reduce=none without."""
+    configs = [[], ["--reduce=none"], ["--store=exact"]]
+    tally = {"ok": 0, "ltl_violated": 0, "other": 0}
+    for seed in range(seed0, seed0 + count):
+        # even seeds volatile-heavy (critical sections with visible accesses),
+        # odd ones plain (critical sections often all invisible: only the
+        # releases the props make visible show the lock held)
+        kind = ["--volatile"] if seed % 2 == 0 else []
+        text = subprocess.run([gen, str(seed)] + kind, capture_output=True, text=True,
+                              check=True).stdout
+        lines = text.splitlines()
+        vols = [n for l in lines if l.startswith("volatile") for n in decl_names(l, "volatile")]
+        locks = [n for l in lines if l.startswith("lock") for n in decl_names(l, "lock")]
+        # gen_model's comments name the lock that guards a variable: "; x0
+        # guarded by m0, a2[i] guarded by la1[i]"
+        guard = {v.replace("[i]", "[0]"): l.replace("[i]", "[0]") for v, l in
+                 re.findall(r"([A-Za-z_]\w*(?:\[i\])?) guarded by ([A-Za-z_]\w*(?:\[\w+\])?)", text)}
+        guard = {(v if v in vols else v + "[0]"): l for v, l in guard.items()}
+        guard = {v: l for v, l in guard.items() if v in vols}  # not the shared ones
+        rnd = random.Random(seed)
+        props, formulas = [], []
+        if vols:
+            pvar = rnd.choice(sorted(guard) or vols)
+            props = [f"prop pz = {pvar} {rnd.choice(['!=', '=='])} {rnd.randrange(2)}",
+                     f"prop qz = {rnd.choice(vols)} {rnd.choice(['!=', '=='])} {rnd.randrange(2)}"]
+            formulas = list(RANDOM_FORMULAS)
+        if locks:
+            # the lock that guards pz's variable when there is one: whether pz
+            # changes while it is held is then up to the release's visibility
+            props.append(f"prop hz = owner({(vols and guard.get(pvar)) or rnd.choice(locks)}) != -1")
+            formulas += ["[] !hz", "[] (hz -> <> !hz)"] + (["[] !(pz && hz)"] if vols else [])
+        if not check(formulas, f"seed {seed}: gen_model {kind} declares a volatile or a lock"):
+            continue
+        path = os.path.join(d, f"random{seed}.bc")
+        with open(path, "w") as f:
+            f.write(text + "\n" + "\n".join(props) + "\n")
+        for formula in formulas:
+            found, first = [], []
+            for extra in configs:
+                for allerr, out in ((["--all-errors"], found), ([], first))[:1 + (extra != configs[2])]:
+                    code, js, err = verdict(mcheck, ["--ltl", formula] + allerr + extra + [path])
+                    if not check(js is not None and code in (0, 1),
+                                 f"seed {seed} {formula!r} {extra + allerr}: exit {code} {err.strip()[:300]}"):
+                        out.append(None)
+                    elif allerr:
+                        out.append(js["error_counts"]["ltl_violated"] > 0)
+                    else:
+                        out.append(js["verdict"])
+            what = f"seed {seed} {formula!r} ({'; '.join(props)})"
+            check(len(set(found)) == 1, f"{what}: ltl violation found with --all-errors "
+                  f"(compose, none, exact): {found}")
+            ltl = [v for v in first if v in ("ok", "ltl_violated")]
+            check(first.count("ok") in (0, len(first)) and len(set(ltl)) <= 1,
+                  f"{what}: first verdicts (compose, none): {first}")
+            tally[found[0] and "ltl_violated" or ("ok" if first[0] == "ok" else "other")] += 1
+    print(f"random differential: {count} models from seed {seed0}, formula verdicts {tally}")
+    return tally
+
+
 def main():
-    mcheck = sys.argv[1]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mcheck")
+    ap.add_argument("--count", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--random-only", action="store_true")
+    args = ap.parse_args()
+    mcheck = args.mcheck
+    gen = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(mcheck))), "tests", "gen_model")
     with tempfile.TemporaryDirectory() as d:
+        random_differential(mcheck, gen, d, args.count, args.seed)
+        if args.random_only:
+            return finish()
         exact(mcheck, d)
         errors(mcheck, d)
+        if not spin_missing():
+            spin_models(mcheck, d)
+            spin_translator(mcheck, d)
     models(mcheck)
     replay_check(mcheck)
     return finish()
