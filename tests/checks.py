@@ -297,3 +297,19 @@ def run_mcheck(mcheck, *args, timeout=120):
                        timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
+
+
+def run_quiet(mcheck, args, timeout=300):
+    """(exit status, stdout, stderr) of `mcheck --quiet ARGS...`."""
+    p = subprocess.run([mcheck, "--quiet"] + list(args), capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_quiet_json(mcheck, args, timeout=300):
+    """(exit status, the --json report or None if stdout is not JSON, stderr)."""
+    code, out, err = run_quiet(mcheck, ["--json"] + list(args), timeout)
+    try:
+        return code, json.loads(out), err
+    except ValueError:
+        return code, None, err

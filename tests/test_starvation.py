@@ -23,23 +23,11 @@ import subprocess
 import sys
 import tempfile
 from checks import check, finish
+from checks import run_quiet as run, run_quiet_json as run_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 SV = os.path.join(HERE, "starvation")
-
-
-def run(mcheck, args):
-    p = subprocess.run([mcheck, "--quiet"] + args, capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
-
-
-def run_json(mcheck, args):
-    code, out, err = run(mcheck, ["--json"] + args)
-    try:
-        return code, json.loads(out), err
-    except ValueError:
-        return code, None, err
 
 
 # model: {(fair, reduce): (starved thread or None, cycle_start, steps)}
