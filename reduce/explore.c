@@ -49,6 +49,9 @@ static void free_search(search *S)
     free(S->lv.onstack.key);
     free(S->lv.onstack.val);
     free(S->lv.check);
+    free(S->lv.full.key);
+    free(S->lv.full.val);
+    free(S->lv.prop_objs);
     free(S->lt.frames);
 }
 
@@ -79,10 +82,11 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     if ((o->search == SEARCH_STATELESS && (o->workers || o->por)) || /* not supported */
         (o->scheduling_races && (o->search != SEARCH_STATELESS || o->preemption_bound >= 0)) ||
         /* --liveness=npc: the sequential DFS only (liveness.c) */
-        (o->liveness && (o->search != SEARCH_DFS || o->workers || o->por ||
+        (o->liveness && (o->search != SEARCH_DFS || o->workers ||
+                         (o->por && o->liveness == LIVENESS_STARVATION) ||
                          o->store.kind == STORE_BITSTATE)) ||
         /* --ltl: likewise (ltl_search.c) */
-        (o->ltl && (o->liveness || o->search != SEARCH_DFS || o->workers || o->por ||
+        (o->ltl && (o->liveness || o->search != SEARCH_DFS || o->workers ||
                     o->store.kind == STORE_BITSTATE || o->ltl->nstates > 65535))) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;

@@ -11,25 +11,18 @@
  * steps; copy-1 states are accepting. The outer search finds the safety
  * errors the plain DFS finds, with its counts. Every cycle is replayed
  * through the interpreter and compared, state against state, before it is
- * recorded (a fingerprint collision can invent one). Not here: fairness,
- * starvation, LTL, persistent sets, bitstate, BFS, -j (explore_run()
- * refuses them). */
+ * recorded (a fingerprint collision can invent one). With --por each
+ * product state expands what live_por.c decides: a persistent set with no
+ * progress step, or every thread; a step into an error adds the rest
+ * (no stack proviso is needed: proviso()), and the nested search repeats
+ * the outer one's choices. Not here: fairness, starvation,
+ * LTL, bitstate, BFS, -j (explore_run() refuses them). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "search_int.h"
 
 enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
-
-/* Does the step of thread tid from s execute a progress-labelled
- * instruction? (The labelled instructions are visible, vm_mark_progress(),
- * so a composed step executes one only as its first.) */
-static bool is_progress(const vm_program *p, const uint8_t *s, int tid)
-{
-    const vm_body *b = vm_thread_body(p, s, tid);
-    uint32_t pc = vm_tpc(p, s, tid);
-    return b && pc < b->ncode && b->code[pc].progress_label;
-}
 
 /* The key of a state's copy-1 entry in the stack set: its hash (vector and
  * copy byte), cut to --liveness-test-bits for the tests. */
@@ -42,6 +35,40 @@ static uint64_t stack_key(const search *S, uint8_t *v)
     unsigned bits = S->o->liveness_test_bits;
     if (bits && bits < 64) h &= ((uint64_t)1 << bits) - 1;
     return h;
+}
+
+/* Put the top level (a copy-1 state) into the stack set. */
+static bool put_on_stack(search *S, size_t depth)
+{
+    uint64_t key = stack_key(S, S->cur);
+    if (map_get(&S->lv.onstack, key)) return true; /* a collision: keep the first */
+    if (!map_put(S, &S->lv.onstack, key, depth + 1)) return false;
+    S->lv.frames[depth].in_map = 1;
+    return true;
+}
+
+/* --por: the threads level f (state S->cur, copy q) expands (live_por.c). */
+static void por_start(search *S, lv_frame *f, uint8_t q)
+{
+    uint64_t key = live_por_key(S, S->cur, 1, 0, q ? 1 : 0);
+    f->todo = live_por_todo(S, S->cur, enabled_mask(S->p, S->cur), q == 2, key, &f->rest);
+    f->fr.tid = -1;
+}
+
+/* --por, the outer search: the step just taken from level f (copy q) ends
+ * in an error, which has no successors, so the persistent set no longer
+ * stands for the others' steps (dfs_por.c's error proviso): f is expanded
+ * fully, and the nested searches will follow. No stack proviso: a cycle of
+ * the reduced graph through states none of which is expanded fully takes
+ * steps of persistent sets only, none a progress step (visibility), so it
+ * is a non-progress cycle itself; and a reduced graph without such cycles
+ * meets Peled's cycle condition, which then keeps every non-progress cycle
+ * (live_por.c). Either way the reduced graph has one iff the full one has. */
+static bool proviso(search *S, lv_frame *f, uint8_t q, const step_outcome *out)
+{
+    if (!f->rest || f->full || out->kind == VERDICT_OK) return true;
+    f->full = 1;
+    return live_por_full(S, live_por_key(S, S->cur, 1, 0, q ? 1 : 0));
 }
 
 static bool lv_grow(search *S, size_t need)
@@ -65,6 +92,7 @@ static bool push(search *S, size_t *depth, uint8_t *ns, uint8_t q, bool eps)
     S->cur = ns;
     nf->q = q;
     nf->eps = eps;
+    if (live_por_on(S)) por_start(S, nf, q);
     if (*depth > S->r->stats.max_depth) S->r->stats.max_depth = *depth;
     return true;
 }
@@ -120,10 +148,8 @@ static bool lasso_holds(search *S, const explore_step *path, uint32_t len, uint3
 {
     const vm_program *p = S->p;
     uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
-    memset(v, 0, S->wsize);
-    memcpy(v, p->init_state, p->layout.size);
-    if (S->det) ls_init_meta(S->det, v);
     explore_stats dry = {0};
+    if (!search_initial(S, v, &dry)) return false;
     for (uint32_t i = 0; i < len; i++) {
         if (i == cycle_start) memcpy(at, v, S->vsize);
         if (path[i].tid < 0 || (uint32_t)path[i].tid >= p->nthreads ||
@@ -177,11 +203,37 @@ static int cycle_found(search *S, size_t top, size_t mark, const explore_step *l
     return FOUND;
 }
 
+/* next_step() with --por: the threads of f->todo, then, once the proviso
+ * has made the level full, those of f->rest. */
+static bool next_step_por(search *S, lv_frame *f)
+{
+    const vm_program *p = S->p;
+    if (f->fr.tid >= (int32_t)p->nthreads) return false; /* a leaf */
+    for (;;) {
+        if (f->fr.tid >= 0 && f->fr.choice < f->fr.nchoices) return true;
+        if (!f->todo) {
+            if (!f->full || !f->rest) return false;
+            f->todo = f->rest;
+            f->rest = 0;
+        }
+        int t = __builtin_ctzll(f->todo);
+        f->todo &= f->todo - 1;
+        f->fr.tid = t;
+        f->fr.choice = 0;
+        f->fr.nchoices = vm_enabled(p, S->cur, t);
+        if (f->fr.nchoices && f->q && is_progress(p, S->cur, t)) {
+            S->r->stats.progress_skipped += f->fr.nchoices;
+            f->fr.choice = f->fr.nchoices;
+        }
+    }
+}
+
 /* Advance the top level to its next step (tid, choice); only non-progress
  * steps in copies 1 and 2. False when it has none left. */
 static bool next_step(search *S, lv_frame *f)
 {
     const vm_program *p = S->p;
+    if (live_por_on(S)) return next_step_por(S, f);
     while (f->fr.tid < (int32_t)p->nthreads) {
         if (f->fr.nchoices == 0) {
             f->fr.nchoices = vm_enabled(p, S->cur, f->fr.tid);
@@ -266,6 +318,10 @@ void liveness_npc(search *S)
     }
     size_t depth = 0;
     memset(&S->lv.frames[0], 0, sizeof(lv_frame));
+    if (live_por_on(S)) {
+        if (!live_por_start(S)) return;
+        por_start(S, &S->lv.frames[0], 0);
+    }
     while (S->lim.stop == STOP_COMPLETE) {
         lv_frame *f = &S->lv.frames[depth];
         uint8_t *ns = S->dfs.next;
@@ -280,12 +336,7 @@ void liveness_npc(search *S)
             }
             if (sr == STORE_ADDED) {
                 x->np_states++;
-                uint64_t key = stack_key(S, ns);
-                if (!push(S, &depth, ns, 1, true)) break;
-                if (!map_get(&S->lv.onstack, key)) { /* else a collision: keep the first */
-                    if (!map_put(S, &S->lv.onstack, key, depth + 1)) break;
-                    S->lv.frames[depth].in_map = 1;
-                }
+                if (!push(S, &depth, ns, 1, true) || !put_on_stack(S, depth)) break;
             }
             continue;
         }
@@ -310,11 +361,14 @@ void liveness_npc(search *S)
             uint64_t n;
             int rc = insert_successor(S, ns, &out, &first, &n);
             if (rc == INS_STOP) break;
+            if (!proviso(S, f, 0, &out)) break;
             if (rc == INS_ERROR && !lv_error(S, depth, &st, &out)) break;
             if (rc == INS_NEW && !push(S, &depth, ns, 0, false)) break;
         } else {
             x->np_transitions++;
-            if (out.kind == VERDICT_OK) { /* an error state has no successors */
+            if (out.kind != VERDICT_OK) { /* an error state has no successors: the */
+                if (!proviso(S, f, 1, &out)) break; /* persistent set ends here */
+            } else {
                 mark_outcome(S, ns, &out);
                 ns[S->vsize] = 1;
                 store_result sr = store_insert(S->st, ns);
@@ -324,12 +378,7 @@ void liveness_npc(search *S)
                 }
                 if (sr == STORE_ADDED) {
                     x->np_states++;
-                    uint64_t key = stack_key(S, ns);
-                    if (!push(S, &depth, ns, 1, false)) break;
-                    if (!map_get(&S->lv.onstack, key)) {
-                        if (!map_put(S, &S->lv.onstack, key, depth + 1)) break;
-                        S->lv.frames[depth].in_map = 1;
-                    }
+                    if (!push(S, &depth, ns, 1, false) || !put_on_stack(S, depth)) break;
                 }
             }
         }

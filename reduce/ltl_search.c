@@ -11,7 +11,12 @@
  * stutters: it repeats forever, so the automaton moves and the state stays
  * (SPIN's stutter extension). Every cycle is replayed through the
  * interpreter with the automaton run beside it (the props re-evaluated at
- * every state) before it is recorded. Not here: fairness, --por, bitstate,
+ * every state) before it is recorded. With --por each product state
+ * expands, on every automaton edge, what live_por.c decides: a persistent
+ * set none of whose steps may change a prop the formula reads, or every
+ * thread; the outer search's cycle proviso (a successor on its stack, or
+ * an error) adds the rest in a second round over the edges, and the nested
+ * search repeats the outer one's choices. Not here: fairness, bitstate,
  * BFS, -j (explore_run() refuses them). */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +52,24 @@ static uint64_t stack_key(const search *S, uint8_t *v)
     return h;
 }
 
+/* --por: the threads level f (state S->cur) expands (live_por.c). */
+static void por_start(search *S, lt_frame *f)
+{
+    uint64_t key = live_por_key(S, S->cur, 3, 2, 0);
+    f->todo = live_por_todo(S, S->cur, enabled_mask(S->p, S->cur), f->nested, key, &f->rest);
+}
+
+/* --por, the outer search: the step just taken from level f leads onto the
+ * stack (ns, its automaton state set) or into an error: the proviso
+ * expands f fully, and the nested searches will too. */
+static bool proviso(search *S, lt_frame *f, uint8_t *ns, const step_outcome *out)
+{
+    if (!f->rest || f->full) return true;
+    if (out->kind == VERDICT_OK && !map_get(&S->lv.onstack, stack_key(S, ns))) return true;
+    f->full = 1;
+    return live_por_full(S, live_por_key(S, S->cur, 3, 2, 0));
+}
+
 static bool lt_grow(search *S, size_t need)
 {
     if (need <= S->lt.cap) return true;
@@ -71,6 +94,7 @@ static bool push(search *S, size_t *depth, uint8_t *ns, uint32_t q, uint8_t nest
     nf->how = how;
     nf->props = props_of(S->p, ns);
     nf->terminal = !any_enabled(S->p, ns);
+    if (live_por_on(S)) por_start(S, nf);
     if (*depth > S->r->stats.max_depth) S->r->stats.max_depth = *depth;
     return true;
 }
@@ -99,7 +123,17 @@ static bool next_move(search *S, lt_frame *f, uint32_t *q2, explore_step *st)
     const ltl_automaton *A = S->o->ltl;
     const vm_program *p = S->p;
     uint32_t off = A->succ_off[f->q], n = A->succ_off[f->q + 1] - off;
-    while (f->edge < n) {
+    bool por = live_por_on(S);
+    while (f->edge < n || (por && f->full && f->rest)) {
+        if (f->edge >= n) { /* the proviso's second round: the rest, every edge */
+            f->todo = f->rest;
+            f->rest = 0;
+            f->edge = 0;
+            f->fr.tid = 0;
+            f->fr.choice = 0;
+            f->fr.nchoices = 0;
+            continue;
+        }
         uint32_t b = A->succ[off + f->edge];
         if (ltl_enters(A, b, f->props)) {
             if (f->terminal) {
@@ -112,6 +146,10 @@ static bool next_move(search *S, lt_frame *f, uint32_t *q2, explore_step *st)
                 }
             } else {
                 while (f->fr.tid < (int32_t)p->nthreads) {
+                    if (por && !((f->todo >> f->fr.tid) & 1)) {
+                        f->fr.tid++;
+                        continue;
+                    }
                     if (f->fr.nchoices == 0) f->fr.nchoices = vm_enabled(p, S->cur, f->fr.tid);
                     if (f->fr.choice < f->fr.nchoices) {
                         *q2 = b;
@@ -171,10 +209,8 @@ static bool lasso_holds(search *S, const explore_step *path, const uint32_t *qs,
     const vm_program *p = S->p;
     const ltl_automaton *A = S->o->ltl;
     uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
-    memset(v, 0, S->wsize);
-    memcpy(v, p->init_state, p->layout.size);
-    if (S->det) ls_init_meta(S->det, v);
     explore_stats dry = {0};
+    if (!search_initial(S, v, &dry)) return false;
     uint32_t q = 0, q_at = 0;
     bool accepting = false;
     for (uint32_t i = 0; i < len; i++) {
@@ -356,6 +392,10 @@ void ltl_search(search *S)
     memset(f0, 0, sizeof *f0);
     f0->props = props_of(p, S->cur);
     f0->terminal = !any_enabled(p, S->cur);
+    if (live_por_on(S)) {
+        if (!live_por_start(S)) return;
+        por_start(S, f0);
+    }
     if (!put_on_stack(S, 0)) return;
     while (S->lim.stop == STOP_COMPLETE) {
         lt_frame *f = &S->lt.frames[depth];
@@ -395,6 +435,7 @@ void ltl_search(search *S)
             uint64_t n;
             int rc = insert_successor(S, ns, &out, &first, &n);
             if (rc == INS_STOP) break;
+            if (!proviso(S, f, ns, &out)) break;
             if (rc == INS_ERROR && !lt_error(S, depth, &st, &out)) break;
             if (rc == INS_NEW && (!push(S, &depth, ns, q2, 0, 0) || !put_on_stack(S, depth)))
                 break;

@@ -531,3 +531,28 @@ uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live)
     }
     return add;
 }
+
+uint64_t *por_prop_objects(const por *P, uint64_t used, uint64_t *at)
+{
+    const vm_program *p = P->p;
+    uint64_t *w = calloc(P->words, sizeof *w);
+    if (!w) return NULL;
+    *at = 0;
+    for (uint32_t i = 0; i < p->nprops && i < 64; i++) {
+        if (!((used >> i) & 1)) continue;
+        const vm_prop *pr = &p->props[i];
+        for (uint32_t k = 0; k < pr->ncode; k++) {
+            const vm_pxinsn *in = &pr->code[k];
+            if (in->op == VM_PX_ELEM) set_bit(w, P->obj_elem + (uint32_t)in->a);
+            else if (in->op == VM_PX_OWNER) set_bit(w, (uint32_t)in->a);
+            else if (in->op == VM_PX_AT && in->a >= 0 && in->a < 64) *at |= 1ull << in->a;
+        }
+    }
+    return w;
+}
+
+bool por_step_meets(por *P, const uint8_t *s, int t, const uint64_t *objs)
+{
+    const vm_program *p = P->p;
+    return meets(thread_step(P, s, t, unit_at(P, s, t), vm_tpc(p, s, t)), objs, P->words);
+}

@@ -37,4 +37,13 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask);
  * (used by por_persistent; the caller has filled the futures). */
 uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);
 
+/* For the liveness searches' visibility condition (live_por.c): the
+ * objects the props of `used` (bit i: p->props[i]) read, global elements
+ * and lock elements (their owners), as a new object set (NULL: no memory;
+ * free() it), and in *at the threads whose location at a label a prop
+ * reads; whether live thread t's step in s (its first instruction and the
+ * invisible tail) may touch an object of `objs`. */
+uint64_t *por_prop_objects(const por *P, uint64_t used, uint64_t *at);
+bool por_step_meets(por *P, const uint8_t *s, int t, const uint64_t *objs);
+
 #endif

@@ -135,7 +135,7 @@ static uint64_t stack_queue_reserved(const search *S)
 {
     return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap +
            S->ps.cap * sizeof(por_frame) + S->sl.cap * sizeof(sl_frame) +
-           S->lv.cap * sizeof(lv_frame) + S->lv.onstack.cap * 2 * sizeof(uint64_t) +
+           S->lv.cap * sizeof(lv_frame) + (S->lv.onstack.cap + S->lv.full.cap) * 2 * sizeof(uint64_t) +
            S->lt.cap * sizeof(lt_frame) +
            (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
            S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
@@ -397,4 +397,16 @@ void deadlock_outcome(step_outcome *e)
     e->body = UINT32_MAX;
     e->elem = UINT32_MAX;
     snprintf(e->msg, sizeof e->msg, "deadlock: no thread can move");
+}
+
+bool search_initial(search *S, uint8_t *v, explore_stats *dry)
+{
+    memset(v, 0, S->wsize);
+    memcpy(v, S->p->init_state, S->p->layout.size);
+    if (S->det) ls_init_meta(S->det, v);
+    if (S->env.fold_start && !step_fold_starts(&S->env, v, dry, false)) {
+        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    return true;
 }

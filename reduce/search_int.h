@@ -243,6 +243,9 @@ typedef struct lv_frame {
                           copy 0 to copy 1 of the same state (no step) */
     uint8_t eps_done;  /* copy 0: that move was taken */
     uint8_t in_map;    /* copy 1: this level put its hash into `onstack` */
+    uint8_t full;      /* --por: the proviso made this level expand fully */
+    uint64_t todo;     /* --por: the threads still to expand, after fr.tid */
+    uint64_t rest;     /* --por: the enabled threads the persistent set left out */
 } lv_frame;
 
 typedef struct lv_stack {
@@ -250,6 +253,10 @@ typedef struct lv_stack {
     size_t cap;
     hash_map onstack;  /* hash of a copy-1 stack state -> its level + 1 */
     uint8_t *check;    /* work vectors of the replay check (2 x wsize) */
+    /* --por (live_por.c) */
+    hash_map full;     /* product key -> 1: the outer search expanded it fully */
+    uint64_t *prop_objs; /* --ltl: the objects the formula's props read */
+    uint64_t prop_at;  /* --ltl: the threads whose location a prop reads */
 } lv_stack;
 
 /* ---- the product search of --ltl (ltl_search.c) -------------------------- */
@@ -268,6 +275,9 @@ typedef struct lt_frame {
                           automaton moves, the state stays); 2, the start
                           of a nested search (no move) */
     uint8_t in_map;    /* an outer level that put its key into lv.onstack */
+    uint8_t full;      /* --por: the proviso made this level expand fully */
+    uint64_t todo;     /* --por: the threads to expand (each automaton edge) */
+    uint64_t rest;     /* --por: the enabled threads the persistent set left out */
 } lt_frame;
 
 typedef struct lt_stack {
@@ -342,6 +352,12 @@ static inline bool any_enabled(const vm_program *p, const uint8_t *s)
     uint64_t n;
     return first_enabled(p, s, &n) < p->nthreads;
 }
+
+/* The search's initial state into work vector v (wsize bytes): the
+ * program's, with the detector's metadata and, with --por, the static
+ * threads' invisible starts run (the replay checks of the liveness
+ * searches start there). False with S->lim.stop set if memory runs out. */
+bool search_initial(search *S, uint8_t *v, explore_stats *dry);
 
 /* Make e the outcome of a deadlock (search.c). */
 void deadlock_outcome(step_outcome *e);
@@ -598,6 +614,45 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
 }
 
 /* ---- liveness.c -------------------------------------------------------------- */
+
+/* Does the step of thread tid from s execute a progress-labelled
+ * instruction? (The labelled instructions are visible, vm_mark_progress(),
+ * so a composed step executes one only as its first.) */
+static inline bool is_progress(const vm_program *p, const uint8_t *s, int tid)
+{
+    const vm_body *b = vm_thread_body(p, s, tid);
+    uint32_t pc = vm_tpc(p, s, tid);
+    return b && pc < b->ncode && b->code[pc].progress_label;
+}
+
+/* ---- live_por.c: --por in the nested searches (liveness.c, ltl_search.c) -- */
+
+/* Build the visibility tables (--ltl: the objects the formula's props
+ * read). False with S->lim.stop set when memory runs out. */
+bool live_por_start(search *S);
+/* The threads to expand first in product state `key` at model state s
+ * (`enabled`: its enabled threads), and in *rest the enabled threads left
+ * for the proviso: without --por (or with more than 64 threads) every
+ * enabled thread; else a persistent set, or every enabled thread when one
+ * of its steps is visible (a progress step; one that may change a prop the
+ * formula reads). A nested search (`nested`) takes the outer search's
+ * decision: every enabled thread when that search recorded `key` full. */
+uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool nested, uint64_t key,
+                       uint64_t *rest);
+/* The outer search expands product state `key` fully (its proviso):
+ * recorded for the nested searches. False with S->lim.stop set if the
+ * record does not fit. */
+bool live_por_full(search *S, uint64_t key);
+/* The key of a product state for live_por_todo(): the hash of the vector
+ * and the `extra` product bytes after it, with the byte at `at` (after the
+ * vector) read as `val` (the outer search's copy of a nested state), never
+ * cut to --liveness-test-bits. */
+uint64_t live_por_key(const search *S, uint8_t *v, size_t extra, size_t at, uint8_t val);
+/* --por applies to the nested searches (at most 64 threads). */
+static inline bool live_por_on(const search *S)
+{
+    return S->o->por && S->por && S->p->nthreads <= 64;
+}
 
 /* --liveness=npc: the nested depth-first search for a non-progress cycle
  * from the initial state (S->cur, stored with copy byte 0); also finds and

@@ -77,13 +77,6 @@ static bool room_for(search *S, size_t extra)
     return false;
 }
 
-static bool is_progress(const vm_program *p, const uint8_t *s, int tid)
-{
-    const vm_body *b = vm_thread_body(p, s, tid);
-    uint32_t pc = vm_tpc(p, s, tid);
-    return b && pc < b->ncode && b->code[pc].progress_label;
-}
-
 /* Thread t runs, in s, a body that has a progress label (it is checked)
  * and stands at a control point where the reduced search schedules it (a
  * visible one, vm_at_visible()): with --reduce=none a thread inside its

@@ -89,8 +89,7 @@ def bundled(mcheck):
 
 def usage(mcheck):
     path = os.path.join(TOP, "models", "livelock_ordered.bc")
-    for opts, text in ((["--por"], "--liveness=npc cannot be used with --por"),
-                       (["--search=bfs"], "cannot be used with --search=bfs"),
+    for opts, text in ((["--search=bfs"], "cannot be used with --search=bfs"),
                        (["--search=stateless"], "cannot be used with --search=stateless"),
                        (["-j", "2"], "cannot be used with -j"),
                        (["--store=bitstate"], "cannot be used with --store=bitstate"),
@@ -140,10 +139,17 @@ def replay(mcheck):
         check(code == 0 and "no error occurs" in out, "--replay of a lasso that does not close: no error")
 
 
+# A seed whose model needs --por's error proviso and the nested search's
+# following of the outer one's choices (tests/mutate.py's
+# liveness-por-error-not-full and live-por-nested-own-choices differ from
+# --reduce=none on seed 218 only, among seeds 1-600): always run.
+PROVISO_SEEDS = [218]
+
+
 def randomized(mcheck, gen, count):
     seen = {"non_progress_cycle": 0, "ok": 0}
     with tempfile.TemporaryDirectory() as d:
-        for seed in range(1, count + 1):
+        for seed in list(range(1, count + 1)) + [s for s in PROVISO_SEEDS if s > count]:
             src = subprocess.run([gen, str(seed)], capture_output=True, text=True).stdout
             labels = re.findall(r"^(L\d+):", src, re.M)
             for k, lab in enumerate(labels):  # every second label marks progress
@@ -152,7 +158,7 @@ def randomized(mcheck, gen, count):
             path = os.path.join(d, f"m{seed}.bc")
             open(path, "w").write(src)
             got = {}
-            for v in (["--reduce=compose"], ["--reduce=none"], ["--store=exact"]):
+            for v in (["--reduce=compose"], ["--reduce=none"], ["--store=exact"], ["--por"]):
                 code, js, err = run_json(mcheck, ["--liveness=npc", "--all-errors"] + v + [path])
                 if not js:
                     check(False, f"random seed {seed} {v}: no JSON ({err.strip()[:200]})")

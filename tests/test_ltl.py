@@ -154,7 +154,7 @@ def errors(mcheck, d):
         code, out, err = run(mcheck, ["--ltl", formula, path])
         check(code == 2 and f"mcheck: error: --ltl: " in err and want in err,
               f"--ltl {formula!r}: exit {code}, expected 2 and {want!r}: {err.strip()[:200]}")
-    for opt, want in [("--por", "--por"), ("--search=bfs", "--search=bfs"), ("-j2", "-j"),
+    for opt, want in [("--search=bfs", "--search=bfs"), ("-j2", "-j"),
                       ("--store=bitstate", "bitstate"), ("--liveness=npc", "--liveness")]:
         code, out, err = run(mcheck, ["--ltl", "[] p", opt, path])
         check(code == 2 and want in err, f"--ltl with {opt}: exit {code}: {err.strip()[:200]}")
@@ -313,13 +313,20 @@ def decl_names(line, kw):
     return out
 
 
+# A seed whose model needs --por's cycle proviso (tests/mutate.py's
+# ltl-por-no-proviso differs from --reduce=none on seeds 21, 45, 52, 134 and
+# 144 of 1-150): always run.
+PROVISO_SEEDS = [21]
+
+
 def random_differential(mcheck, gen, d, count, seed0):
     """gen_model SEED --volatile with props pz, qz over random volatile
     elements (hz: a lock's owner), each formula under three searches with
     --all-errors, and composition and --reduce=none without."""
-    configs = [[], ["--reduce=none"], ["--store=exact"]]
+    configs = [[], ["--reduce=none"], ["--store=exact"], ["--por"]]
     tally = {"ok": 0, "ltl_violated": 0, "other": 0}
-    for seed in range(seed0, seed0 + count):
+    for seed in list(range(seed0, seed0 + count)) + [s for s in PROVISO_SEEDS
+                                                     if not seed0 <= s < seed0 + count]:
         # even seeds volatile-heavy (critical sections with visible accesses),
         # odd ones plain (critical sections often all invisible: only the
         # releases the props make visible show the lock held)

@@ -117,7 +117,7 @@ def bundled(mcheck):
 
 def usage(mcheck):
     path = os.path.join(SV, "unfair_only.bc")
-    for opts, text in ((["--por"], "--liveness=starvation cannot be used with --por"),
+    for opts, text in ((["--por"], "--liveness=starvation cannot be used with --por: a persistent set postpones"),
                        (["--search=bfs"], "cannot be used with --search=bfs"),
                        (["--search=stateless"], "cannot be used with --search=stateless"),
                        (["-j", "2"], "cannot be used with -j"),
