@@ -612,6 +612,13 @@ static void outcome_json(FILE *out, const replay_request *rq, const recorded *r,
             reduce_mode_name(r->eo.reduce), race_mode_name(r->eo.race),
             r->eo.por ? "true" : "false", r->spurious ? "true" : "false", r->eo.max_invisible);
     json_define_list(out, r);
+    if (r->eo.liveness) /* only then, as the search's report */
+        fprintf(out, ",\"liveness\":\"%s\"", r->eo.liveness == LIVENESS_NPC ? "npc" : "starvation");
+    if (r->eo.fair) fprintf(out, ",\"fair\":true");
+    if (r->eo.ltl_text) {
+        fprintf(out, ",\"ltl\":");
+        json_string(out, r->eo.ltl_text);
+    }
     fprintf(out, "},\"recorded\":{\"kind\":");
     json_string(out, r->kind);
     fprintf(out, ",\"message\":");
@@ -771,6 +778,10 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
                r->eo.race != LS_OFF ? ", race=" : "",
                r->eo.race != LS_OFF ? race_mode_name(r->eo.race) : "",
                r->adapted ? ", adapted" : "", r->spurious ? ", spurious-wakeups" : "");
+        if (r->eo.liveness) /* the search the trace came from */
+            printf("search: --liveness=%s%s\n", r->eo.liveness == LIVENESS_NPC ? "npc" : "starvation",
+                   r->eo.fair ? " --fair" : "");
+        if (r->eo.ltl_text) printf("search: --ltl '%s'\n", r->eo.ltl_text);
         if (r->model && strcmp(r->model, rq->model))
             printf("note: the trace was recorded on %s\n", r->model);
         if (error) {
