@@ -405,6 +405,9 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
                                        strcmp(lv->valuestring, "starvation"))))
         return file_error(rq, "\"options\".\"liveness\" must be \"npc\" or \"starvation\"");
     if (lv) r->eo.liveness = strcmp(lv->valuestring, "npc") ? LIVENESS_STARVATION : LIVENESS_NPC;
+    if (r->starvation && r->eo.liveness != LIVENESS_STARVATION)
+        return file_error(rq, "\"options\".\"liveness\" must be \"starvation\" for a "
+                              "starvation error");
     if (fair && !cJSON_IsBool(fair))
         return file_error(rq, "\"options\".\"fair\" must be true or false");
     r->eo.fair = cJSON_IsTrue(fair);
@@ -417,9 +420,6 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
     if (r->ltl_lasso && !ltl)
         return file_error(rq, "\"options\".\"ltl\" is missing: an ltl_violated error is "
                               "replayed with its formula");
-    if (r->starvation && r->eo.liveness != LIVENESS_STARVATION)
-        return file_error(rq, "\"options\".\"liveness\" must be \"starvation\" for a "
-                              "starvation error");
     if ((r->eo.liveness || ltl) && r->eo.por)
         return file_error(rq, "\"options\": por cannot be used with %s", ltl ? "ltl" : "liveness");
     if ((rc = read_defines(rq, field(opts, "defines"), r))) return rc;
