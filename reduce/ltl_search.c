@@ -11,7 +11,9 @@
  * stutters: it repeats forever, so the automaton moves and the state stays
  * (SPIN's stutter extension). Every cycle is replayed through the
  * interpreter with the automaton run beside it (the props re-evaluated at
- * every state) before it is recorded. Not here: fairness, --por, bitstate,
+ * every state) before it is recorded; mcheck --replay checks a recorded
+ * lasso the same way, with a run of the automaton found beside it
+ * (ltl_check_lasso()). Not here: fairness, --por, bitstate,
  * BFS, -j (explore_run() refuses them). */
 #include <stdlib.h>
 #include <string.h>

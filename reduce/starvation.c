@@ -17,7 +17,8 @@
  * disabled there: the hidden state after the step's first instruction is
  * rebuilt, so --fair gives --reduce=none's verdicts (test_starvation.py).
  * The lasso (stem, cycle) is replayed through the interpreter and checked
- * before it is recorded. Not here: on-the-fly search (the graph is built
+ * before it is recorded; mcheck --replay checks a recorded one the same way
+ * (starvation_check_lasso()). Not here: on-the-fly search (the graph is built
  * first, memory linear in states and edges; --memlimit counts it),
  * strong fairness, --por, bitstate, BFS order options, -j. */
 #include <stdlib.h>

@@ -7,7 +7,10 @@
  * occurs again, another one, none, or where and why the path cannot be
  * followed. It reads only "path" and the options, never the human-readable
  * "trace" array; it prints with report_text.c's and report_json.c's
- * functions. Bad files are usage errors (exit 2), never crashes. */
+ * functions. A lasso (--liveness, --ltl: "cycle_start") has its cycle
+ * re-checked: npc's here (lasso_closes()), starvation's and ltl's by the
+ * searches' own checks (explore_options.check_lasso). Bad files are usage
+ * errors (exit 2), never crashes. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
