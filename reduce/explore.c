@@ -168,6 +168,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         rc = insert_successor(&S, s0, &out, &first, &nfirst);
     if (rc == INS_ERROR)
         record_error(&S, &out, NULL, 0);
+    else if (rc == INS_NEW && o->check_lasso && o->liveness == LIVENESS_STARVATION)
+        starvation_check_lasso(&S); /* mcheck --replay: no search */
+    else if (rc == INS_NEW && o->check_lasso && o->ltl)
+        ltl_check_lasso(&S);
     else if (rc == INS_NEW && o->search == SEARCH_BFS)
         bfs(&S);
     else if (rc == INS_NEW && o->liveness == LIVENESS_STARVATION)

@@ -11,12 +11,14 @@
  * stutters: it repeats forever, so the automaton moves and the state stays
  * (SPIN's stutter extension). Every cycle is replayed through the
  * interpreter with the automaton run beside it (the props re-evaluated at
- * every state) before it is recorded. With --por each product state
- * expands, on every automaton edge, what live_por.c decides: a persistent
- * set none of whose steps may change a prop the formula reads, or every
- * thread; the outer search's cycle proviso (a successor on its stack, or
- * an error) adds the rest in a second round over the edges, and the nested
- * search repeats the outer one's choices. Not here: fairness, bitstate,
+ * every state) before it is recorded; mcheck --replay checks a recorded
+ * lasso the same way, with a run of the automaton found beside it
+ * (ltl_check_lasso()). With --por each product state expands, on every
+ * automaton edge, what live_por.c decides: a persistent set none of whose
+ * steps may change a prop the formula reads, or every thread; the outer
+ * search's cycle proviso (a successor on its stack, or an error) adds the
+ * rest in a second round over the edges, and the nested search repeats the
+ * outer one's choices. Not here: fairness, bitstate,
  * BFS, -j (explore_run() refuses them). */
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,30 @@ static bool lasso_holds(search *S, const explore_step *path, const uint32_t *qs,
     return cycle_start < len && accepting && q == q_at && memcmp(v, at, S->vsize) == 0;
 }
 
+/* The error of a lasso lasso_holds() accepted: its m steps (stutter moves
+ * left out, implied by its end), the cycle from step mstart (mstart == m:
+ * the last state repeats forever). The search stops. */
+static void lt_record(search *S, const explore_step *path, uint32_t m, uint32_t mstart)
+{
+    step_outcome out = {.kind = VERDICT_LTL, .cause = CAUSE_LTL, .tid = -1, .pc = 0,
+                        .body = UINT32_MAX, .elem = UINT32_MAX};
+    if (mstart < m)
+        snprintf(out.msg, sizeof out.msg,
+                 "ltl property violated: an infinite execution on which the formula is false "
+                 "(the cycle is steps %u-%u)", mstart + 1, m);
+    else
+        snprintf(out.msg, sizeof out.msg,
+                 "ltl property violated: an execution that ends after %u steps and on which the "
+                 "formula is false (its last state repeats forever)", m);
+    uint32_t before = S->r->nerrors;
+    record_error(S, &out, path, m);
+    if (S->r->nerrors > before) {
+        S->r->errors[before].lasso = true;
+        S->r->errors[before].cycle_start = mstart;
+    }
+    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_ERROR; /* one cycle is the answer */
+}
+
 /* A cycle met by the nested search: the moves of the stack to `top`, then
  * `last` into q2, the cycle starting at outer level `mark`. */
 static int cycle_found(search *S, size_t top, size_t mark, explore_step last, uint32_t q2)
@@ -270,24 +296,8 @@ static int cycle_found(search *S, size_t top, size_t mark, explore_step last, ui
         if (i == start) mstart = m;
         if (path[i].tid >= 0) path[m++] = path[i];
     }
-    step_outcome out = {.kind = VERDICT_LTL, .cause = CAUSE_LTL, .tid = -1, .pc = 0,
-                        .body = UINT32_MAX, .elem = UINT32_MAX};
-    if (mstart < m)
-        snprintf(out.msg, sizeof out.msg,
-                 "ltl property violated: an infinite execution on which the formula is false "
-                 "(the cycle is steps %u-%u)", mstart + 1, m);
-    else
-        snprintf(out.msg, sizeof out.msg,
-                 "ltl property violated: an execution that ends after %u steps and on which the "
-                 "formula is false (its last state repeats forever)", m);
-    uint32_t before = S->r->nerrors;
-    record_error(S, &out, path, m);
+    lt_record(S, path, m, mstart);
     free(path);
-    if (S->r->nerrors > before) {
-        S->r->errors[before].lasso = true;
-        S->r->errors[before].cycle_start = mstart;
-    }
-    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_ERROR; /* one cycle is the answer */
     return FOUND;
 }
 
@@ -442,4 +452,141 @@ void ltl_search(search *S)
         }
         if (!limits_ok(S)) break;
     }
+}
+
+/* The node of the walk after `node` by automaton edge e (its target b):
+ * the next move, the one after the last being the cycle's first. */
+static uint64_t walk_next(uint64_t node, uint32_t b, uint32_t nq, uint32_t nmoves, uint32_t cs)
+{
+    uint64_t i = node / nq + 1;
+    return (i < nmoves ? i : cs) * nq + b;
+}
+
+/* Breadth-first from `from` over the walk's nodes (move i before which the
+ * automaton is in q: i * nq + q) until `to` is reached by at least one
+ * move; pred[] gets each node's predecessor + 1. True if reached. */
+static bool walk_bfs(const ltl_automaton *A, const uint64_t *props, uint32_t nmoves, uint32_t cs,
+                     uint64_t from, uint64_t to, uint64_t *pred, uint64_t *queue)
+{
+    uint32_t nq = A->nstates;
+    memset(pred, 0, (size_t)nmoves * nq * sizeof *pred);
+    uint64_t head = 0, tail = 0;
+    queue[tail++] = from;
+    while (head < tail) {
+        uint64_t v = queue[head++];
+        uint32_t q = (uint32_t)(v % nq);
+        for (uint32_t e = A->succ_off[q]; e < A->succ_off[q + 1]; e++) {
+            uint32_t b = A->succ[e];
+            if (!ltl_enters(A, b, props[v / nq])) continue;
+            uint64_t w = walk_next(v, b, nq, nmoves, cs);
+            if (pred[w]) continue;
+            pred[w] = v + 1;
+            if (w == to) return true;
+            queue[tail++] = w;
+        }
+    }
+    return false;
+}
+
+/* The moves of the walk from `from` to `to` (pred[] from walk_bfs()),
+ * appended at path[*n], qs[*n]. */
+static void walk_moves(const explore_lasso *l, uint32_t nq, const uint64_t *pred, uint64_t from,
+                       uint64_t to, explore_step *path, uint32_t *qs, uint32_t *n)
+{
+    uint32_t k = 0;
+    uint64_t w = to;
+    do {
+        k++;
+        w = pred[w] - 1;
+    } while (w != from);
+    uint32_t j = *n + k;
+    *n = j;
+    w = to;
+    do {
+        uint64_t v = pred[w] - 1;
+        uint32_t i = (uint32_t)(v / nq);
+        path[--j] = i < l->len ? l->path[i] : (explore_step){-1, 0};
+        qs[j] = (uint32_t)(w % nq);
+        w = v;
+    } while (w != from);
+}
+
+/* mcheck --replay: the recorded lasso (explore_options.check_lasso) with
+ * an accepting run of the automaton beside it. Its moves are the steps,
+ * then, if the cycle is the last state repeating, one stutter move; a run
+ * is a walk over (move, automaton state) nodes, the move after the last
+ * one being the cycle's first, each automaton move allowed by the props of
+ * the state before the step. A walk from (0, 0) to a node (j, q) of the
+ * cycle with q accepting, and one from it back to it, make a lasso (the
+ * recorded cycle unrolled as often as the run needs) that lasso_holds()
+ * then checks as the search checks its own; if it holds, the recorded
+ * lasso is recorded as the error. */
+void ltl_check_lasso(search *S)
+{
+    const explore_lasso *l = S->o->check_lasso;
+    const ltl_automaton *A = S->o->ltl;
+    const vm_program *p = S->p;
+    uint32_t cs = l->cycle_start, nq = A->nstates;
+    if (cs > l->len || l->len == UINT32_MAX) return;
+    uint32_t nmoves = l->len + (cs == l->len);
+    uint64_t nn = (uint64_t)nmoves * nq;
+    uint64_t *props = malloc((size_t)nmoves * sizeof *props);
+    uint64_t *pred = malloc((size_t)nn * sizeof *pred), *pred2 = malloc((size_t)nn * sizeof *pred2);
+    uint64_t *queue = malloc((size_t)nn * sizeof *queue);
+    uint8_t *v = calloc(1, S->wsize);
+    explore_step *path = NULL;
+    uint32_t *qs = NULL;
+    S->lv.check = malloc(2 * S->wsize);
+    if (!props || !pred || !pred2 || !queue || !v || !S->lv.check) goto nomem;
+    /* the props of the state before each move; the steps must run */
+    explore_stats dry = {0};
+    if (!search_initial(S, v, &dry)) goto stopped;
+    for (uint32_t i = 0; i < nmoves; i++) {
+        props[i] = props_of(p, v);
+        if (i == l->len) break; /* the stutter move: the state must be terminal */
+        const explore_step *st = &l->path[i];
+        if (st->tid < 0 || (uint32_t)st->tid >= p->nthreads || st->choice >= vm_enabled(p, v, st->tid))
+            goto rejected;
+        step_outcome out;
+        if (!step_run(&S->env, v, st->tid, st->choice, &out, &dry)) goto stopped;
+        if (out.kind != VERDICT_OK) goto rejected;
+        mark_outcome(S, v, &out);
+    }
+    if (cs == l->len && any_enabled(p, v)) goto rejected;
+    if (!walk_bfs(A, props, nmoves, cs, 0, UINT64_MAX, pred, queue)) { /* all reached ones */
+        for (uint64_t x = (uint64_t)cs * nq; x < nn; x++) {
+            if (!(pred[x] || x == 0) || !A->accepting[x % nq]) continue;
+            if (!walk_bfs(A, props, nmoves, cs, x, x, pred2, queue)) continue;
+            /* found: the stem to x (the first search's tree), the cycle back */
+            path = malloc((size_t)2 * nn * sizeof *path);
+            qs = malloc((size_t)2 * nn * sizeof *qs);
+            if (!path || !qs) goto nomem;
+            uint32_t n = 0;
+            if (x != 0) walk_moves(l, nq, pred, 0, x, path, qs, &n);
+            uint32_t start = n;
+            walk_moves(l, nq, pred2, x, x, path, qs, &n);
+            if (lasso_holds(S, path, qs, n, start)) {
+                lt_record(S, l->path, l->len, cs);
+                goto out;
+            }
+            if (S->lim.stop != STOP_COMPLETE) goto out;
+            goto rejected;
+        }
+    }
+rejected:
+    S->r->stats.cycles_rejected++;
+    goto out;
+stopped:
+    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+    goto out;
+nomem:
+    S->lim.stop = STOP_NOMEM;
+out:
+    free(props);
+    free(pred);
+    free(pred2);
+    free(queue);
+    free(v);
+    free(path);
+    free(qs);
 }

@@ -163,6 +163,12 @@ typedef struct explore_options {
                                  check must reject */
     bool fair;                /* --fair (--liveness=starvation): only weakly
                                  fair cycles count (starvation.c) */
+    const struct explore_lasso *check_lasso; /* mcheck --replay of a lasso of
+                                 --liveness=starvation or --ltl: no search;
+                                 explore_run() checks this lasso with the
+                                 search's own check (starvation.c's,
+                                 ltl_search.c's lasso_holds()) and records
+                                 it as the search would, or no error */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,
@@ -177,6 +183,15 @@ typedef struct explore_step {
     int32_t tid;
     uint64_t choice;
 } explore_step;
+
+/* explore_options.check_lasso: a recorded lasso, the cycle its steps from
+ * cycle_start on (--ltl: cycle_start == len, the last state repeats
+ * forever); with --liveness=starvation, the thread it claims starves. */
+typedef struct explore_lasso {
+    const explore_step *path;
+    uint32_t len, cycle_start;
+    int32_t starved;
+} explore_lasso;
 
 /* What an error is, finer than its verdict (error_verdict() maps one to
  * the other). Code decides by the cause (and the fault kind), never by the

@@ -663,12 +663,17 @@ void liveness_npc(search *S);
  * of the negated formula for an accepting cycle (ltl_search.c); also finds
  * and records the safety errors the plain DFS finds. */
 void ltl_search(search *S);
+/* check_lasso with --ltl: an accepting run of the automaton beside the
+ * lasso, checked as the search checks its cycles (ltl_search.c) */
+void ltl_check_lasso(search *S);
 /* ---- starvation.c ------------------------------------------------------------ */
 
 /* --liveness=starvation (and --fair): the reachable graph from S->cur
  * (stored), then per labelled thread the SCCs without its progress steps;
  * records a checked lasso, or the safety errors met on the way. */
 void liveness_starvation(search *S);
+/* check_lasso with --liveness=starvation (starvation.c) */
+void starvation_check_lasso(search *S);
 
 /* ---- stateless.c ------------------------------------------------------------- */
 

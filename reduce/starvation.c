@@ -17,7 +17,8 @@
  * disabled there: the hidden state after the step's first instruction is
  * rebuilt, so --fair gives --reduce=none's verdicts (test_starvation.py).
  * The lasso (stem, cycle) is replayed through the interpreter and checked
- * before it is recorded. Not here: on-the-fly search (the graph is built
+ * before it is recorded; mcheck --replay checks a recorded one the same way
+ * (starvation_check_lasso()). Not here: on-the-fly search (the graph is built
  * first, memory linear in states and edges; --memlimit counts it),
  * strong fairness, --por, bitstate, BFS order options, -j. */
 #include <stdlib.h>
@@ -373,6 +374,29 @@ out:
     return ok;
 }
 
+/* The error of a lasso lasso_holds() accepted: T starves on the cycle
+ * path[start .. n); `at`, a state of it, names T. The search stops. */
+static void sv_record(search *S, const explore_step *path, uint32_t n, uint32_t start, uint32_t T,
+                      const uint8_t *at)
+{
+    char name[64];
+    vm_thread_name(S->p, at, (int)T, name, sizeof name);
+    step_outcome out = {.kind = VERDICT_STARVATION, .cause = CAUSE_STARVATION, .tid = -1,
+                        .pc = 0, .body = UINT32_MAX, .elem = UINT32_MAX};
+    snprintf(out.msg, sizeof out.msg,
+             "starvation: thread %s is enabled infinitely often and never passes its progress "
+             "label%s (the cycle is steps %u-%u)", name,
+             S->o->fair ? " in a weakly fair execution" : "", start + 1, n);
+    uint32_t before = S->r->nerrors;
+    record_error(S, &out, path, n);
+    if (S->r->nerrors > before) {
+        S->r->errors[before].lasso = true;
+        S->r->errors[before].cycle_start = start;
+        S->r->errors[before].starved = (int32_t)T;
+    }
+    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_ERROR;
+}
+
 /* SCC cid (its states members[0 .. m)) for thread T: FOUND a witness,
  * recorded; NOT_FOUND; STOPPED. */
 enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
@@ -472,23 +496,7 @@ static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T
         res = NOT_FOUND;
         goto done;
     }
-    char name[64];
-    vm_thread_name(p, g->vec ? g->vec + (size_t)w0 * S->vsize : S->cur, (int)T, name,
-                   sizeof name);
-    step_outcome out = {.kind = VERDICT_STARVATION, .cause = CAUSE_STARVATION, .tid = -1,
-                        .pc = 0, .body = UINT32_MAX, .elem = UINT32_MAX};
-    snprintf(out.msg, sizeof out.msg,
-             "starvation: thread %s is enabled infinitely often and never passes its progress "
-             "label%s (the cycle is steps %u-%u)", name,
-             S->o->fair ? " in a weakly fair execution" : "", start + 1, n);
-    uint32_t before = S->r->nerrors;
-    record_error(S, &out, path, n);
-    if (S->r->nerrors > before) {
-        S->r->errors[before].lasso = true;
-        S->r->errors[before].cycle_start = start;
-        S->r->errors[before].starved = (int32_t)T;
-    }
-    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_ERROR;
+    sv_record(S, path, n, start, T, g->vec ? g->vec + (size_t)w0 * S->vsize : S->cur);
     res = FOUND;
     goto done;
 nomem:
@@ -556,6 +564,28 @@ static int tarjan(search *S, sv_graph *g, sv_scc *w, uint32_t T, uint32_t *cid)
     return NOT_FOUND;
 }
 
+/* What lasso_holds() needs besides the graph: the bodies with a progress
+ * label, the work vectors, the one-instruction environment. False: no
+ * memory (S->lim.stop says so); g's arrays are freed by the caller. */
+static bool sv_setup(search *S, sv_graph *g)
+{
+    const vm_program *p = S->p;
+    g->nw = (p->nthreads + 63) / 64;
+    g->labelled = calloc(p->nbodies ? p->nbodies : 1, sizeof *g->labelled);
+    S->lv.check = malloc(2 * S->wsize);
+    g->mid = calloc(1, S->wsize);
+    g->one = S->env;
+    g->one.reduce = REDUCE_NONE;
+    if (!g->labelled || !S->lv.check || !g->mid) {
+        S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++)
+            if (p->bodies[b].code[pc].progress_label) g->labelled[b] = true;
+    return true;
+}
+
 void liveness_starvation(search *S)
 {
     const vm_program *p = S->p;
@@ -563,19 +593,7 @@ void liveness_starvation(search *S)
     sv_scc w;
     memset(&g, 0, sizeof g);
     memset(&w, 0, sizeof w);
-    g.nw = (p->nthreads + 63) / 64;
-    g.labelled = calloc(p->nbodies ? p->nbodies : 1, sizeof *g.labelled);
-    S->lv.check = malloc(2 * S->wsize);
-    g.mid = calloc(1, S->wsize);
-    g.one = S->env;
-    g.one.reduce = REDUCE_NONE;
-    if (!g.labelled || !S->lv.check || !g.mid) {
-        S->lim.stop = STOP_NOMEM;
-        goto out;
-    }
-    for (uint32_t b = 0; b < p->nbodies; b++)
-        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++)
-            if (p->bodies[b].code[pc].progress_label) g.labelled[b] = true;
+    if (!sv_setup(S, &g)) goto out;
     if (!build(S, &g) || S->lim.stop != STOP_COMPLETE) goto out;
     if (S->r->nerrors && !S->o->all_errors) goto out;
     uint32_t n = g.n;
@@ -632,5 +650,24 @@ out:
     free(w.bfs_seen);
     free(w.queue);
     free(w.mark);
+    free(g.mid);
+}
+
+/* mcheck --replay: the recorded lasso (explore_options.check_lasso), checked
+ * by lasso_holds() as the search checks its own, recorded if it holds. */
+void starvation_check_lasso(search *S)
+{
+    const explore_lasso *l = S->o->check_lasso;
+    sv_graph g;
+    memset(&g, 0, sizeof g);
+    if (sv_setup(S, &g) && l->starved >= 0 && (uint32_t)l->starved < S->p->nthreads &&
+        l->cycle_start < l->len) {
+        if (lasso_holds(S, &g, l->path, l->len, l->cycle_start, (uint32_t)l->starved))
+            sv_record(S, l->path, l->len, l->cycle_start, (uint32_t)l->starved,
+                      S->lv.check + S->wsize);
+        else if (S->lim.stop == STOP_COMPLETE)
+            S->r->stats.cycles_rejected++;
+    }
+    free(g.labelled);
     free(g.mid);
 }

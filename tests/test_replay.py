@@ -141,6 +141,171 @@ def expect_error(args, code_wanted, pattern, what):
     return out, err
 
 
+def edited(path, subs, what):
+    """A copy of the model at `path` with each (old line, new lines) replaced."""
+    with open(path) as fh:
+        text = fh.read()
+    for old, new in subs:
+        check(old in text, f"{what}: the model has {old!r}")
+        text = text.replace(old, new, 1)
+    out = os.path.join(TMP, what + ".bc")
+    with open(out, "w") as fh:
+        fh.write(text)
+    return out
+
+
+def por_lasso_replays(models):
+    """Lassos found with --por (its folded starts are step 0 of the trace:
+    the cycle's first state is looked up after them) replay to exit 1 with
+    the same trace; a starvation trace claiming --por is refused."""
+    for what, name, opts in (("npc --por", "livelock_backoff.bc", ["--liveness=npc", "--por"]),
+                             ("ltl --por", "reqgrant_unfair.bc",
+                              ["--ltl", "[] (req0 -> <> grant0)", "--por"])):
+        path = os.path.join(models, name)
+        tj = os.path.join(TMP, what.replace(" ", "_") + ".json")
+        code, out, err = run_mcheck(MCHECK, *opts, "--trace-json", tj, path)
+        if not check(code == 1, f"{what}: the search finds a lasso (exit {code}, {err!r})"):
+            continue
+        with open(tj) as fh:
+            js = json.load(fh)
+        rcode, rout, rerr = run_mcheck(MCHECK, "--replay", tj, path)
+        check(rcode == 1 and f"replay: reproduced ({js['message']}) after {len(js['path'])} steps"
+              in rout and trace_lines(out) == trace_lines(rout),
+              f"{what}: --replay reproduces the lasso, the same trace ({rcode}, {rerr!r}, "
+              f"{rout[-200:]!r})")
+    path = os.path.join(models, "rw_writer_starves.bc")
+    tj = os.path.join(TMP, "starv_por.json")
+    code, _, _ = run_mcheck(MCHECK, "--liveness=starvation", "--trace-json", tj, path)
+    with open(tj) as fh:
+        js = json.load(fh)
+    js["options"]["por"] = True
+    with open(tj, "w") as fh:
+        json.dump(js, fh)
+    rcode, _, rerr = run_mcheck(MCHECK, "--replay", tj, path)
+    check(code == 1 and rcode == 2 and f'{tj}: "options": por cannot be used with '
+          f'liveness=starvation' in rerr, f"a starvation trace with por: exit 2 ({rcode}, {rerr!r})")
+
+
+def lasso_replays(models):
+    """The lassos of --liveness=starvation --fair and --ltl replay (issue 20):
+    exit 1 and the same trace with its cycle marked, re-checked by the
+    searches' own lasso checks (a thread that does not starve there, a
+    formula the cycle satisfies: no error, exit 0); an edited model whose
+    cycle no longer closes: no error; malformed fields: exit 2."""
+    rw = os.path.join(models, "rw_writer_starves.bc")
+    rg = os.path.join(models, "reqgrant_unfair.bc")
+    cases = [("starvation", rw, ["--liveness=starvation", "--fair"],
+              [("    reg n\n", "    reg n, k\n"),
+               ("    nop                         ; reading\n", "    add k, k, 1\n")]),
+             ("ltl", rg, ["--ltl", "[] (req0 -> <> grant0)"],
+              [("    reg g\nloop:\n    store req[1], 1", "    reg g, k\nloop:\n    store req[1], 1"),
+               ("    send done, 1\n    jmp loop\n\nthread server",
+                "    send done, 1\n    add k, k, 1\n    jmp loop\n\nthread server")])]
+    saved = {}
+    for what, path, opts, subs in cases:
+        tj = os.path.join(TMP, what + ".json")
+        code, out, err = run_mcheck(MCHECK, *opts, "--trace-json", tj, path)
+        if not check(code == 1, f"{what}: the search finds a lasso (exit {code}, {err!r})"):
+            continue
+        with open(tj) as fh:
+            js = json.load(fh)
+        saved[what] = (tj, js, path)
+        rcode, rout, rerr = run_mcheck(MCHECK, "--replay", tj, path)
+        msg = js["message"]
+        check(rcode == 1 and f"replay: reproduced ({msg}) after {len(js['path'])} steps" in rout,
+              f"{what}: --replay reproduces the lasso ({rcode}, {rerr!r}, {rout[-200:]!r})")
+        mark = f"<<<<< cycle starts here: steps {js['cycle_start'] + 1}- repeat forever >>>>>"
+        check(trace_lines(out) == trace_lines(rout) and mark in "\n".join(trace_lines(rout)),
+              f"{what}: the same trace lines, the cycle marked at step {js['cycle_start'] + 1}")
+        rcode, jrep, _ = run_mcheck(MCHECK, "--json", "--replay", tj, path)
+        rj = json.loads(jrep)
+        check(rcode == 1 and rj["outcome"] == "reproduced" and rj["error"]["path"] == js["path"]
+              and rj["error"]["cycle_start"] == js["cycle_start"]
+              and rj["error"].get("starved_tid") == js.get("starved_tid"),
+              f"{what}: --json --replay, the same lasso ({rcode}, {jrep[:200]!r})")
+        # an edited model: a counter in a register, so the cycle's last state
+        # is no longer its first
+        ed = edited(path, subs, what + "_edited")
+        rcode, rout, _ = run_mcheck(MCHECK, "--replay", tj, ed)
+        check(rcode == 0 and rout.splitlines()[-1] ==
+              f"replay: the trace replays to its end ({len(js['path'])} steps), but no error "
+              f"occurs: the model no longer has the recorded {js['kind']} ({msg}) on this path",
+              f"{what}: the edited model's cycle does not close ({rcode}, {rout[-200:]!r})")
+
+    def variant(what, change, name):
+        tj, js, path = saved[what]
+        d = json.loads(json.dumps(js))
+        change(d)
+        f = os.path.join(TMP, name + ".json")
+        with open(f, "w") as fh:
+            json.dump(d, fh)
+        return f, path, js
+
+    if "starvation" in saved:
+        tj, js, rw = saved["starvation"]
+        check(js["starved"] == "writer" and js["starved_tid"] == 2 and js["options"]["fair"],
+              f"starvation: the trace records the starved thread and fair ({js.get('starved')!r})")
+        # reader[0] has no progress label: it does not starve on the cycle
+        f, _, _ = variant("starvation", lambda d: d.update(starved_tid=0), "st_tid0")
+        code, out, _ = run_mcheck(MCHECK, "--replay", f, rw)
+        check(code == 0 and "but no error occurs" in out, f"starved_tid 0: no error ({code})")
+        # older files: the thread by its name
+        f, _, _ = variant("starvation", lambda d: d.pop("starved_tid"), "st_name")
+        code, _, _ = run_mcheck(MCHECK, "--replay", f, rw)
+        check(code == 1, f"starved by name only: reproduced ({code})")
+        for i, (change, pattern) in enumerate([
+                (lambda d: (d.pop("starved_tid"), d.update(starved="nobody")),
+                 r"\"starved\": no thread 'nobody' on the replayed path$"),
+                (lambda d: (d.pop("starved_tid"), d.pop("starved")),
+                 r'the starvation error has no "starved_tid" or "starved" \(the starved thread\)$'),
+                (lambda d: d.update(starved_tid=-1), r'"starved_tid" is not a thread id'),
+                (lambda d: d.pop("cycle_start"),
+                 r'the starvation error has no "cycle_start" \(its path is a lasso\)$'),
+                (lambda d: d.update(cycle_start=len(d["path"])),
+                 r"\"cycle_start\" must be a step count below the path's length$"),
+                (lambda d: d["options"].pop("liveness"),
+                 r'"options"\."liveness" must be "starvation" for a starvation error$'),
+                (lambda d: d["options"].update(liveness="fast"),
+                 r'"options"\."liveness" must be "npc" or "starvation"$'),
+                (lambda d: d["options"].update(fair="yes"), r'"options"\."fair" must be true or false$')]):
+            f, _, _ = variant("starvation", change, f"st_bad{i}")
+            expect_error(["--replay", f, rw], 2, pattern, f"starvation bad field {i}")
+    if "ltl" in saved:
+        tj, js, rg = saved["ltl"]
+        # a formula the cycle satisfies: no accepting run beside it
+        f, _, _ = variant("ltl", lambda d: d["options"].update(ltl="[] (req1 -> <> grant1)"),
+                          "ltl_other")
+        code, out, _ = run_mcheck(MCHECK, "--replay", f, rg)
+        check(code == 0 and "but no error occurs" in out, f"ltl, another formula: no error ({code})")
+        for i, (change, pattern) in enumerate([
+                (lambda d: d["options"].pop("ltl"),
+                 r'"options"\."ltl" is missing: an ltl_violated error is replayed with its '
+                 r'formula$'),
+                (lambda d: d["options"].update(ltl="[] (req0 -> "),
+                 r'"options"\."ltl": unexpected end of the formula$'),
+                (lambda d: d["options"].update(ltl="[] nosuch"),
+                 r"\"options\"\.\"ltl\": unknown prop 'nosuch' at column 4"),
+                (lambda d: d["options"].update(ltl=3), r'"options"\."ltl" must be a formula'),
+                (lambda d: d.update(cycle_start=len(d["path"]) + 1),
+                 r"\"cycle_start\" must be a step count from 0 to the path's length$"),
+                (lambda d: d.pop("cycle_start"),
+                 r'the ltl_violated error has no "cycle_start" \(its path is a lasso\)$')]):
+            f, _, _ = variant("ltl", change, f"ltl_bad{i}")
+            expect_error(["--replay", f, rg], 2, pattern, f"ltl bad field {i}")
+    # --ltl on a run that ends: cycle_start is the path's length (the last
+    # state repeats forever)
+    term = write_model(TMP, "ends.bc", "volatile x\nprop two = x == 2\nthread a\n    store x, 1\n")
+    tj = os.path.join(TMP, "ends.json")
+    code, _, _ = run_mcheck(MCHECK, "--ltl", "<> two", "--trace-json", tj, term)
+    with open(tj) as fh:
+        js = json.load(fh)
+    check(code == 1 and js["cycle_start"] == len(js["path"]) == 1,
+          f"ltl, a run that ends: cycle_start is its length ({code}, {js.get('cycle_start')})")
+    code, out, _ = run_mcheck(MCHECK, "--replay", tj, term)
+    check(code == 1 and "replay: reproduced (ltl property violated: an execution that ends after "
+          "1 steps" in out, f"ltl, a run that ends: reproduced ({code})")
+
+
 def main():
     global MCHECK
     MCHECK = os.path.abspath(sys.argv[1])
@@ -360,6 +525,8 @@ def main():
         json.dump(dict(good, path=[[1, 0]]), fh)
     expect_error(["--replay", f, "-D", "K=3", sj], 2,
                  r"step 1: thread 1 was never spawned$", "unspawned thread")
+    lasso_replays(models)
+    por_lasso_replays(models)
     shutil.rmtree(TMP, ignore_errors=True)
     return finish()
 

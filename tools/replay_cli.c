@@ -7,7 +7,10 @@
  * occurs again, another one, none, or where and why the path cannot be
  * followed. It reads only "path" and the options, never the human-readable
  * "trace" array; it prints with report_text.c's and report_json.c's
- * functions. Bad files are usage errors (exit 2), never crashes. */
+ * functions. A lasso (--liveness, --ltl: "cycle_start") has its cycle
+ * re-checked: npc's here (lasso_closes()), starvation's and ltl's by the
+ * searches' own checks (explore_options.check_lasso). Bad files are usage
+ * errors (exit 2), never crashes. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -35,6 +38,11 @@ typedef struct recorded {
     const cJSON *adapted;     /* names --adapt made volatile; NULL: none */
     bool lasso;               /* a non-progress cycle: "cycle_start" recorded */
     uint32_t cycle_start;
+    bool ltl_lasso;           /* an ltl_violated error ("options"."ltl") */
+    bool starvation;          /* a starvation error (--liveness=starvation) */
+    ltl_automaton *ltl;       /* the recorded formula re-translated (load_model()) */
+    int32_t starved;          /* "starved_tid"; -1: by its name "starved" */
+    const char *starved_name; /* "starved"; NULL: not recorded */
     explore_adaptation ad;    /* those variables (load_model()), for the report */
 } recorded;
 
@@ -259,12 +267,34 @@ static int read_path(const replay_request *rq, const cJSON *er, recorded *r)
     }
     r->len = i;
     const cJSON *cs = field(er, "cycle_start");
-    if (cs) { /* --liveness=npc: the path is a lasso */
+    r->ltl_lasso = !strcmp(r->kind, verdict_name(VERDICT_LTL));
+    r->starvation = !strcmp(r->kind, verdict_name(VERDICT_STARVATION));
+    if (!cs && (r->ltl_lasso || r->starvation))
+        return file_error(rq, "the %s error has no \"cycle_start\" (its path is a lasso)", r->kind);
+    if (cs) { /* --liveness or --ltl: the path is a lasso */
         double k;
-        if (!json_int(cs, 0, (double)(r->len ? r->len - 1 : 0), &k) || !r->len)
+        /* --ltl: cycle_start == len, the last state repeats forever */
+        if (r->ltl_lasso && (!json_int(cs, 0, (double)r->len, &k)))
+            return file_error(rq, "\"cycle_start\" must be a step count from 0 to the path's "
+                                  "length");
+        if (!r->ltl_lasso && (!json_int(cs, 0, (double)(r->len ? r->len - 1 : 0), &k) || !r->len))
             return file_error(rq, "\"cycle_start\" must be a step count below the path's length");
         r->lasso = true;
         r->cycle_start = (uint32_t)k;
+    }
+    r->starved = -1;
+    if (r->starvation) { /* the starved thread: its id, or (older files) its name */
+        const cJSON *tid = field(er, "starved_tid"), *name = field(er, "starved");
+        double v;
+        if (tid && !json_int(tid, 0, INT32_MAX, &v))
+            return file_error(rq, "\"starved_tid\" is not a thread id (an integer from 0 to %d)",
+                              INT32_MAX);
+        if (name && !cJSON_IsString(name)) return file_error(rq, "\"starved\" is not a string");
+        if (!tid && !name)
+            return file_error(rq, "the starvation error has no \"starved_tid\" or \"starved\" "
+                                  "(the starved thread)");
+        if (tid) r->starved = (int32_t)v;
+        r->starved_name = name ? name->valuestring : NULL;
     }
     return 0;
 }
@@ -373,10 +403,28 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
     }
     if (r->eo.por && r->eo.reduce != REDUCE_COMPOSE)
         return file_error(rq, "\"options\": por needs reduce=compose");
-    const cJSON *lv = field(opts, "liveness");
-    if (lv && (!cJSON_IsString(lv) || strcmp(lv->valuestring, "npc")))
-        return file_error(rq, "\"options\".\"liveness\" must be \"npc\"");
-    if (lv) r->eo.liveness = LIVENESS_NPC;
+    const cJSON *lv = field(opts, "liveness"), *fair = field(opts, "fair"), *ltl = field(opts, "ltl");
+    if (lv && (!cJSON_IsString(lv) || (strcmp(lv->valuestring, "npc") &&
+                                       strcmp(lv->valuestring, "starvation"))))
+        return file_error(rq, "\"options\".\"liveness\" must be \"npc\" or \"starvation\"");
+    if (lv) r->eo.liveness = strcmp(lv->valuestring, "npc") ? LIVENESS_STARVATION : LIVENESS_NPC;
+    if (r->starvation && r->eo.liveness != LIVENESS_STARVATION)
+        return file_error(rq, "\"options\".\"liveness\" must be \"starvation\" for a "
+                              "starvation error");
+    if (fair && !cJSON_IsBool(fair))
+        return file_error(rq, "\"options\".\"fair\" must be true or false");
+    r->eo.fair = cJSON_IsTrue(fair);
+    if (r->eo.fair && r->eo.liveness != LIVENESS_STARVATION)
+        return file_error(rq, "\"options\": fair needs liveness=starvation");
+    if (ltl && (!cJSON_IsString(ltl) || !ltl->valuestring[0]))
+        return file_error(rq, "\"options\".\"ltl\" must be a formula (a string)");
+    if (ltl && lv) return file_error(rq, "\"options\": ltl and liveness are separate searches");
+    r->eo.ltl_text = ltl ? ltl->valuestring : NULL;
+    if (r->ltl_lasso && !ltl)
+        return file_error(rq, "\"options\".\"ltl\" is missing: an ltl_violated error is "
+                              "replayed with its formula");
+    if (r->eo.liveness == LIVENESS_STARVATION && r->eo.por)
+        return file_error(rq, "\"options\": por cannot be used with liveness=starvation");
     if ((rc = read_defines(rq, field(opts, "defines"), r))) return rc;
     r->adapted = field(ctx, "adapted");
     if (r->adapted && !cJSON_IsArray(r->adapted))
@@ -414,6 +462,16 @@ static vm_program *load_model(const replay_request *rq, recorded *r, int *status
     }
     p->spurious_wakeups = r->spurious;
     if (r->eo.liveness) vm_mark_progress(p); /* as the search had it */
+    if (r->eo.ltl_text) { /* the props' points visible, the formula re-translated */
+        char err[256];
+        vm_mark_props(p);
+        if (!(r->ltl = ltl_translate(r->eo.ltl_text, p, err, sizeof err))) {
+            *status = file_error(rq, "\"options\".\"ltl\": %s", err);
+            vm_program_free(p);
+            return NULL;
+        }
+        r->eo.ltl = r->ltl;
+    }
     const cJSON *name;
     uint32_t nadapted = 0;
     cJSON_ArrayForEach(name, r->adapted) nadapted++;
@@ -557,6 +615,13 @@ static void outcome_json(FILE *out, const replay_request *rq, const recorded *r,
             reduce_mode_name(r->eo.reduce), race_mode_name(r->eo.race),
             r->eo.por ? "true" : "false", r->spurious ? "true" : "false", r->eo.max_invisible);
     json_define_list(out, r);
+    if (r->eo.liveness) /* only then, as the search's report */
+        fprintf(out, ",\"liveness\":\"%s\"", r->eo.liveness == LIVENESS_NPC ? "npc" : "starvation");
+    if (r->eo.fair) fprintf(out, ",\"fair\":true");
+    if (r->eo.ltl_text) {
+        fprintf(out, ",\"ltl\":");
+        json_string(out, r->eo.ltl_text);
+    }
     fprintf(out, "},\"recorded\":{\"kind\":");
     json_string(out, r->kind);
     fprintf(out, ",\"message\":");
@@ -596,10 +661,11 @@ static void outcome_json(FILE *out, const replay_request *rq, const recorded *r,
  * step of the cycle executes a progress-labelled instruction. */
 static bool lasso_closes(const vm_program *p, const recorded *r, const trace *t)
 {
-    size_t n = p->layout.size;
-    if (!t->states || t->nstates != r->len || t->states_from != 1) return false;
-    const uint8_t *at = r->cycle_start ? t->states + (size_t)(r->cycle_start - 1) * n
-                                       : p->init_state;
+    /* with --por the states start at step 0, the folded starts */
+    const uint8_t *at = report_state_after(p, t, r->cycle_start);
+    const uint8_t *end = report_state_after(p, t, r->len);
+    if (!at && r->cycle_start == 0 && t->states_from == 1) at = p->init_state;
+    if (!at || !end) return false;
     for (uint32_t i = 0; i < t->n; i++) {
         const trace_entry *e = &t->entries[i];
         const vm_body *b = vm_thread_body(p, t->final_state, e->tid);
@@ -607,7 +673,50 @@ static bool lasso_closes(const vm_program *p, const recorded *r, const trace *t)
             b->code[e->pc].progress_label)
             return false;
     }
-    return memcmp(at, t->states + (size_t)(r->len - 1) * n, n) == 0;
+    return memcmp(at, end, p->layout.size) == 0;
+}
+
+/* A starvation or ltl lasso whose path replayed without an error: the
+ * search's own check of it (explore_options.check_lasso, starvation.c's and
+ * ltl_search.c's lasso_holds()). *er gets the error it records, if any;
+ * *stop how the check ended (a limit: STOP_TIMELIMIT...). 0, or the exit
+ * status after a message. */
+static int check_lasso(const replay_request *rq, const recorded *r, const vm_program *p,
+                       const trace *t, explore_error *er, stop_reason *stop)
+{
+    char name[64];
+    explore_lasso l = {.path = r->path, .len = r->len, .cycle_start = r->cycle_start,
+                       .starved = r->starved};
+    for (uint32_t u = 0; r->starvation && l.starved < 0 && u < p->nthreads; u++) {
+        if (vm_tstatus_of(p, t->final_state, (int)u) == VM_T_UNUSED) continue;
+        vm_thread_name(p, t->final_state, (int)u, name, sizeof name);
+        if (!strcmp(name, r->starved_name)) l.starved = (int32_t)u;
+    }
+    if (r->starvation && l.starved < 0)
+        return file_error(rq, "\"starved\": no thread '%s' on the replayed path",
+                          r->starved_name);
+    explore_options o = r->eo;
+    o.search = SEARCH_DFS;
+    o.workers = 0;
+    o.all_errors = false;
+    o.max_depth = 0;
+    o.max_states = 0;
+    o.target = NULL;
+    o.progress = o.dump_states = NULL;
+    o.check_lasso = &l;
+    explore_result res;
+    if (explore_run(p, &o, &res) != 0) {
+        explore_result_free(&res);
+        fprintf(stderr, "mcheck: error: out of memory checking the cycle of %s\n", rq->file);
+        return 3;
+    }
+    *stop = res.stop;
+    if (res.nerrors) {
+        *er = res.errors[0];
+        er->path = NULL;
+    }
+    explore_result_free(&res);
+    return 0;
 }
 
 /* Replay the path and report; the exit status. */
@@ -615,14 +724,24 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
 {
     trace t;
     char why[512] = "";
-    if ((r->lasso ? trace_replay_states(p, &r->eo, r->path, r->len, &t)
-                  : trace_replay(p, &r->eo, r->path, r->len, &t)) != 0) {
+    bool npc = r->lasso && !r->ltl_lasso && !r->starvation; /* checked here */
+    if ((npc ? trace_replay_states(p, &r->eo, r->path, r->len, &t)
+             : trace_replay(p, &r->eo, r->path, r->len, &t)) != 0) {
         fprintf(stderr, "mcheck: error: out of memory replaying %s\n", rq->file);
         return 3;
     }
     outcome oc;
     explore_error er = t.end;
-    if (r->lasso && er.kind == VERDICT_OK && !t.stuck && t.stopped == STOP_COMPLETE &&
+    if (r->lasso && !npc && er.kind == VERDICT_OK && !t.stuck && t.stopped == STOP_COMPLETE) {
+        stop_reason stop = STOP_COMPLETE;
+        int rc = check_lasso(rq, r, p, &t, &er, &stop);
+        if (rc) {
+            trace_free(&t);
+            return rc;
+        }
+        if (stop != STOP_COMPLETE && stop != STOP_ERROR) t.stopped = stop;
+    }
+    if (npc && er.kind == VERDICT_OK && !t.stuck && t.stopped == STOP_COMPLETE &&
         lasso_closes(p, r, &t)) { /* the cycle: reproduced */
         er.kind = VERDICT_NON_PROGRESS;
         er.cause = CAUSE_NON_PROGRESS;
@@ -632,7 +751,7 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
         er.cycle_start = r->cycle_start;
         snprintf(er.msg, sizeof er.msg, "%s", r->message);
     }
-    if (r->lasso) { /* kept for the check only: the report prints no states */
+    if (npc) { /* kept for the check only: the report prints no states */
         free(t.states);
         t.states = NULL;
         t.nstates = 0;
@@ -663,6 +782,10 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
                r->eo.race != LS_OFF ? ", race=" : "",
                r->eo.race != LS_OFF ? race_mode_name(r->eo.race) : "",
                r->adapted ? ", adapted" : "", r->spurious ? ", spurious-wakeups" : "");
+        if (r->eo.liveness) /* the search the trace came from */
+            printf("search: --liveness=%s%s\n", r->eo.liveness == LIVENESS_NPC ? "npc" : "starvation",
+                   r->eo.fair ? " --fair" : "");
+        if (r->eo.ltl_text) printf("search: --ltl '%s'\n", r->eo.ltl_text);
         if (r->model && strcmp(r->model, rq->model))
             printf("note: the trace was recorded on %s\n", r->model);
         if (error) {
@@ -719,6 +842,7 @@ out:
     free(r.path);
     free(r.defs);
     free(r.ad.vars);
+    ltl_free(r.ltl);
     cJSON_Delete(root);
     return status;
 }

@@ -312,6 +312,7 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
         vm_thread_name(p, t->final_state, er->starved, name, sizeof name);
         fprintf(out, ",\"starved\":");
         json_string(out, name);
+        fprintf(out, ",\"starved_tid\":%" PRId32, er->starved); /* for --replay */
     }
     if (!t) {
         fprintf(out, ",\"thread\":null,\"line\":null,\"steps\":%" PRIu32, er->len);
