@@ -94,6 +94,15 @@ bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
     return true;
 }
 
+bool map_put_new(search *S, hash_map *m, uint64_t h, uint64_t v, uint8_t *put)
+{
+    *put = 0;
+    if (map_get(m, h)) return true;
+    if (!map_put(S, m, h, v)) return false;
+    *put = 1;
+    return true;
+}
+
 /* Remove hash h, which is there (backward-shift deletion: no tombstones). */
 void map_del(hash_map *m, uint64_t h)
 {

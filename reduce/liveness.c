@@ -40,11 +40,8 @@ static uint64_t stack_key(const search *S, uint8_t *v)
 /* Put the top level (a copy-1 state) into the stack set. */
 static bool put_on_stack(search *S, size_t depth)
 {
-    uint64_t key = stack_key(S, S->cur);
-    if (map_get(&S->lv.onstack, key)) return true; /* a collision: keep the first */
-    if (!map_put(S, &S->lv.onstack, key, depth + 1)) return false;
-    S->lv.frames[depth].in_map = 1;
-    return true;
+    return map_put_new(S, &S->lv.onstack, stack_key(S, S->cur), depth + 1,
+                       &S->lv.frames[depth].in_map);
 }
 
 /* --por: the threads level f (state S->cur, copy q) expands (live_por.c). */

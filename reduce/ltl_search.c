@@ -111,11 +111,8 @@ static void pop(search *S, size_t *depth)
 
 static bool put_on_stack(search *S, size_t depth)
 {
-    uint64_t key = stack_key(S, S->cur);
-    if (map_get(&S->lv.onstack, key)) return true; /* a collision: keep the first */
-    if (!map_put(S, &S->lv.onstack, key, depth + 1)) return false;
-    S->lt.frames[depth].in_map = 1;
-    return true;
+    return map_put_new(S, &S->lv.onstack, stack_key(S, S->cur), depth + 1,
+                       &S->lt.frames[depth].in_map);
 }
 
 /* Advance the top level to its next move: the automaton successor *q2 and

@@ -189,6 +189,10 @@ uint64_t map_get(const hash_map *m, uint64_t h);
 struct search;
 bool map_put(struct search *S, hash_map *m, uint64_t h, uint64_t v);
 void map_del(hash_map *m, uint64_t h);
+/* The nested searches' stack sets: put h -> v unless h is there already (a
+ * collision: the first stays), *put set to whether it was put. False with
+ * S->lim.stop set if the map cannot grow. */
+bool map_put_new(struct search *S, hash_map *m, uint64_t h, uint64_t v, uint8_t *put);
 
 typedef struct por_stack {
     por_frame *frames;
