@@ -5,14 +5,25 @@ request/grant models and on the philosophers with a progress label, one run
 each, in one process so the ratios share the machine's load. Prints a
 Markdown table (docs/benchmarks.md, section 15) and the ratios.
 
+With SPIN installed it then runs pan -l (-DNP) on the Promela peers of the
+philosophers, bench/spin/phil_prog.pml (one statement per step, SPIN's own
+partial-order reduction) and phil_prog_dstep.pml (the composition applied by
+hand, one d_step per composed step), beside mcheck --liveness=npc with and
+without --por: the same program, time to a complete answer.
+
 usage: bench/liveness_por.py [--mcheck rel/tools/mcheck] [--max-n 6]
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,6 +83,30 @@ def main():
                   f"{base['transitions']:,} | {base['nested'][0]:,} / {base['nested'][1]:,} | "
                   f"{base['seconds']:.3f} | {por['states']:,} ({por['states'] / base['states']:.2f}x) | "
                   f"{por['seconds']:.3f} ({por['seconds'] / max(base['seconds'], 1e-6):.2f}x) |")
+
+        if shutil.which("spin") and shutil.which("gcc"):
+            spin_rows(a.mcheck, pp, a.max_n, d)
+
+
+def spin_rows(mcheck, pp, max_n, d):
+    print()
+    print("| N | checker | states stored | transitions | s |")
+    print("|---|---|---|---|---|")
+    for n in range(4, max_n + 1):
+        rows = []
+        for what, extra in (("mcheck --liveness=npc", []), ("mcheck --liveness=npc --por", ["--por"])):
+            r = run(mcheck, extra + ["--liveness=npc", "-D", f"N={n}", pp])
+            assert r["verdict"] == "ok", r
+            rows.append((what, r["states"], r["transitions"], r["seconds"]))
+        for what, pml in (("SPIN pan -l (its POR)", "phil_prog.pml"),
+                          ("SPIN pan -l, composition by hand (d_step)", "phil_prog_dstep.pml")):
+            w = benchlib.build_pan(os.path.join(TOP, "bench", "spin", pml), {"N": n}, d,
+                                   cflags=["-DNP"], memlim_mb=8000)
+            r = benchlib.run_pan(w, 600, ["-l", "-m10000000"])
+            assert r["complete"] and r["errors"] == 0, r
+            rows.append((what, r["states"], r["transitions"], r["seconds"]))
+        for what, st, tr, sec in rows:
+            print(f"| {n} | {what} | {st:,} | {tr:,} | {sec:.2f} |")
 
 
 if __name__ == "__main__":
