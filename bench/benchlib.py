@@ -114,7 +114,7 @@ def run_pan(d, timelimit, flags):
     per_state = int(m.group(1)) + int(m.group(2)) if m else (store_mb * 2**20 / max(1, states))
     memlim = "reached -DMEMLIM bound" in out or "out of memory" in out
     return {"states": int(states), "seconds": secs,
-            "transitions": int(num(r"(\d+) transitions \(= stored\+matched\)")),
+            "transitions": int(num(r"(\d+) transitions \(= (?:stored|visited)\+matched\)")),
             "errors": int(num(r"errors: (\d+)")),
             "rate": states / secs if secs > 0 else float("nan"),
             "store_bps": per_state,
