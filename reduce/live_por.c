@@ -14,8 +14,12 @@
  *
  * Visible steps. --ltl: a step that may change a prop the formula reads:
  * every step of a thread whose location a prop reads, and a step whose
- * objects (por.c: its first instruction and its invisible tail) meet the
- * volatile elements or lock elements the props read. --liveness=npc: a
+ * first instruction stores to a volatile element a prop reads or acquires,
+ * releases or waits on a lock whose owner a prop reads. Only the first
+ * instruction can: a prop reads only what changes at a visible operation
+ * (vm/props.c makes the releases of its locks visible), and a composed
+ * step's visible operation is its first. Loads change nothing.
+ * --liveness=npc: a
  * progress step. "Finitely many progress steps" is a stutter-invariant
  * property of the parity of the progress steps taken, which exactly the
  * progress steps change, and persistent sets commute independent steps
@@ -52,7 +56,7 @@ bool live_por_start(search *S)
 static bool visible(search *S, const uint8_t *s, int t)
 {
     if (!S->o->ltl) return is_progress(S->p, s, t);
-    return ((S->lv.prop_at >> t) & 1) || por_step_meets(S->por, s, t, S->lv.prop_objs);
+    return ((S->lv.prop_at >> t) & 1) || por_first_writes(S->por, s, t, S->lv.prop_objs);
 }
 
 uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool nested, uint64_t key,

@@ -551,8 +551,23 @@ uint64_t *por_prop_objects(const por *P, uint64_t used, uint64_t *at)
     return w;
 }
 
-bool por_step_meets(por *P, const uint8_t *s, int t, const uint64_t *objs)
+bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs)
 {
     const vm_program *p = P->p;
-    return meets(thread_step(P, s, t, unit_at(P, s, t), vm_tpc(p, s, t)), objs, P->words);
+    const vm_body *b = vm_thread_body(p, s, t);
+    uint32_t pc = vm_tpc(p, s, t);
+    if (!b || pc >= b->ncode) return false;
+    const vm_insn *in = &b->code[pc];
+    switch ((enum vm_opcode)in->op) {
+    case VM_OP_store: case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: break;
+    default: return false; /* changes no global element and no lock's owner */
+    }
+    if (b->nregs > VM_MAX_REGS + 64) return true; /* (not met: the assembler's limit) */
+    vm_absval regs[VM_MAX_REGS + 64];
+    concrete_regs(p, s, t, b->nregs, regs);
+    vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
+    uint64_t *w = P->tmp;
+    memset(w, 0, P->words * sizeof *w);
+    op_objects(P, in, regs, self, t, w, NULL);
+    return meets(w, objs, P->words);
 }

@@ -41,9 +41,10 @@ uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);
  * objects the props of `used` (bit i: p->props[i]) read, global elements
  * and lock elements (their owners), as a new object set (NULL: no memory;
  * free() it), and in *at the threads whose location at a label a prop
- * reads; whether live thread t's step in s (its first instruction and the
- * invisible tail) may touch an object of `objs`. */
+ * reads; whether live thread t's step in s may write an object of `objs`
+ * with its first instruction (a store to one of its elements; an acquire,
+ * release or wait of one of its locks, which may change the owner). */
 uint64_t *por_prop_objects(const por *P, uint64_t used, uint64_t *at);
-bool por_step_meets(por *P, const uint8_t *s, int t, const uint64_t *objs);
+bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs);
 
 #endif

@@ -192,6 +192,36 @@ def spin(mcheck):
         check(spin_npc == ours, f"{name}: SPIN -l non-progress cycle {spin_npc}, mcheck {ours}")
 
 
+# a's loop passes a progress label, b's does not: the only non-progress
+# cycle is b's loop with a never scheduled. --por's persistent set {a}
+# (a's step is independent of b's, and a is tried first) holds a progress
+# step, so visibility must expand both threads: else copy 1 would have no
+# step at all and b's loop would never be explored.
+PROGRESS_VISIBLE = """volatile x, y
+thread a
+progress_a:
+    store x, 1
+    jmp progress_a
+thread b
+spin:
+    store y, 1
+    jmp spin
+"""
+
+
+def por(mcheck):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "progress_visible.bc")
+        with open(path, "w") as f:
+            f.write(PROGRESS_VISIBLE)
+        for extra in ([], ["--por"]):
+            code, js, err = run_json(mcheck, ["--liveness=npc"] + extra + [path])
+            check(code == 1 and js and js["verdict"] == "non_progress_cycle"
+                  and js["stats"]["cycles_rejected"] == 0,
+                  f"progress_visible.bc {extra}: b's loop is a non-progress cycle ({code}, "
+                  f"{err.strip()[:200]})")
+
+
 def main():
     args = sys.argv[1:]
     count = 25
@@ -206,6 +236,7 @@ def main():
     replay_check(mcheck)
     replay(mcheck)
     randomized(mcheck, gen, count)
+    por(mcheck)
     spin(mcheck)
     return finish()
 

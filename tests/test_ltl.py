@@ -96,6 +96,27 @@ thread a
     store y, 1
     store x, 0
 """
+# two independent threads: --por must explore both orders of steps that
+# change props (a persistent set of one thread's store would fix one order)
+ORDER = """volatile x, y
+prop p = x == 1
+prop q = y == 1
+thread a
+    store x, 1
+thread b
+    store y, 1
+"""
+# a's location is read: every step of a is visible (fin holds between them)
+LOC = """volatile x, y
+prop q = y == 1
+prop fin = a@done
+thread a
+    store x, 1
+done:
+    store x, 2
+thread b
+    store y, 1
+"""
 
 CASES = [
     (SEQ, "[] (p -> <> q)", "ok"), (SEQ, "<> (p && [] !q)", "ltl_violated"),
@@ -109,6 +130,9 @@ CASES = [
     (ENDS, "(p <-> at_cs) || <> p", "ok"), (ENDS, "!p V !held", "ok"),
     (ENDS, "p V !held", "ltl_violated"), (UNTIL, "p U q", "ltl_violated"), (UNTIL, "<> (p U q)", "ok"), (UNTIL, "!q U p", "ok"), (UNTIL, "p U (q && !p)", "ltl_violated"),
     (UNTIL, "[] (q -> [] q)", "ok"), (UNTIL, "<> (q && !p)", "ok"),
+    (ORDER, "[] (q -> p)", "ltl_violated"), (ORDER, "[] (p -> q)", "ltl_violated"),
+    (ORDER, "<> (p && q)", "ok"), (LOC, "[] !(q && fin)", "ltl_violated"),
+    (LOC, "<> fin", "ok"),
 ]
 
 
@@ -118,7 +142,7 @@ def exact(mcheck, d):
         with open(path, "w") as f:
             f.write(model)
         bits = [["--liveness-test-bits=3"]] if want == "ok" else []  # collisions: no false violation
-        for extra in [[], ["--reduce=none"], ["--store=exact"]] + bits:
+        for extra in [[], ["--reduce=none"], ["--store=exact"], ["--por"]] + bits:
             code, js, err = verdict(mcheck, ["--ltl", formula] + extra + [path])
             got = js and js["verdict"]
             check(got == want and code == (1 if want == "ltl_violated" else 0),
