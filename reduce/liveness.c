@@ -304,6 +304,22 @@ static int nested(search *S, size_t seed)
     return NOT_FOUND;
 }
 
+/* Copy 1 of state ns (S->dfs.next), reached by the move from copy 0 (eps)
+ * or by a non-progress step: stored, and pushed and put into the stack set
+ * if new. False when the search must stop. */
+static bool enter_copy1(search *S, size_t *depth, uint8_t *ns, bool eps)
+{
+    ns[S->vsize] = 1;
+    store_result sr = store_insert(S->st, ns);
+    if (sr == STORE_FULL) {
+        S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    if (sr != STORE_ADDED) return true;
+    S->r->stats.np_states++;
+    return push(S, depth, ns, 1, eps) && put_on_stack(S, *depth);
+}
+
 void liveness_npc(search *S)
 {
     const vm_program *p = S->p;
@@ -325,16 +341,7 @@ void liveness_npc(search *S)
         if (f->q == 0 && !f->eps_done) { /* first the move to copy 1 */
             f->eps_done = 1;
             memcpy(ns, S->cur, S->wsize);
-            ns[S->vsize] = 1;
-            store_result sr = store_insert(S->st, ns);
-            if (sr == STORE_FULL) {
-                S->lim.stop = STOP_NOMEM;
-                break;
-            }
-            if (sr == STORE_ADDED) {
-                x->np_states++;
-                if (!push(S, &depth, ns, 1, true) || !put_on_stack(S, depth)) break;
-            }
+            if (!enter_copy1(S, &depth, ns, true)) break;
             continue;
         }
         if (max_depth && depth >= max_depth && f->fr.tid < (int32_t)p->nthreads) {
@@ -367,16 +374,7 @@ void liveness_npc(search *S)
                 if (!proviso(S, f, 1, &out)) break; /* persistent set ends here */
             } else {
                 mark_outcome(S, ns, &out);
-                ns[S->vsize] = 1;
-                store_result sr = store_insert(S->st, ns);
-                if (sr == STORE_FULL) {
-                    S->lim.stop = STOP_NOMEM;
-                    break;
-                }
-                if (sr == STORE_ADDED) {
-                    x->np_states++;
-                    if (!push(S, &depth, ns, 1, false) || !put_on_stack(S, depth)) break;
-                }
+                if (!enter_copy1(S, &depth, ns, false)) break;
             }
         }
         if (!limits_ok(S)) break;
