@@ -149,17 +149,9 @@ static bool lasso_holds(search *S, const explore_step *path, uint32_t len, uint3
     if (!search_initial(S, v, &dry)) return false;
     for (uint32_t i = 0; i < len; i++) {
         if (i == cycle_start) memcpy(at, v, S->vsize);
-        if (path[i].tid < 0 || (uint32_t)path[i].tid >= p->nthreads ||
-            path[i].choice >= vm_enabled(p, v, path[i].tid))
-            return false;
+        if (!lasso_can_step(p, v, path[i])) return false;
         if (i >= cycle_start && is_progress(p, v, path[i].tid)) return false;
-        step_outcome out;
-        if (!step_run(&S->env, v, path[i].tid, path[i].choice, &out, &dry)) {
-            if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
-            return false;
-        }
-        if (out.kind != VERDICT_OK) return false;
-        mark_outcome(S, v, &out);
+        if (!lasso_step(S, v, path[i], &dry)) return false;
     }
     return cycle_start < len && memcmp(v, at, S->vsize) == 0;
 }

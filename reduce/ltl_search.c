@@ -226,15 +226,7 @@ static bool lasso_holds(search *S, const explore_step *path, const uint32_t *qs,
             if (any_enabled(p, v)) return false;
             continue;
         }
-        if ((uint32_t)path[i].tid >= p->nthreads || path[i].choice >= vm_enabled(p, v, path[i].tid))
-            return false;
-        step_outcome out;
-        if (!step_run(&S->env, v, path[i].tid, path[i].choice, &out, &dry)) {
-            if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
-            return false;
-        }
-        if (out.kind != VERDICT_OK) return false;
-        mark_outcome(S, v, &out);
+        if (!lasso_can_step(p, v, path[i]) || !lasso_step(S, v, path[i], &dry)) return false;
     }
     return cycle_start < len && accepting && q == q_at && memcmp(v, at, S->vsize) == 0;
 }
@@ -542,12 +534,11 @@ void ltl_check_lasso(search *S)
         props[i] = props_of(p, v);
         if (i == l->len) break; /* the stutter move: the state must be terminal */
         const explore_step *st = &l->path[i];
-        if (st->tid < 0 || (uint32_t)st->tid >= p->nthreads || st->choice >= vm_enabled(p, v, st->tid))
+        if (!lasso_can_step(p, v, *st)) goto rejected;
+        if (!lasso_step(S, v, *st, &dry)) {
+            if (S->lim.stop != STOP_COMPLETE) goto stopped;
             goto rejected;
-        step_outcome out;
-        if (!step_run(&S->env, v, st->tid, st->choice, &out, &dry)) goto stopped;
-        if (out.kind != VERDICT_OK) goto rejected;
-        mark_outcome(S, v, &out);
+        }
     }
     if (cs == l->len && any_enabled(p, v)) goto rejected;
     if (!walk_bfs(A, props, nmoves, cs, 0, UINT64_MAX, pred, queue)) { /* all reached ones */

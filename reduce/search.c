@@ -410,3 +410,15 @@ bool search_initial(search *S, uint8_t *v, explore_stats *dry)
     }
     return true;
 }
+
+bool lasso_step(search *S, uint8_t *v, explore_step st, explore_stats *dry)
+{
+    step_outcome out;
+    if (!step_run(&S->env, v, st.tid, st.choice, &out, dry)) {
+        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    if (out.kind != VERDICT_OK) return false;
+    mark_outcome(S, v, &out);
+    return true;
+}

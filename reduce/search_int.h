@@ -363,6 +363,16 @@ static inline bool any_enabled(const vm_program *p, const uint8_t *s)
  * searches start there). False with S->lim.stop set if memory runs out. */
 bool search_initial(search *S, uint8_t *v, explore_stats *dry);
 
+/* The liveness searches' replay checks of a lasso, step by step: may
+ * thread st.tid take choice st.choice in v? Then lasso_step() runs it on v
+ * (search.c): true if it ends without an error (its outcome marked in v),
+ * false if it errs or, with S->lim.stop set, memory runs out. */
+static inline bool lasso_can_step(const vm_program *p, const uint8_t *v, explore_step st)
+{
+    return st.tid >= 0 && (uint32_t)st.tid < p->nthreads && st.choice < vm_enabled(p, v, st.tid);
+}
+bool lasso_step(search *S, uint8_t *v, explore_step st, explore_stats *dry);
+
 /* Make e the outcome of a deadlock (search.c). */
 void deadlock_outcome(step_outcome *e);
 

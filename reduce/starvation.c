@@ -333,10 +333,8 @@ static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32
 {
     const vm_program *p = S->p;
     uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
-    memset(v, 0, S->wsize);
-    memcpy(v, p->init_state, p->layout.size);
-    if (S->det) ls_init_meta(S->det, v);
     explore_stats dry = {0};
+    if (!search_initial(S, v, &dry)) return false;
     uint32_t nt = p->nthreads;
     bool t_enabled = false;
     uint8_t *fair = calloc(nt, 1); /* thread stepped or was disabled in the cycle */
@@ -347,9 +345,7 @@ static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32
     bool ok = false;
     for (uint32_t i = 0; i < len; i++) {
         if (i == cycle_start) memcpy(at, v, S->vsize);
-        if (path[i].tid < 0 || (uint32_t)path[i].tid >= nt ||
-            path[i].choice >= vm_enabled(p, v, path[i].tid))
-            goto out;
+        if (!lasso_can_step(p, v, path[i])) goto out;
         if (i >= cycle_start) {
             if (path[i].tid == (int32_t)T && is_progress(p, v, (int)T)) goto out;
             if (vm_enabled(p, v, (int)T) && is_labelled(p, g, v, (int)T)) t_enabled = true;
@@ -358,13 +354,7 @@ static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32
                 if (!vm_enabled(p, v, (int)u)) fair[u] = 1;
             if (S->o->fair && !mid_disabled(S, g, v, path[i].tid, path[i].choice, fair)) goto out;
         }
-        step_outcome o;
-        if (!step_run(&S->env, v, path[i].tid, path[i].choice, &o, &dry)) {
-            if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
-            goto out;
-        }
-        if (o.kind != VERDICT_OK) goto out;
-        mark_outcome(S, v, &o);
+        if (!lasso_step(S, v, path[i], &dry)) goto out;
     }
     ok = cycle_start < len && memcmp(v, at, S->vsize) == 0 && t_enabled;
     for (uint32_t u = 0; ok && S->o->fair && u < nt; u++)
