@@ -146,6 +146,9 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
 {
     const vm_program *p = e->p;
     if (vm_tstatus_of(p, s, tid) != VM_T_RUNNING || vm_tpc(p, s, tid) != 0) return true;
+    /* A start that a prop watches (T@label) is not folded: the states
+     * before the label, where the prop is false, would not be seen. */
+    if (p->threads[tid].loc_read) return true;
     const vm_insn *code = vm_thread_body(p, s, tid)->code;
     if (insn_visible(p, &code[0])) return true;
     if (observed) {

@@ -295,9 +295,30 @@ uint32_t vm_mark_props(vm_program *p)
         for (uint32_t j = 0; j < p->props[i].ncode; j++) {
             const vm_pxinsn *x = &p->props[i].code[j];
             if (x->op == VM_PX_AT) {
-                vm_insn *in = &p->bodies[p->threads[x->a].body].code[x->b];
+                /* the label's instruction, so that a step ends where the
+                 * prop turns true, and the instructions after it, so that
+                 * a step ends where it turns false again (a step that ran
+                 * on through the label's successors, back to the label or
+                 * on to another, would hide that state) */
+                vm_body *b = &p->bodies[p->threads[x->a].body];
+                vm_insn *in = &b->code[x->b];
+                p->threads[x->a].loc_read = true;
                 n += !in->visible;
                 in->visible = 1;
+                uint32_t succ[2], k = 0;
+                if (in->op == VM_OP_jmp) {
+                    succ[k++] = (uint32_t)in->obj;
+                } else if (in->op == VM_OP_jz || in->op == VM_OP_jnz) {
+                    succ[k++] = (uint32_t)in->obj;
+                    succ[k++] = (uint32_t)x->b + 1;
+                } else if (in->op != VM_OP_end) {
+                    succ[k++] = (uint32_t)x->b + 1;
+                }
+                for (uint32_t q = 0; q < k; q++) {
+                    if (succ[q] >= b->ncode) continue;
+                    n += !b->code[succ[q]].visible;
+                    b->code[succ[q]].visible = 1;
+                }
             }
             if (x->op != VM_PX_OWNER) continue;
             for (uint32_t b = 0; b < p->nbodies; b++)

@@ -213,6 +213,9 @@ typedef struct vm_thread_slot {
     uint32_t self_off;  /* `self` (i32), from the slot start; 0: static, in `self` */
     uint32_t regs_off;  /* register 0, from the slot start */
     int32_t self;       /* a static thread's instance index */
+    bool loc_read;      /* a prop reads its location (vm_mark_props()): with
+                           --por its start is not folded, so that every
+                           state it passes through the prop is seen */
 } vm_thread_slot;
 
 /* Offsets within every slot (status, pc) and within a spawn slot (the
