@@ -292,12 +292,14 @@ void stateless(search *S)
         iteration(S, &it);
         if (S->lim.stop != STOP_COMPLETE) return;
         if (it.cut) { /* deeper executions exist: raise the bound */
-            if (it.bound >= cap) {
-                S->lim.truncated = true;
-                return;
+            if (it.bound < cap) {
+                it.bound = it.bound > cap / 2 ? cap : 2 * it.bound;
+                continue;
             }
-            it.bound = it.bound > cap / 2 ? cap : 2 * it.bound;
-            continue;
+            /* cut at --max-depth: incomplete, but with 0..K a larger
+             * preemption bound may still meet an error within the depth */
+            S->lim.truncated = true;
+            if (!(it.pruned && it.k < K)) return;
         }
         if (it.pruned && it.k < K) {
             /* the next preemption bound deepens again from the first depth

@@ -64,6 +64,10 @@ SHALLOW = 16  # the depth cap of the runs on a deep or cyclic model
 
 
 def run(mcheck, args, model, timelimit=TIMELIMIT):
+    # the stateful search it is compared with is composition (--por=off):
+    # its error counts are per composed state
+    if not any(a.startswith("--por") for a in args):
+        args = ["--por=off"] + args
     cmd = [mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args + [model]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
     if checks.SANITIZER.search(p.stderr):
@@ -279,6 +283,17 @@ def check_cli(opts):
     check(p.returncode == 0 and "verdict: ok (no error found)\nsearch complete\n" in p.stdout
           and "preemption bound     3, raised from 0" in p.stdout,
           f"--preemption-bound 0..9: exit {p.returncode}, {p.stdout[:600]}")
+    # --preemption-bound 0..K raises the bound also when iterative deepening
+    # reaches the depth cap at a smaller one: the philosophers' deadlock
+    # needs one preemption, and bound 0 is cut at every depth (issue 28)
+    phil = os.path.join(opts.models, "philosophers.bc")
+    for cap in ([], ["--max-depth", "64"]):
+        p = subprocess.run([opts.mcheck, "--quiet", "--search=stateless", "--preemption-bound", "0..2"]
+                           + cap + [phil], capture_output=True, text=True)
+        check(p.returncode == 1 and "verdict: deadlock\n" in p.stdout
+              and "preemption bound     1, raised from 0" in p.stdout,
+              f"--preemption-bound 0..2 {' '.join(cap)} on the philosophers: the deadlock at bound 1 "
+              f"(exit {p.returncode}, {p.stdout[-700:]})")
     # a cyclic model without --max-depth: the default cap, incomplete
     cyc = os.path.join(opts.models, "adapt_flag.bc")
     rc, js, _ = run(opts.mcheck, ["--search=stateless", "--adapt"], cyc)
