@@ -7,7 +7,8 @@
  * of a volatile element, a choose, or an enabled join. Such a node expands
  * only that thread at first; every other node (the root, the last thread
  * ended, blocked or at an acquire, wait, notify, send, recv, spawn, an
- * instruction that faults) is full: every enabled thread. Races: vector
+ * instruction that faults, and every node after RACES_MAX_RUN light ones in
+ * a row) is full: every enabled thread. Races: vector
  * clocks along the path (entries: level + 1 of a thread's step) order the
  * steps by happens-before through locks (the exact release), volatile
  * writes and reads, channels, spawn and join; at each new node, for every
@@ -51,7 +52,19 @@ typedef struct rs_level {
     uint32_t prev;      /* the level of the previous access to elem, or NONE */
     bool write;         /* it writes elem */
     size_t clk_mark;    /* the clock log's length before its updates */
+    uint32_t run;       /* light nodes in a row that continued one thread, this
+                           one included (0: a full node) */
 } rs_level;
+
+/* A thread continued alone through this many light nodes in a row makes the
+ * next node full: a spin loop on a volatile (`load k, f; jz k, spin`) is a
+ * transaction that never ends, and would keep the thread that sets f from
+ * ever running on that branch (the ignoring problem: FG's argument is for
+ * acyclic state spaces). A full node only adds executions, so this costs
+ * nothing in soundness where the argument holds. */
+#ifndef RACES_MAX_RUN
+#define RACES_MAX_RUN 8u
+#endif
 
 struct races {
     const vm_program *p;
@@ -251,8 +264,10 @@ bool races_level(search *S, size_t depth, int32_t last)
         l->enabled |= 1ull << t;
         if (light_step(R, S->cur, (int)t, &elem[t], &write[t])) l->light |= 1ull << t;
     }
-    if (last >= 0 && (l->light >> last & 1)) {
+    uint32_t run = last >= 0 && depth > 0 ? R->lv[depth - 1].run + 1 : 1;
+    if (last >= 0 && (l->light >> last & 1) && run <= RACES_MAX_RUN) {
         l->backtrack = 1ull << last;
+        l->run = run;
         S->r->stats.light_nodes++;
     } else {
         l->backtrack = l->enabled;
