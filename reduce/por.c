@@ -6,8 +6,9 @@
  * does not decide the cycle proviso (the searches do).
  *
  * Objects. A step touches objects: lock elements (acquire, release, wait and
- * its re-acquire, notify, notifyall), channels (send, recv), the spawn
- * counter of a proc (spawn), and global elements: volatile ones, unshared
+ * its re-acquire, notify, notifyall), channels (send, recv), the thread
+ * id counter (every spawn, of any proc: the next free id goes to whichever
+ * spawn runs first, so two spawns never commute), and global elements: volatile ones, unshared
  * variables (all elements of one at once: the owner is per variable) and
  * shared elements not proved independent by the static analysis
  * (lockset/discharge.c's facts: an element only one thread can touch never
@@ -160,7 +161,7 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
     case VM_OP_send:
     case VM_OP_recv: set_bit(w, P->obj_chan + (uint32_t)in->obj); break;
     case VM_OP_spawn:
-        set_bit(w, P->obj_spawn + (uint32_t)in->obj);
+        set_bit(w, P->obj_spawn); /* one counter hands out every thread id */
         if (spawn_self) *spawn_self = vm_absop(&in->a, regs, self, tid);
         break;
     default: break;
@@ -303,7 +304,7 @@ por *por_new(const vm_program *p)
     free(facts);
     P->obj_chan = p->nlocks;
     P->obj_spawn = P->obj_chan + p->nchans;
-    P->obj_elem = P->obj_spawn + p->nbodies;
+    P->obj_elem = P->obj_spawn + 1;
     uint32_t nobj = P->obj_elem + p->nelems;
     P->words = (nobj + 63) / 64;
     if (!P->words) P->words = 1;

@@ -91,7 +91,12 @@ TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not faile
 
 
 def mcheck_json(mcheck, args, model):
-    """Run mcheck with --json --quiet; returns (exit status, parsed JSON or None, stderr)."""
+    """Run mcheck with --json --quiet; returns (exit status, parsed JSON or None, stderr).
+    `--reduce=compose` without a --por option is composition alone
+    (--por=off): the default search is --por, and composition's counts are
+    the ones refcheck and the full search are compared with."""
+    if "--reduce=compose" in args and not any(a.startswith("--por") for a in args):
+        args = ["--por=off"] + args
     cmd = [mcheck, "--json", "--quiet", "--store=exact", "--timelimit", str(TIMELIMIT)] + args + [model]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
     try:

@@ -22,20 +22,24 @@ verdict (and optionally exact state/transition counts) in header comments:
                                   --store=exact)
     ; expect-liveness-starvation: starvation   the verdict of --liveness=starvation
     ; expect-liveness-starvation-fair: ok      and with --fair (same three modes)
-    ; expect-states: 9            states stored with the default (composed) search
+    ; expect-states: 9            states stored by composition (--por=off)
     ; expect-transitions: 11
     ; expect-states-reduce-none: 103
     ; expect-transitions-reduce-none: 157
 
-For each model this checks the verdict and exit status of the default search
-and of a matrix of variants (--reduce=none, --store=exact, --fingerprint=128,
+For each model this checks the verdict and exit status of composition
+(--por=off: LANGUAGE.md fixes its counts, and the `expect-states` lines are
+its counts) and of a matrix of variants (--reduce=none, --store=exact, --fingerprint=128,
 --search=bfs, --store=bitstate, and --por depth- and breadth-first: the
 same verdict, and with --all-errors the same error kinds as composition and
 never more states), the exact counts, that the breadth-first
 trace of an error model is a shortest one (tests/shortest.py), that a complete search of an
 error-free model stores exactly the visible states of the full search, and the
 golden text output (NAME.out beside the model: everything before the
-statistics block, which holds timings, and the unreached code after it). MCHECK_UPDATE_GOLDEN=1 rewrites the
+statistics block, which holds timings, and the unreached code after it).
+The default search (the model's options alone: --por wherever it is sound)
+has its own golden, NAME.default.out, and must give composition's verdict,
+and with --all-errors its error kinds in no more states. MCHECK_UPDATE_GOLDEN=1 rewrites the
 goldens (review them as a diff); it refuses (exit 1) when the environment
 variable CI is set, so a CI run can never rewrite what it checks.
 
@@ -111,18 +115,7 @@ def check_shortened(mcheck, name, path, opts, js, bfs, depths):
     short as --search=bfs's where that finds the same error first (and as
     refcheck's shortest deadlock), -j 2's is shortened too, and
     --shorten=off gives the search's own path, the length it was shortened
-    from. With --all-errors the trace is shortened only when --shorten is
-    given (the whole space is asked for): the default run shortens nothing,
-    and the checks below run with --shorten=on."""
-    if "--all-errors" in opts:
-        check(js["error"] is not None and js["error"]["shortened_from"] is None
-              and js["error"]["not_shortened"] is None and js["stats"]["shortening"] is None,
-              f"{name} --all-errors: not shortened without --shorten")
-        opts = opts + ["--shorten=on"]
-        js = run_json(mcheck, opts + [path])[1]
-        if not check(js is not None and js["error"] is not None,
-                     f"{name} --shorten=on: an error in the report"):
-            return
+    from. With --all-errors too, the first error's trace is shortened."""
     e = js["error"]
     off = run_json(mcheck, opts + ["--shorten=off", path])[1]
     if not check(off is not None and off["error"] is not None and e is not None,
@@ -175,7 +168,12 @@ def test_model(mcheck, path):
     check(expect in EXIT, f"{name}: header has a valid 'expect:' line (got {expect!r})")
     if expect not in EXIT:
         return
-    opts = h.get("options", "").split()
+    # the model's own options; the checks below pin composition's counts
+    # (LANGUAGE.md, "Which counts are fixed"), so they name --por=off, and
+    # the default search (the strongest sound reduction) is checked against
+    # them in check_default()
+    user = h.get("options", "").split()
+    opts = ["--por=off"] + user
     if expect == "lock_discipline":
         check("--race=off" not in opts, f"{name}: expects {expect}, but its options turn the detector off")
     if expect == "race":
@@ -217,6 +215,7 @@ def test_model(mcheck, path):
     # (the same violations where the discipline breaks) and never more states (a first-error search's count depends on which
     # error it meets first, so the counts are compared searching past them)
     if "--reduce=none" not in opts and not any(o.startswith("--lookahead") for o in opts):
+        check_default(mcheck, name, path, user, expect)
         for v in (["--por"], ["--por", "--search=bfs"]):
             pcode, pjs, perr = run_json(mcheck, opts + v + [path])
             got = pjs and pjs["verdict"]
@@ -349,6 +348,40 @@ def test_model(mcheck, path):
                   f"search's stored states ({len(b)}); {len(a - b)} only in full, "
                   f"{len(b - a)} only in reduced")
 
+    # the goldens: composition's output (NAME.out) and the default's, what a
+    # user sees (NAME.default.out)
+    check_golden(mcheck, name, path, opts, ".out")
+    check_golden(mcheck, name, path, user, ".default.out")
+
+
+def check_default(mcheck, name, path, user, expect):
+    """The default search (no --por option: the strongest reduction sound
+    for the model's options) against composition (--por=off): the same
+    verdict and exit status; searching past errors (--all-errors, exact
+    store) the same error kinds (the violations where the discipline
+    breaks: Theorems 9 and 10) and never more states."""
+    dcode, djs, derr = run_json(mcheck, user + [path])
+    got = djs and djs["verdict"]
+    check(got == expect and dcode == EXIT[expect],
+          f"{name} (default): verdict {got} exit {dcode}, expected {expect} ({derr.strip()[:200]})")
+    alls = [] if "--all-errors" in user else ["--all-errors"]
+    cjs = run_json(mcheck, ["--por=off"] + user + alls + ["--store=exact", path])[1]
+    djs = run_json(mcheck, user + alls + ["--store=exact", path])[1]
+    if not check(djs is not None and cjs is not None, f"{name} (default) --all-errors: JSON reports"):
+        return
+    dk = sorted(k for k, n in djs["error_counts"].items() if n)
+    ck = sorted(k for k, n in cjs["error_counts"].items() if n)
+    viol = {"lock_discipline", "race"}
+    if viol & set(ck):
+        check(viol & set(dk) == viol & set(ck),
+              f"{name} (default) --all-errors: violations {dk}, composition's {ck}")
+    else:
+        check(dk == ck, f"{name} (default) --all-errors: error kinds {dk}, composition's {ck}")
+    ds, cs = djs["stats"]["states_stored"], cjs["stats"]["states_stored"]
+    check(ds <= cs, f"{name} (default) --all-errors: {ds} states, more than composition's {cs}")
+
+
+def check_golden(mcheck, name, path, opts, suffix):
     # the golden names the model relative to the repository, so it holds on any machine
     top = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     p = subprocess.run([os.path.abspath(mcheck)] + opts + ["--quiet", os.path.relpath(path, top)],
@@ -357,7 +390,7 @@ def test_model(mcheck, path):
     head, _, tail = p.stdout.partition("statistics:\n")
     unreached = re.search(r"^unreached code.*", tail, re.S | re.M)
     text = head + (unreached.group(0) if unreached else "")
-    golden = os.path.splitext(path)[0] + ".out"
+    golden = os.path.splitext(path)[0] + suffix
     if os.environ.get("MCHECK_UPDATE_GOLDEN") == "1":
         with open(golden, "w") as f:
             f.write(text)

@@ -356,7 +356,7 @@ def test_trace_states():
     after the step's last line) and JSON ("states", one object per step);
     without it the report is unchanged."""
     phil = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "philosophers.bc")
-    args = ["--search=bfs", "-D", "N=2", phil]
+    args = ["--por=off", "--search=bfs", "-D", "N=2", phil]
     code, plain, _ = run(*args)
     code2, out, _ = run("--trace-states", *args)
     check(code == code2 == 1 and out.count("state after step") == 4,
@@ -411,7 +411,7 @@ def test_race_reports_earlier_accesses():
     two = model("twolocks.bc", "lock m\nlock n\nshared x\nthread a\n    reg v\n    acquire m\n"
                                "    load v, x\n    store x, 1\n    release m\nthread b\n    reg v\n"
                                "    acquire n\n    load v, x\n    release n\n")
-    code, out, _ = run("--json", two)
+    code, out, _ = run("--por=off", "--json", two)
     e = json.loads(out)["error"]
     check(e["element"] == "x" and e["thread"] == "b" and e["line"] == 13 and e["locks_held"] == "{n}",
           f"ld: the reported access is b's load of x holding {{n}} ({e.get('element')}, "
@@ -888,23 +888,24 @@ def test_por_discharges_metadata():
     phil = os.path.join(MODELS, "philosophers.bc")
     base = ["--all-errors", "-D", "N=3", "--json", phil]
     res = {}
-    for name, opts in (("por", ["--por"]), ("por-off", ["--por", "--race=off"]), ("default", [])):
+    for name, opts in (("por", ["--por"]), ("por-off", ["--por", "--race=off"]),
+                       ("compose", ["--por=off"]), ("default", [])):
         code, out, _ = run(*(opts + base))
         res[name] = json.loads(out)
     st = {k: v["stats"]["states_stored"] for k, v in res.items()}
-    check(st["por"] == st["por-off"] and st["por"] < st["default"],
-          f"philosophers N=3 --por: as many states with LD' as with --race=off, fewer than "
-          f"without --por ({st})")
+    check(st["por"] == st["por-off"] == st["default"] and st["por"] < st["compose"],
+          f"philosophers N=3 --por (the default): as many states with LD' as with --race=off, "
+          f"fewer than with --por=off ({st})")
     check(res["por"]["stats"].get("discharged_elements") == 3
           and res["por"]["stats"].get("shared_elements") == 3,
           f"--por JSON: 3 of 3 shared elements discharged ({res['por']['stats']})")
-    check("discharged_elements" not in res["default"]["stats"],
-          "without --por the JSON stats are as they were")
+    check("discharged_elements" not in res["compose"]["stats"],
+          "with --por=off the JSON stats are as they were")
     code, out, _ = run("--por", "--all-errors", "-D", "N=3", phil)
     check("  discharged           3 of 3 shared elements (static analysis" in out,
           f"--por text statistics: the discharged line ({out[-900:]})")
-    code, out, _ = run("--all-errors", "-D", "N=3", phil)
-    check("discharged" not in out, "without --por the text statistics are as they were")
+    code, out, _ = run("--por=off", "--all-errors", "-D", "N=3", phil)
+    check("discharged" not in out, "with --por=off the text statistics are as they were")
     # the discipline's violations are still found
     for name in ("race_counter.bc", "semaphore_stoller.bc"):
         code, out, _ = run("--por", "--json", os.path.join(MODELS, name))
@@ -1086,7 +1087,7 @@ def test_trace_effects():
     """Each trace line says what its instruction did with values (issue 18)."""
     sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "semantics")
     # the depth-first traces these pin (--shorten=off), where phil[0] eats
-    code, out, _ = run("--shorten=off", os.path.join(MODELS, "philosophers.bc"))
+    code, out, _ = run("--por=off", "--shorten=off", os.path.join(MODELS, "philosophers.bc"))
     lines = trace_lines(out)
     check(code == 1 and "    18  acquire fork[left]    ; fork[0]" in lines[3]
           and "    20  load m, meals[self]   ; meals[0] = 0 -> m" in lines[5]
@@ -1173,25 +1174,25 @@ def test_shorten():
               in err, f"--shorten={bad}: a usage error ({code}, {err.strip()})")
     code, out, _ = run("--help")
     check("--shorten=on|off|STATES" in out, "--help documents --shorten")
-    # the README's demo: 66 depth-first steps become 6
-    code, out, _ = run(phil)
+    # composition (--por=off): 66 depth-first steps become 6
+    code, out, _ = run("--por=off", phil)
     check(code == 1 and "trace (6 steps, 12 instructions; shortened from 66 steps by a "
           "breadth-first search of 69 states):" in out
           and re.search(r"^  shortening           69 states, [0-9.]+ s ", out, re.M)
           and "note: depth-first traces can be long" not in out and "not shortened" not in out,
           f"philosophers: shortened from 66 steps to 6 ({out[:400]})")
     for args in (["--shorten=off"], ["--shorten=on", "--shorten=off"]):
-        code, out, _ = run(*args, phil)
+        code, out, _ = run("--por=off", *args, phil)
         check(code == 1 and "trace (66 steps, 282 instructions):\n" in out
               and "note: depth-first traces can be long" in out and "shortening" not in out,
               f"{' '.join(args)}: the depth-first path, as before")
     # over the budget: the depth-first path, and one line saying why
-    code, out, _ = run("--shorten=10", phil)
+    code, out, _ = run("--por=off", "--shorten=10", phil)
     check(code == 1 and "trace (66 steps, 282 instructions):\n" in out
           and "\nnot shortened: the breadth-first search for a shorter path reached its budget "
           "of 10 states (--shorten=STATES sets it)\n" in out,
           f"--shorten=10: not shortened, over budget ({out[:300]})")
-    code, out, _ = run("--json", "--shorten=10", phil)
+    code, out, _ = run("--por=off", "--json", "--shorten=10", phil)
     js = json.loads(out)
     e, sh = js["error"], js["stats"]["shortening"]
     check(e["steps"] == 66 and e["shortened_from"] is None and "budget of 10 states"
@@ -1199,7 +1200,7 @@ def test_shorten():
           and 10 <= sh["states_stored"] <= 10 + 32,
           f"--json --shorten=10: over budget ({e['steps']}, {e['not_shortened']}, {sh})")
     tj = os.path.join(TMP, "short.json")
-    code, out, _ = run("--json", "--trace-json", tj, phil)
+    code, out, _ = run("--por=off", "--json", "--trace-json", tj, phil)
     js = json.loads(out)
     with open(tj) as f:
         tjs = json.load(f)
@@ -1209,13 +1210,13 @@ def test_shorten():
           and js["stats"]["states_stored"] == 67,
           f"--json: shortened_from 66, the search's own counts kept ({js['stats']})")
     # breadth-first traces are shortest already; --simulate has no search
-    code, out, _ = run("--json", "--search=bfs", phil)
+    code, out, _ = run("--por=off", "--json", "--search=bfs", phil)
     js = json.loads(out)
     check(js["error"]["steps"] == 6 and js["error"]["shortened_from"] is None
           and js["error"]["not_shortened"] is None and js["stats"]["shortening"] is None,
           "--search=bfs: nothing shortened")
     # -j 2: the parallel depth-first trace is shortened too, and the note says what it is
-    code, out, _ = run("-j", "2", "-D", "N=5", phil)
+    code, out, _ = run("--por=off", "-j", "2", "-D", "N=5", phil)
     # (its depth-first path may be a shortest one already)
     check(code == 1 and (re.search(r"trace \(10 steps, 20 instructions; shortened from \d+ steps", out)
                          or "trace (10 steps, 20 instructions):\n" in out
@@ -1228,7 +1229,7 @@ def test_shorten():
     two = model("two_asserts.bc", "lock m\nthread a\n    acquire m\n    release m\n"
                 "    acquire m\n    release m\n    assert 0, \"deep\"\n"
                 "thread b\n    assert 0, \"shallow\"\n")
-    code, out, _ = run("--json", two)
+    code, out, _ = run("--por=off", "--json", two)
     js = json.loads(out)
     e = js["error"]
     check(code == 1 and e["message"] == "assertion violated: deep" and e["line"] == 7
@@ -1237,18 +1238,20 @@ def test_shorten():
           and js["stats"]["shortening"]["states_stored"] > 3,
           f"two asserts: the deep one kept, the shallow one searched past ({e['message']}, "
           f"{e['steps']} steps, {e['not_shortened']}, {js['stats']['shortening']})")
-    code, out, _ = run("--json", "--search=bfs", two)
+    code, out, _ = run("--por=off", "--json", "--search=bfs", two)
     check(json.loads(out)["error"]["message"] == "assertion violated: shallow",
           "two asserts: --search=bfs meets the shallow one first")
-    # --all-errors: the first error only (two deadlocks could become one path)
+    # --all-errors: the first error only (two deadlocks could become one path);
+    # --shorten=off keeps them all as the search found them
     sem = os.path.join(os.path.dirname(os.path.abspath(__file__)), "semantics")
-    code, out, _ = run("--json", "--all-errors", os.path.join(sem, "notify_lost.bc"))
+    code, out, _ = run("--por=off", "--json", "--all-errors", "--shorten=off",
+                       os.path.join(sem, "notify_lost.bc"))
     errs = json.loads(out)["errors"]
     check(len(errs) == 2 and errs[0]["shortened_from"] is None and errs[0]["steps"] == 8
           and json.loads(out)["stats"]["shortening"] is None,
-          f"--all-errors without --shorten: nothing shortened "
+          f"--all-errors --shorten=off: nothing shortened "
           f"({[(x['steps'], x['shortened_from']) for x in errs]})")
-    code, out, _ = run("--json", "--all-errors", "--shorten=on",
+    code, out, _ = run("--por=off", "--json", "--all-errors",
                        os.path.join(sem, "notify_lost.bc"))
     errs = json.loads(out)["errors"]
     check(len(errs) == 2 and errs[0]["shortened_from"] == 8 and errs[0]["steps"] == 4

@@ -31,6 +31,10 @@ def model(name, text):
 
 
 def run(*args, timeout=600):
+    # "without --por" here is composition alone, named --por=off: the
+    # default search is --por
+    if not any(a.startswith("--por") for a in args):
+        args = ("--por=off",) + args
     return run_mcheck(MCHECK, *args, timeout=timeout)
 
 

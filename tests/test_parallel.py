@@ -46,7 +46,11 @@ SAME = ("states_stored", "transitions", "states_matched", "instructions",
 
 
 def run(mcheck, args, model, timeout=120):
-    """One search with --json: (exit status, report or None, stderr)."""
+    """One search with --json: (exit status, report or None, stderr). Without
+    a --por option it is composition (--por=off), whose counts -j N must
+    equal exactly; --por -j N is check_por()'s."""
+    if not any(a.startswith("--por") for a in args):
+        args = ["--por=off"] + args
     p = subprocess.run([mcheck, "--json", "--quiet"] + args + [model], capture_output=True,
                        text=True, timeout=timeout)
     try:

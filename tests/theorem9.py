@@ -113,7 +113,11 @@ class Skip(Exception):
 
 def mcheck_json(mcheck, args, model, problems, name):
     """Run mcheck; returns its JSON report (or raises Skip when the search
-    was cut short by a limit). Problems go to `problems`."""
+    was cut short by a limit). Problems go to `problems`. A run that names
+    no --por option is composition alone (--por=off, whose counts refcheck
+    gives), or --reduce=none: the default search is --por."""
+    if not any(a.startswith("--por") for a in args):
+        args = ["--por=off"] + args
     cmd = [mcheck] + COMMON + ["--timelimit", str(TIMELIMIT)] + args + [model]
     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                        timeout=TIMELIMIT * 3)

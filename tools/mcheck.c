@@ -69,8 +69,10 @@ static void usage(FILE *out)
           "  --por[=on|off]         on top of composition, Stoller's stronger reduction:\n"
           "                         invisible thread starts folded, detector metadata\n"
           "                         only where static analysis cannot discharge it, and\n"
-          "                         persistent and sleep sets (off by default: the\n"
-          "                         default counts are LANGUAGE.md's)\n"
+          "                         persistent and sleep sets; on by default wherever it\n"
+          "                         is sound (not with --reduce=none, --search=stateless,\n"
+          "                         --liveness=starvation); --por=off is composition\n"
+          "                         alone, whose counts are LANGUAGE.md's\n"
           "  --race=off|ld|eraser|goldilocks\n"
           "                         check the locking discipline (Stoller's LD') or races\n"
           "                         during the search (default ld: the reduction is\n"
@@ -413,6 +415,27 @@ static int starvation_usage(const cli *c)
     return 0;
 }
 
+/* Without --por or --por=off: the strongest reduction that is sound for
+ * the options given (LANGUAGE.md, "Which counts are fixed"). --por works on
+ * composed steps with a state store; --liveness=starvation asks whether
+ * each thread is enabled, which a persistent set does not keep; the
+ * stateless searches have sleep sets of their own; an explicit
+ * --lookahead=child|sibling|on is the search without --por. There the
+ * default quietly means composition; only an explicit --por is refused. */
+static bool por_by_default(const cli *c)
+{
+    if (c->eo.reduce != REDUCE_COMPOSE || c->eo.search == SEARCH_STATELESS ||
+        (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text))
+        return false;
+    if (c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF) return false;
+#ifdef MCHECK_MPI
+    explore_options o = c->eo;
+    o.por = true;
+    if (explore_mpi_unsupported(&o)) return false;
+#endif
+    return true;
+}
+
 static int parse_args(int argc, char **argv, cli *c)
 {
     static const struct option opts[] = {
@@ -711,6 +734,7 @@ static int parse_args(int argc, char **argv, cli *c)
         if (bad) return bad;
     }
 #endif
+    if (!c->por_set) c->eo.por = por_by_default(c);
     return 0;
 }
 
@@ -822,9 +846,6 @@ static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, 
 {
     if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || c->eo.liveness || c->eo.ltl)
         return false;
-    /* --all-errors asks for the whole space (the benchmarks' mode): its
-     * first error is shortened only when --shorten is given */
-    if (c->eo.all_errors && !c->shorten_given) return false;
     uint64_t states = r->stats.states_stored;
     shorten_budget b = {
         .states = c->shorten_states ? c->shorten_states
@@ -897,11 +918,19 @@ static int run_search(cli *c, vm_program *p)
         if (html) fclose(html);
         return 3;
     }
+    double search_seconds = seconds_since(&t0);
     shorten_stats sh;
     bool shortening = shorten_first(c, p, &r, c->adapt ? ad.seconds : r.stats.seconds, &sh);
+    /* --all-errors in text: a trace for the first of errors alike only
+     * (a whole-space run wants the counts and a few short traces, not ten
+     * walks through the depth-first stack); --json keeps every path */
     report_run run = {.model = c->model, .eo = &c->eo, .adapt = c->adapt ? &ad : NULL,
                       .defs = c->defs, .ndefs = c->ndefs, .trace_all = c->trace_all,
-                      .shorten = shortening ? &sh : NULL};
+                      .shorten = shortening ? &sh : NULL,
+                      .first_of_each = c->eo.all_errors && !c->json,
+                      .search_seconds = search_seconds};
+    struct timespec t_traces;
+    clock_gettime(CLOCK_MONOTONIC, &t_traces);
     /* Out of memory from here on costs the traces (reported as not
      * available), never the verdict or the statistics. */
     trace *traces = r.nerrors ? calloc(r.nerrors, sizeof *traces) : NULL;
@@ -912,6 +941,7 @@ static int run_search(cli *c, vm_program *p)
     if (c->trace_json && !(tf = fopen(c->trace_json, "w")))
         fprintf(stderr, "mcheck: error: cannot write '%s': %s\n", c->trace_json, strerror(errno));
     for (uint32_t i = 0; traces && i < r.nerrors; i++) {
+        if (!report_error_shown(&run, &r, i)) continue; /* not printed: not replayed */
         bool stream = i == 0 && tf;
         if (stream) {
             sc.out = tf;
@@ -931,6 +961,7 @@ static int run_search(cli *c, vm_program *p)
         else if (traces[i].stopped != STOP_COMPLETE)
             stopped = true;
     }
+    run.trace_seconds = seconds_since(&t_traces);
     /* the statistics cover the replays: peak memory and time after them */
     uint64_t rss = explore_peak_rss();
     if (rss > r.stats.peak_rss) r.stats.peak_rss = rss;

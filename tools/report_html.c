@@ -732,7 +732,7 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
     esc(out, er->msg);
     fprintf(out, "</span>");
     if (r->nerrors > 1)
-        fprintf(out, " (the first of %" PRIu32 " errors kept; the text report has them all)",
+        fprintf(out, " (the first of %" PRIu32 " errors kept; --json lists them all)",
                 r->nerrors);
     fprintf(out, "</td></tr>\n");
     if (t) html_where(out, p, er, t);

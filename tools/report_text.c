@@ -717,14 +717,20 @@ static void print_stats_text(FILE *out, const explore_options *eo, const explore
                      " use --fingerprint=128 or --store=exact\n", x->omission);
 }
 
-static void print_error_counts(FILE *out, const explore_result *r)
+/* --all-errors: the counts, and which traces were shown (`left` of the
+ * errors kept were alike an earlier one: report_error_shown). */
+static void print_error_counts(FILE *out, const explore_result *r, uint32_t shown, uint32_t left)
 {
     uint64_t total = 0;
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++) total += r->error_count[k];
     fprintf(out, "errors found: %" PRIu64, total);
     for (int k = VERDICT_DEADLOCK; k < VERDICT_INCOMPLETE; k++)
         if (r->error_count[k]) fprintf(out, ", %s %" PRIu64, verdict_name((verdict)k), r->error_count[k]);
-    if (total > r->nerrors)
+    if (left)
+        fprintf(out, " (a trace shown for the first of errors alike: %" PRIu32 " of the %" PRIu32
+                     " kept; --json lists them all, --replay-error K replays one)", shown,
+                r->nerrors);
+    else if (total > r->nerrors)
         fprintf(out, " (traces of the first %" PRIu32 " shown)", r->nerrors);
     fprintf(out, "\n");
 }
@@ -856,12 +862,18 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
         fprintf(out, "note: %" PRIu64 " cycle%s found by the nested search failed the replay "
                      "check (a hash collision; not reported)\n", r->stats.cycles_rejected,
                 r->stats.cycles_rejected == 1 ? "" : "s");
-    for (uint32_t i = 0; i < r->nerrors; i++) {
-        if (r->nerrors > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", i + 1, r->nerrors);
+    uint32_t shown = 0, left = 0;
+    for (uint32_t i = 0; i < r->nerrors; i++) shown += report_error_shown(run, r, i);
+    for (uint32_t i = 0, k = 0; i < r->nerrors; i++) {
+        if (!report_error_shown(run, r, i)) {
+            left++;
+            continue;
+        }
+        if (shown > 1) fprintf(out, "\n--- error %" PRIu32 " of %" PRIu32 " ---\n", ++k, shown);
         print_error_text(out, p, &r->errors[i], report_trace_of(traces, i), eo->search == SEARCH_DFS,
                          eo->workers, a != NULL, run->trace_all, i == 0 ? run->shorten : NULL);
     }
-    if (eo->all_errors) print_error_counts(out, r);
+    if (eo->all_errors) print_error_counts(out, r, shown, left);
     if (a) {
         fprintf(out, "adapted:%s", a->nvars ? "" : " none");
         for (uint32_t i = 0; i < a->nvars; i++)
@@ -883,6 +895,12 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     fprintf(out, "\n");
     if (r->stop == STOP_MEMLIMIT) print_memlimit_text(out, eo, r);
     print_stats_text(out, eo, r);
+    if (r->nerrors && run->search_seconds > 0) {
+        fprintf(out, "  time split           search %.3f s", run->search_seconds);
+        if (run->shorten && run->shorten->outcome != SHORTEN_NOT_TRIED)
+            fprintf(out, ", a shorter trace %.3f s", run->shorten->seconds);
+        fprintf(out, ", replaying traces %.3f s\n", run->trace_seconds);
+    }
     if (run->shorten && run->shorten->outcome != SHORTEN_NOT_TRIED)
         fprintf(out, "  shortening           %" PRIu64 " states, %.3f s (breadth-first, for a "
                      "shorter trace; in the time above, not in the counts)\n",

@@ -50,7 +50,32 @@ typedef struct report_run {
     const shorten_stats *shorten;     /* how the first error's path was shortened
                                          (explore_shorten); NULL: not tried
                                          (--shorten=off, --search=bfs) */
+    bool first_of_each;               /* --all-errors, text: only the first of
+                                         errors alike (report_error_shown) is
+                                         replayed and printed */
+    double search_seconds;            /* the search alone (the statistics'
+                                         time also covers shortening and
+                                         the traces' replays) */
+    double trace_seconds;             /* replaying the traces */
 } report_run;
+
+/* Error i of r is printed with its trace: always, but with first_of_each
+ * only when no earlier error is alike: the same kind and cause, and for a
+ * fault or report the same thread body, pc and element (every deadlock is
+ * alike, as for shortening: explore_shorten). */
+static inline bool report_error_shown(const report_run *run, const explore_result *r, uint32_t i)
+{
+    if (!run->first_of_each) return true;
+    const explore_error *e = &r->errors[i];
+    for (uint32_t j = 0; j < i; j++) {
+        const explore_error *f = &r->errors[j];
+        if (f->kind != e->kind || f->cause != e->cause) continue;
+        if (e->cause == CAUSE_DEADLOCK ||
+            (f->fault == e->fault && f->body == e->body && f->pc == e->pc && f->elem == e->elem))
+            return false;
+    }
+    return true;
+}
 
 /* The replayed trace of error i, or NULL if it could not be replayed (out
  * of memory: trace_free() left it without a final state). */
