@@ -280,12 +280,76 @@ def test_default_unchanged():
           f"--por: the philosophers' starts, then three steps to the deadlock: {rows}")
 
 
+# A ring of ten workers with ordered locking (each also passes a common lock
+# g), then two threads x and y that take a and b in opposite orders: the
+# deadlock needs y to move while x holds a. Composition's depth-first search
+# runs the workers first and meets it after 166 states. --por took the
+# smallest persistent set, {x, y}, ran them first, and walked the whole ring
+# below each of their steps before trying the other order (millions of
+# states, no deadlock). Its seed is now the lowest enabled thread, so its
+# first path is composition's (issue 28).
+RING = """const N = 10
+const K = 5
+lock l[N]
+lock a, b, g
+shared c[N]
+thread w[N]
+    reg lo, hi, t, v, k
+    mov lo, self
+    add hi, self, 1
+    mod hi, hi, N
+    lt t, lo, hi
+    jnz t, loop
+    mov t, lo
+    mov lo, hi
+    mov hi, t
+loop:
+    acquire g
+    release g
+    acquire l[lo]
+    acquire l[hi]
+    load v, c[self]
+    add v, v, 1
+    mod v, v, 2
+    store c[self], v
+    release l[hi]
+    release l[lo]
+    add k, k, 1
+    lt t, k, K
+    jnz t, loop
+thread x
+    acquire a
+    acquire b
+    release b
+    release a
+thread y
+    acquire b
+    acquire a
+    release a
+    release b
+"""
+
+
+def test_ring_first_error():
+    """The default search meets the ring's deadlock no later than
+    composition (first error, depth-first; a search stuck in the ring stops
+    at its 20 s limit, incomplete)."""
+    ring = model("ring.bc", RING)
+    got = {}
+    for name, opts in (("compose", ["--por=off"]), ("por", ["--por"])):
+        code, js = run_json("--timelimit", "20", "--shorten=off", *opts, ring)
+        got[name] = (code, js and js["verdict"], js and js["stats"]["states_stored"])
+    c, p = got["compose"], got["por"]
+    check(c[:2] == (1, "deadlock") and p[:2] == (1, "deadlock") and p[2] <= c[2],
+          f"ring: --por meets the deadlock in no more states than composition ({got})")
+
+
 def main():
     global MCHECK, MODELS
     MCHECK, MODELS = sys.argv[1], sys.argv[2]
     for t in (test_philosophers, test_bundled_models, test_prefix_assertion,
               test_prefix_division_by_zero, test_prefix_bounded_invisible, test_spawned_prefix,
-              test_init_violation_kept, test_default_unchanged):
+              test_init_violation_kept, test_default_unchanged, test_ring_first_error):
         t()
     return finish()
 
