@@ -42,6 +42,12 @@
  *     releases L (L joins every lockset holding t) and u acquires it (u
  *     joins every lockset holding L): the accesses are ordered. Goldilocks
  *     ignores `init T` too.
+ *   Read-only: no `store` in the program names the variable, so every
+ *     access is a read. LD' reports only on an element that has been
+ *     written (or, under `init T`, on a first access by another thread: such
+ *     a variable keeps its metadata unless every accessor runs T); Eraser
+ *     only in its shared-modified state, which needs a write; Goldilocks
+ *     only on an access racing with a write.
  * What it does not do: happens-before by spawn, join, channels or volatiles
  * (such elements keep their metadata), path sensitivity beyond constant
  * branches, or anything about unshared and volatile variables. */
@@ -258,6 +264,12 @@ ls_why ls_discharge_why(ls_kind kind, const vm_program *p, const ls_elem_facts *
     if (x->threads == 0) return LS_UNACCESSED;
     switch (kind) {
     case LS_OFF: return LS_CHECKED; /* no shared metadata to drop */
+    default: break;
+    }
+    const vm_var *v = vm_elem_var(p, elem);
+    if (!v->stored && (kind != LS_LD || v->init_body < 0 || x->init_ok)) return LS_READ_ONLY;
+    switch (kind) {
+    case LS_OFF: return LS_CHECKED;
     case LS_LD:
         return x->lock != NONE && x->init_ok ? LS_COMMON_LOCK : LS_CHECKED;
     case LS_ERASER:
@@ -302,6 +314,10 @@ static void print_run(FILE *out, ls_kind kind, const vm_program *p, const vm_var
     else if (n == 1) snprintf(name, sizeof name, "%s[%u]", v->name, i);
     else snprintf(name, sizeof name, "%s[%u..%u]", v->name, i, j - 1);
     fprintf(out, "  %-14s %s: ", name, why != LS_CHECKED ? "discharged" : "kept");
+    if (why == LS_READ_ONLY) {
+        fprintf(out, "never written (no `store` names it): every access reads its initial value\n");
+        return;
+    }
     if (x->threads == 0) {
         fprintf(out, "no thread accesses %s\n", n > 1 ? "them" : "it");
         return;

@@ -244,6 +244,9 @@ typedef enum ls_why {
     LS_ONE_THREAD,  /* at most one thread may access it (Eraser, Goldilocks) */
     LS_COMMON_LOCK, /* one lock is held at every access (LD': and every
                        accessor is an instance of its `init T` body) */
+    LS_READ_ONLY,   /* no `store` names its variable: every access is a
+                       read of its initial value (LD': and no `init T`
+                       whose first access another thread may make) */
 } ls_why;
 
 /* The facts of every global element (p->nelems entries; those of

@@ -299,7 +299,11 @@ por *por_new(const vm_program *p)
         if (var->cls != VM_SHARED) continue;
         for (uint32_t i = 0; i < var->size; i++) {
             const ls_elem_facts *f = &facts[var->first_elem + i];
-            P->discharged[var->first_elem + i] = f->threads <= 1 || f->lock != UINT32_MAX;
+            /* (read-only: reads of one value commute, and no detector
+             * keeps metadata for it with --por: ls_discharge_why()) */
+            P->discharged[var->first_elem + i] =
+                f->threads <= 1 || f->lock != UINT32_MAX ||
+                (!var->stored && (var->init_body < 0 || f->init_ok));
         }
     }
     free(facts);

@@ -142,6 +142,17 @@ const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid)
     return in->op == VM_OP_spawn ? in : NULL;
 }
 
+/* A load of a shared variable no `store` names and no `init T` governs:
+ * it reads the initial value whatever the other threads do, and with --por
+ * no detector keeps metadata for it (ls_discharge_why(): LS_READ_ONLY), so
+ * a start may run it before every other thread's first move. */
+static bool reads_constant(const vm_program *p, const vm_insn *in)
+{
+    if (in->op != VM_OP_load) return false;
+    const vm_var *v = &p->vars[in->obj];
+    return v->cls == VM_SHARED && !v->stored && v->init_body < 0;
+}
+
 bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, bool observed)
 {
     const vm_program *p = e->p;
@@ -177,8 +188,11 @@ bool step_fold_start(const step_env *e, uint8_t *s, int tid, explore_stats *x, b
          * Eraser's exclusive owner, an unshared variable's owner), and a
          * violation of the full search would be missed
          * (tests/semantics/init_violation.bc). Registers, jumps, asserts
-         * and `end` touch nothing another thread sees before it moves. */
-        if (vm_ops[code[vm_tpc(p, s, tid)].op].flags & VM_F_MEM) goto roll_back;
+         * and `end` touch nothing another thread sees before it moves;
+         * nor does a read of a variable nobody writes (reads_constant()). */
+        if (vm_ops[code[vm_tpc(p, s, tid)].op].flags & VM_F_MEM &&
+            !reads_constant(p, &code[vm_tpc(p, s, tid)]))
+            goto roll_back;
         if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
         n++;
         ran[vm_tpc(p, s, tid)] = 1; /* a prefix rolled back runs again later */

@@ -255,6 +255,51 @@ def test_spawned_prefix():
           f"a spawned thread's start is listed in its spawn step: {rows}")
 
 
+# Starts that read a shared variable: folded when no `store` names it (it
+# reads the initial value whatever the others do; issue 28), not when some
+# thread writes it, nor under `init T` (the first access decides LD').
+READS = """shared cfg[2] = {3, 4}
+lock m
+shared x
+thread t[3]
+    reg a, b
+    load a, cfg[0]
+    load b, cfg[1]
+    add a, a, b
+    acquire m
+    store x, a
+    release m
+"""
+
+
+def test_read_only_start():
+    ro = model("reads_ro.bc", READS)
+    written = model("reads_written.bc", READS.replace("    release m\n",
+                                                      "    store cfg[0], 5\n    release m\n"))
+    # `init t`, and u reads it too: the first access must be a t's
+    init = model("reads_init.bc", READS.replace("shared cfg[2] = {3, 4}",
+                                                "shared cfg[2] = {3, 4} init t")
+                 + "thread u\n    reg a\n    load a, cfg[0]\n")
+    got = {}
+    for name, path in (("ro", ro), ("written", written), ("init", init)):
+        _, a = run_json("--all-errors", "--store=exact", path)
+        _, b = run_json("--por", "--all-errors", "--store=exact", path)
+        code, out, _ = run("--por", "--search=bfs", "--race=off", "--all-errors", path)
+        first, rows = trace_rows(out) if "step  thread" in out else (None, [])
+        got[name] = (a["verdict"], b["verdict"], a["stats"]["states_stored"],
+                     b["stats"]["states_stored"])
+    check(got["ro"][:2] == ("ok", "ok") and got["ro"][3] == 8 and got["ro"][2] == 27,
+          f"a start that reads a variable nobody writes is folded: 27 -> 8 states ({got['ro']})")
+    check(got["written"][3] > 8 and got["init"][3] > 8,
+          f"a start that reads a written or `init T` variable is not ({got})")
+    code, out, _ = run("--dump", ro)
+    check("cfg[0..1]      discharged: never written (no `store` names it)" in out,
+          f"--dump: cfg discharged as never written ({out[-400:]})")
+    code, out, _ = run("--dump", init)
+    check("cfg[0..1]      discharged: never written" not in out,
+          f"--dump: an `init t` cfg that u reads too is kept for LD' ({out[-400:]})")
+
+
 def test_init_violation_kept():
     # main's start is `store cfg, 5`: folded, it would always run before the
     # reader's first access and hide the violation; a start that touches a
@@ -349,7 +394,8 @@ def main():
     MCHECK, MODELS = sys.argv[1], sys.argv[2]
     for t in (test_philosophers, test_bundled_models, test_prefix_assertion,
               test_prefix_division_by_zero, test_prefix_bounded_invisible, test_spawned_prefix,
-              test_init_violation_kept, test_default_unchanged, test_ring_first_error):
+              test_init_violation_kept, test_default_unchanged, test_ring_first_error,
+              test_read_only_start):
         t()
     return finish()
 

@@ -204,6 +204,9 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
         if (!c->nerrors && !c->oom) asm_build_program(c);
         if (!c->nerrors && !c->oom) asm_read_props(c);
     }
+    for (uint32_t b = 0; !c->nerrors && !c->oom && b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++)
+            if (p->bodies[b].code[pc].op == VM_OP_store) p->vars[p->bodies[b].code[pc].obj].stored = true;
     asm_print_diagnostics(c);
     int ne = c->oom ? -1 : c->nerrors;
     free_ctx(c);

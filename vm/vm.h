@@ -126,6 +126,8 @@ typedef struct vm_var {
     bool is_array;
     uint32_t size;        /* elements (1 for a scalar) */
     int32_t init_body;    /* body id of `init T`, or -1 */
+    bool stored;          /* some `store` instruction names it (one that
+                             none does keeps its initial values for ever) */
     const int32_t *init;  /* size initial values */
     uint32_t offset;
     uint32_t first_elem;
