@@ -437,6 +437,34 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
     return ind;
 }
 
+/* Thread t's step objects less the locks t owns in s (Stoller's Figure 3:
+ * release, notify and notifyall by the owner might be the first to
+ * interfere with nothing, nor might a recursive acquire): while t owns lock
+ * L, no other thread can run an operation on L (acquire, the re-acquire
+ * after a wait, release, wait, notify and notifyall all need L free or
+ * owned), and only t can free it. Not when t's step is a wait (it frees
+ * its lock, and the acquires of others may be first to interfere), nor
+ * with --spurious-wakeups (a waiter may then leave L's wait set on its
+ * own, which a notify by the owner does not commute with). The result is
+ * step itself, or P->tmp. */
+static const uint64_t *owned_masked(por *P, const uint8_t *s, int t, const uint64_t *step)
+{
+    const vm_program *p = P->p;
+    if (p->spurious_wakeups || !p->nlocks) return step;
+    const vm_insn *in = &vm_thread_body(p, s, t)->code[vm_tpc(p, s, t)];
+    if (in->op == VM_OP_wait) return step;
+    bool any = false;
+    for (uint32_t l = 0; l < p->nlocks; l++) {
+        if (!((step[l >> 6] >> (l & 63)) & 1) || vm_lock_owner(p, s, l) != t) continue;
+        if (!any) {
+            memcpy(P->tmp, step, P->words * sizeof *P->tmp);
+            any = true;
+        }
+        P->tmp[l >> 6] &= ~(1ull << (l & 63));
+    }
+    return any ? P->tmp : step;
+}
+
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
 {
     const vm_program *p = P->p;
@@ -460,9 +488,10 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         uint32_t t = (uint32_t)__builtin_ctzll(ts);
         uint64_t add = 0;
         if ((enabled >> t) & 1) {
+            const uint64_t *st = owned_masked(P, s, (int)t, step[t]);
             for (uint64_t us = live & ~(1ull << t); us; us &= us - 1) {
                 uint32_t u = (uint32_t)__builtin_ctzll(us);
-                if (meets(step[t], P->fut[u], words)) add |= 1ull << u;
+                if (meets(st, P->fut[u], words)) add |= 1ull << u;
             }
         } else {
             add = por_enablers(P, s, (int)t, live);
