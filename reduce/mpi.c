@@ -11,9 +11,11 @@
  * flight: termination needs no Safra or NBX. Each owner keeps, per state, its
  * parent's (rank, index) and the step into it; an error's path is read off
  * those links by all ranks together (one MPI_Bcast per step, from the
- * owner), so every rank ends with the same result. Not here: depth-first
- * order, --por, threads inside a rank, bitstate, --dump-states; overlapping
- * the exchange with the expansion (docs/architecture.md). */
+ * owner), so every rank ends with the same result. With --por, a state is
+ * expanded by a persistent set (por.c) under a static cycle proviso (see
+ * expand()). Not here: depth-first order, threads inside a rank, bitstate,
+ * --dump-states; overlapping the exchange with the expansion
+ * (docs/architecture.md). */
 #include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -24,6 +26,7 @@
 #include <time.h>
 
 #include "mpi_batch.h"
+#include "por_int.h"
 #include "reduce_mpi.h"
 #include "search_int.h"
 
@@ -254,24 +257,72 @@ static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t
 }
 
 /* Run every step of frontier state `from` (local index idx). False when the
- * search must stop (S->lim.stop says why). */
+ * search must stop (S->lim.stop says why).
+ *
+ * --por: the steps of a persistent set (por.c) only. The sequential BFS and
+ * -j expand a state fully when one of its reduced successors had been seen
+ * before (their cycle proviso), which needs the store's answer where the
+ * state is expanded; here the successors are inserted at their owners, a
+ * round later. So the proviso is a static one (Valmari's; LTSmin's
+ * distributed POR): a state is expanded fully when its persistent set holds
+ * a thread whose step may run a backward control transfer, a jump or branch
+ * to a pc <= its own or a wait (por_may_close_cycle()). On any cycle of the
+ * reduced graph some thread moves and comes back to its pc, so its walk over
+ * its control-flow graph has an edge whose target <= its source; the step
+ * that runs it leaves from a state of the cycle whose persistent set held
+ * that thread, and that state is expanded fully: the cycle condition C3
+ * (por.c has the whole argument, the folded start of a spawned thread
+ * included). The persistent set is por_persistent()'s, or when that holds
+ * such a thread the smallest closure of one seed that holds none, if there
+ * is one (por_persistent_avoiding()). As in the sequential BFS, a state
+ * with a step into an error is expanded fully too (an error state ends its
+ * path, where the other threads' steps would have gone on). Both decisions
+ * look at the state alone, so the reduced graph, and every count, is the
+ * same for any number of ranks. */
 static bool expand(msearch *M, const uint8_t *from, uint64_t idx)
 {
     search *S = &M->S;
     const vm_program *p = S->p;
+    explore_stats *x = &S->r->stats;
+    const bool use_por = S->por && por_applies(S->por);
+    uint64_t enabled = 0, todo = 0;
+    if (use_por) {
+        enabled = enabled_mask(p, from);
+        uint64_t closing = 0; /* the enabled threads whose step may close a cycle */
+        for (uint64_t m = enabled; m; m &= m - 1)
+            if (por_may_close_cycle(S->por, from, __builtin_ctzll(m))) closing |= m & -m;
+        todo = por_persistent_avoiding(S->por, from, enabled, closing);
+        if (todo != enabled) {
+            x->por_reduced++;
+            if (todo & closing) { /* the proviso */
+                todo = enabled;
+                x->por_proviso++;
+            }
+        }
+    }
+    bool erred = false;
+again:
     for (int32_t t = 0; t < (int32_t)p->nthreads; t++) {
+        if (use_por && !((todo >> t) & 1)) continue;
         uint64_t n = vm_enabled(p, from, t);
         for (uint64_t c = 0; c < n; c++) {
             memcpy(M->succ, from, S->ssize);
             step_outcome out;
             if (!run_step(S, M->succ, t, c, &out)) return false;
-            S->r->stats.transitions++;
+            x->transitions++;
+            erred |= out.kind != VERDICT_OK;
             mark_outcome(S, M->succ, &out);
             if (!emit(M, M->succ, &out, idx, t, c)) {
                 set_stop(M, STOP_NOMEM);
                 return false;
             }
         }
+    }
+    if (use_por && erred && todo != enabled) { /* the error proviso: the others too */
+        todo = enabled & ~todo;
+        enabled = todo; /* once */
+        x->por_proviso++;
+        goto again;
     }
     return true;
 }
@@ -638,7 +689,7 @@ const char *explore_mpi_unsupported(const explore_options *o)
 {
     if (o->search != SEARCH_BFS)
         return o->search == SEARCH_DFS ? "--search=dfs" : "--search=stateless";
-    if (o->por) return "--por";
+    if (o->por && o->reduce != REDUCE_COMPOSE) return "--por without composed steps";
     if (o->workers) return "-j";
     if (o->store.kind == STORE_BITSTATE) return "--store=bitstate";
     if (o->dump_states) return "--dump-states";
@@ -653,6 +704,8 @@ static void msearch_free(msearch *M)
     store_free(S->st);
     ls_free(S->det);
     free(S->ran);
+    free(S->env.fold_undo);
+    por_free(S->por);
     explore_result_free(&M->res);
     free(M->cur);
     free(M->nxt);
@@ -693,17 +746,22 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     S->o = o;
     S->r = &M->res;
     clock_gettime(CLOCK_MONOTONIC, &S->lim.t0);
-    if (ls_needed(o->race, p) && !(S->det = ls_new_opts(o->race, p, p->layout.size, false)))
+    /* --por: statically discharged elements get no metadata (as explore.c) */
+    if (ls_needed(o->race, p) && !(S->det = ls_new_opts(o->race, p, p->layout.size, o->por)))
         return false;
     if (S->det) ls_hooks(S->det, &S->hooks);
     S->ssize = p->layout.size + ls_meta_bytes(S->det);
     S->vsize = S->ssize + 1;
     S->wsize = (S->vsize + 7) & ~(size_t)7;
     S->ran = step_ran_new(p);
+    /* --por: a spawn step folds the child's invisible start (step.c) */
     S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
-                        .max_invisible = o->max_invisible, .state_bytes = S->ssize,
+                        .max_invisible = o->max_invisible, .fold_start = o->por,
+                        .fold_undo = o->por ? malloc(S->ssize) : NULL, .state_bytes = S->ssize,
                         .ran = S->ran, .stopped = &S->lim.stop, .t0 = &S->lim.t0,
                         .timelimit = o->timelimit, .interrupt = o->interrupt};
+    S->por = o->por ? por_new(p) : NULL;
+    if (o->por && (!S->env.fold_undo || !S->por || !por_cycle_tables(S->por))) return false;
     S->st = store_new(&o->store, S->vsize);
     size_t k = (size_t)M->k;
     M->out = calloc(k, sizeof *M->out);
@@ -751,15 +809,18 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
 static bool initial(msearch *M)
 {
     search *S = &M->S;
-    const vm_program *p = S->p;
     uint8_t *s0 = M->succ;
-    memcpy(s0, p->init_state, p->layout.size);
-    if (S->det) ls_init_meta(S->det, s0);
+    /* with --por, the static threads' invisible starts run (explore.c), on
+     * every rank; the owner counts their instructions */
+    explore_stats starts = {0};
+    if (!search_initial(S, s0, &starts)) return false;
     step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
     mark_outcome(S, s0, &out);
     uint64_t h;
     if (!owner_hash(M, s0, &h)) return false;
     if (owner_of(h, M->k) != M->me) return true;
+    M->res.stats.instructions += starts.instructions;
+    M->res.stats.invisible += starts.invisible;
     uint32_t first;
     uint64_t nfirst;
     int rc = insert_result(S, s0, &out, store_insert(S->st, s0), false, &first, &nfirst);
@@ -789,14 +850,14 @@ static void totals(msearch *M, explore_result *r)
     explore_stats *x = &r->stats;
     search *S = &M->S;
     enum { SUM_STORED, SUM_MATCHED, SUM_TRANS, SUM_INSTR, SUM_INVIS, SUM_STORE, SUM_RES,
-           SUM_USED, SUM_BUF, SUM_ERRB, SUM_END, SUM_N };
+           SUM_USED, SUM_BUF, SUM_ERRB, SUM_END, SUM_PRED, SUM_PPROV, SUM_N };
     uint64_t buffers = M->in_cap + M->set_bytes + 3 * S->wsize;
     for (int d = 0; d < M->k; d++) buffers += M->out[d].cap;
     uint64_t reserved = M->links_cap * sizeof(mlink) + (M->cur_cap + M->nxt_cap) * S->vsize;
     uint64_t used = M->nlinks * sizeof(mlink) + (M->ncur + M->nnxt) * S->vsize;
     uint64_t mine[SUM_N] = {y->states_stored, y->states_matched, y->transitions, y->instructions,
                             y->invisible, store_bytes(S->st), reserved, used, buffers,
-                            S->lim.error_bytes, y->end_states};
+                            S->lim.error_bytes, y->end_states, y->por_reduced, y->por_proviso};
     uint64_t sum[SUM_N];
     MPI_Allreduce(mine, sum, SUM_N, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     x->states_stored = sum[SUM_STORED];
@@ -810,6 +871,9 @@ static void totals(msearch *M, explore_result *r)
     x->buffer_bytes = sum[SUM_BUF];
     x->error_bytes = sum[SUM_ERRB];
     x->end_states = sum[SUM_END];
+    x->por_reduced = sum[SUM_PRED];
+    x->por_proviso = sum[SUM_PPROV];
+    x->discharged = ls_discharged(S->det); /* the same static facts on every rank */
     x->search_bytes = x->search_reserved + x->buffer_bytes;
     uint64_t mx[2] = {y->max_depth, S->det ? ls_interned(S->det) : 0}, gmx[2];
     MPI_Allreduce(mx, gmx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);

@@ -2,7 +2,7 @@
  * reduce/: the static tables a search builds once (por_new) and the set of
  * threads to explore in a state (por_persistent). The cycle proviso is the
  * searches' (dfs_por.c: a successor on the stack; bfs.c: a successor seen
- * before), not this file's. */
+ * before; mpi.c: the static one, from this file's por_may_close_cycle()). */
 #ifndef MCHECK_POR_INT_H
 #define MCHECK_POR_INT_H
 
@@ -46,5 +46,21 @@ uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);
  * release or wait of one of its locks, which may change the owner). */
 uint64_t *por_prop_objects(const por *P, uint64_t used, uint64_t *at);
 bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs);
+
+/* The static cycle proviso, for a search that cannot see whether a
+ * successor was stored before (mpi.c; the argument is in por.c): build the
+ * tables once (false when out of memory; then por_may_close_cycle() says
+ * true), then whether the step of enabled thread t in s may run a backward
+ * control transfer (a jump or branch to a pc <= its own, or a wait, which
+ * leaves the pc where it is) in its first instruction, its invisible tail
+ * or the folded start of the thread it spawns. A state whose explored set
+ * holds such a thread must be expanded fully. */
+bool por_cycle_tables(por *P);
+bool por_may_close_cycle(const por *P, const uint8_t *s, int t);
+
+/* por_persistent(), but if the set it picks holds a thread of `avoid`, the
+ * smallest persistent set (a closure of one seed) that holds none of them,
+ * if any (else por_persistent()'s). */
+uint64_t por_persistent_avoiding(por *P, const uint8_t *s, uint64_t enabled, uint64_t avoid);
 
 #endif

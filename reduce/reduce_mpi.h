@@ -3,7 +3,8 @@
  * mcheck-mpi). Every rank of MPI_COMM_WORLD calls explore_mpi() with the
  * same program and options; they search together and each returns the
  * same result: totals, the errors with their paths, and one explore_rank
- * per rank. Not here: depth-first order, --por, -j inside a rank, bitstate,
+ * per rank. With --por, persistent sets under a static cycle proviso
+ * (mpi.c). Not here: depth-first order, -j inside a rank, bitstate,
  * --dump-states (explore_mpi_unsupported() names what it refuses). */
 #ifndef MCHECK_REDUCE_MPI_H
 #define MCHECK_REDUCE_MPI_H
@@ -11,7 +12,7 @@
 #include "reduce.h"
 
 /* NULL if the distributed search supports options o, else the option it
- * does not support ("--por", "--store=bitstate", ...), for a usage error. */
+ * does not support ("-j", "--store=bitstate", ...), for a usage error. */
 const char *explore_mpi_unsupported(const explore_options *o);
 
 /* The search, collective over MPI_COMM_WORLD (MPI initialized). Returns 0,

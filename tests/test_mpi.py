@@ -3,11 +3,12 @@
 against the sequential breadth-first search, under `mpirun --oversubscribe`
 on this one machine (registered in ctest only when CMake found MPI).
 
-  * a complete search (--all-errors, --store=exact) stores, matches and runs
-    exactly what `mcheck --search=bfs --store=exact --all-errors` does: the
-    same states, transitions, states matched, instructions, max depth, error
-    counts by kind and unreached code, on every bundled model with -np 2 and
-    on some with -np 4, on random models of tests/gen_model.c, with the LD',
+  * a complete search (--por=off --all-errors --store=exact) stores, matches
+    and runs exactly what `mcheck --por=off --search=bfs --store=exact
+    --all-errors` does: the same states, transitions, states matched,
+    instructions, max depth, error counts by kind and unreached code, on
+    every bundled model with -np 2 and on some with -np 4, on random
+    models of tests/gen_model.c, with the LD',
     Eraser and Goldilocks detectors (their set ids differ between ranks:
     the vectors are translated) and with the compact store; the per-rank
     figures add up to the totals;
@@ -24,7 +25,20 @@ on this one machine (registered in ctest only when CMake found MPI).
   * failures: rank 1 out of memory (mcheck-mpi_failalloc, --failalloc),
     SIGTERM to rank 1 and SIGUSR1 to mpirun stop every rank with exit 3 and
     the statistics; SIGINT to mpirun and SIGKILL to rank 1 end mpirun within
-    seconds (exit not 0; the killed rank named), never a hang.
+    seconds (exit not 0; the killed rank named), never a hang;
+  * --por (persistent sets under a static cycle proviso, reduce/mpi.c):
+    por_model() on bundled models (with their options: their expected
+    verdicts) and on random ones (disciplined, --spawns, --undisciplined,
+    --spurious-wakeups), at -np 1 and 2: the error kinds of the full search
+    and of `mcheck --por --search=bfs`, its deadlocked states, no more
+    states than without --por, the same figures at every -np, the first
+    error against `mcheck --por` and its trace replayed; IGNORE, a model
+    whose assertion only the proviso finds (tests/mutate.py's
+    mpi-por-no-proviso); --memlimit stops a --por search with exit 3. In
+    ctest a share (about 40 s under ASan); --por-all --por-count 30 runs
+    every bundled model and every check on each.
+Every command line names --por or --por=off: the default is --por wherever
+it is sound, mcheck-mpi included.
 Under AddressSanitizer, Open MPI's own leaks are suppressed
 (tests/lsan_mpi.supp); two runs check for leaks with full stacks.
 """
@@ -66,6 +80,27 @@ loop:
 """
 
 
+# --por's static cycle proviso (reduce/mpi.c, expand()): two threads that
+# spin for ever, each on a volatile of its own, so each alone is a
+# persistent set, and each step of `a` comes back to the state it left;
+# b fails an assertion after three rounds. Both steps close a cycle (a
+# jump back), so the proviso expands every state fully; without it the
+# search would take {a} everywhere and never see b move.
+IGNORE = """volatile x, y
+thread a
+loop:
+    load r0, x
+    jmp loop
+thread b
+again:
+    load r0, y
+    add r1, r1, 1
+    lt r2, r1, 3
+    jnz r2, again
+    assert 0, "b went round three times"
+"""
+
+
 def leak_env():
     e = dict(ENV)
     e["ASAN_OPTIONS"] = "fast_unwind_on_malloc=0"
@@ -83,13 +118,20 @@ def run(cmd, env=ENV, timeout=120):
     return p.returncode, js, p.stderr
 
 
+def por_named(args):
+    """args with --por=off in front unless they name --por themselves: every
+    command line says which search it runs (--por is the default wherever
+    it is sound, in mcheck-mpi too)."""
+    return args if any(a.startswith("--por") for a in args) else ["--por=off"] + args
+
+
 def seq(o, args, model):
-    return run([o.mcheck, "--json", "--quiet", "--search=bfs"] + args + [model])
+    return run([o.mcheck, "--json", "--quiet", "--search=bfs"] + por_named(args) + [model])
 
 
 def mpi(o, np, args, model, env=ENV):
     return run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np),
-                o.mcheck_mpi, "--json", "--quiet"] + args + [model], env=env)
+                o.mcheck_mpi, "--json", "--quiet"] + por_named(args) + [model], env=env)
 
 
 def figures(js):
@@ -116,12 +158,14 @@ def compare(o, model, args, np, label, env=ENV):
 
 
 def bundled(o):
+    """Returns the reports of the bundled models' complete searches, by name."""
     models = sorted(f for f in os.listdir(o.models) if f.endswith(".bc"))
+    reports = {}
     for f in models:  # the two run with -np 4 below are not run with -np 2
         if f not in ("philosophers.bc", "lockset_triangle.bc"):
-            compare(o, os.path.join(o.models, f), [], 2, f)
+            reports[f] = compare(o, os.path.join(o.models, f), [], 2, f)
     for f in ("philosophers.bc", "lockset_triangle.bc"):
-        compare(o, os.path.join(o.models, f), [], 4, f + " -np 4")
+        reports[f] = compare(o, os.path.join(o.models, f), [], 4, f + " -np 4")
     for race in ("eraser", "goldilocks"):
         for f in ("lockset_triangle.bc", "prodcons_monitor.bc"):
             compare(o, os.path.join(o.models, f), [f"--race={race}"], 3, f"{f} --race={race}")
@@ -137,7 +181,8 @@ def bundled(o):
             "prodcons_monitor, 256-byte rounds", env=env)
     # the progress line, every round: the last one has every rank's states
     rm, m, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "3",
-                      o.mcheck_mpi, "--json", "--progress", "--all-errors", "-D", "N=4", phil],
+                      o.mcheck_mpi, "--json", "--progress", "--por=off", "--all-errors", "-D",
+                      "N=4", phil],
                      env=dict(env, MCHECK_MPI_PROGRESS="0"))
     lines = [ln for ln in err.splitlines() if ln.startswith("mcheck: ") and "states/s" in ln]
     want = m and (f"mcheck: {m['stats']['states_stored']} states, " ,
@@ -147,6 +192,7 @@ def bundled(o):
     # leaks, with full stacks (Open MPI's suppressed)
     compare(o, os.path.join(o.models, "lockset_triangle.bc"), [], 2,
             "lockset_triangle (leak check)", env=leak_env())
+    return reports
 
 
 def random_models(o, d):
@@ -192,12 +238,14 @@ def first_error(o, d):
         report = os.path.join(d, f"first{np}.json")
         with open(report, "w") as f:
             json.dump(m, f)
-        p = subprocess.run([o.mcheck, "--replay", report, phil], capture_output=True, text=True)
+        p = subprocess.run([o.mcheck, "--por=off", "--replay", report, phil],
+                           capture_output=True, text=True)
         check(p.returncode == 1 and "deadlock" in p.stdout,
               f"first error -np {np}: mcheck --replay exit {p.returncode}:\n{p.stdout[-800:]}")
     # the text report: the trace and a line per rank
     p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
-                        o.mcheck_mpi, "--quiet", phil], capture_output=True, text=True, env=ENV)
+                        o.mcheck_mpi, "--quiet", "--por=off", phil], capture_output=True, text=True,
+                       env=ENV)
     check(p.returncode == 1 and "ranks=2)" in p.stdout and "trace (" in p.stdout and
           p.stdout.count("\n  rank ") == 2 and "verdict: deadlock" in p.stdout,
           f"text report:\n{p.stdout[-1500:]}")
@@ -211,8 +259,9 @@ def limits_and_usage(o):
     rm, m, _ = mpi(o, 2, ["--all-errors", "-D", "N=7", "--memlimit", "2"], phil)
     check(rm == 3 and m and m["stop"] == "memory_limit" and m["stats"]["states_stored"] > 0,
           f"--memlimit: exit {rm}, {m and m['stop']}")
-    for args, what in ((["--por"], "--por"), (["--search=dfs"], "--search=dfs"),
-                       (["--store=bitstate"], "--store=bitstate")):
+    for args, what in ((["--por", "-j", "2"], "-j"),
+                       (["--por=off", "--search=dfs"], "--search=dfs"),
+                       (["--por", "--store=bitstate"], "--store=bitstate")):
         p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
                             o.mcheck_mpi] + args + [phil], capture_output=True, text=True,
                            env=ENV)
@@ -245,7 +294,7 @@ def signalled(o, label, sig, to_mpirun):
     model = os.path.join(o.models, "philosophers_ordered.bc")
     env = dict(ENV, MCHECK_MPI_PROGRESS="0.2", MCHECK_MPI_ROUND_BYTES="65536")
     p = subprocess.Popen(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
-                          o.mcheck_mpi, "--json", "--progress", "-D", "N=8", model],
+                          o.mcheck_mpi, "--json", "--progress", "--por=off", "-D", "N=8", model],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     err, deadline = b"", time.time() + 60
     while b" states/s, " not in err and time.time() < deadline and p.poll() is None:
@@ -282,7 +331,7 @@ def failures(o):
     # 1000th fail): rank 0 reports the stop, exit 3 on every rank
     if o.failalloc:
         model = os.path.join(o.models, "philosophers_ordered.bc")
-        args = ["--json", "--quiet", "-D", "N=5", model]
+        args = ["--json", "--quiet", "--por=off", "-D", "N=5", model]
         rc, js, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root",
                            "-np", "1", o.failalloc] + args +
                           [":", "-np", "1", "env", "MCHECK_FAIL_ALLOC_AFTER=1000", o.failalloc] +
@@ -320,11 +369,191 @@ def failures(o):
               f"SIGKILL to rank 1: exit {rc} after {took:.1f} s:\n{err[-1500:]}")
 
 
+def kinds(js):
+    return sorted(k for k, n in js["error_counts"].items() if n)
+
+
+def por_model(o, model, label, extra=(), nps=(2,), first=False, undisciplined=False,
+              nopor=None):
+    """mcheck-mpi --por on one model, against the sequential searches:
+
+      * --all-errors at each -np of `nps`: a complete search whose error
+        kinds are those of `mcheck --por --search=bfs` and, when the full
+        search (--por=off --reduce=none) finds no violation (of LD', or a
+        race), those of the full search; else it finds a violation too
+        (Theorems 9 and 10); on gen_model --undisciplined's models
+        (`undisciplined`: their runtime_error is the unshared violation) a
+        subset of the full search's kinds;
+      * as many deadlocked states as the sequential `mcheck --por
+        --search=bfs` finds: a persistent-set search reaches every deadlock
+        of the graph it reduces, whatever its proviso (seen-successor there,
+        static here), which changes only what else is stored (other error
+        states too: a step into an error is not independent of the steps it
+        cuts off, and the persistent sets may leave some of those out);
+      * no more states than without --por (`nopor`: mcheck-mpi's report,
+        else the sequential BFS's, which compare() shows equal to it);
+      * the same figures at every -np (the proviso looks at a state alone,
+        so the reduced graph does not depend on the ranks);
+      * `first`: the first error (no --all-errors, -np 2) agrees with
+        `mcheck --por` (ok iff ok; one of the kinds above; the same one
+        when only one kind is reachable), and its trace replays, in the
+        report and with `mcheck --por --replay`.
+    Returns the -np 2 report (or None)."""
+    extra = list(extra)
+    base = ["--store=exact", "--all-errors"] + extra
+    _, full, _ = seq(o, ["--por=off", "--reduce=none"] + base, model)
+    if full is None or full["stop"] != "complete":
+        return None  # too big for the full search: not a test model
+    kf = kinds(full)
+    _, sp, _ = seq(o, ["--por"] + base, model)
+    if nopor is None:
+        _, nopor, _ = seq(o, ["--por=off"] + base, model)
+    if not check(sp and nopor and sp["stop"] == "complete", f"{label}: sequential searches"):
+        return None
+    seen, m2 = {}, None
+    for np in nps:
+        rm, m, err = mpi(o, np, ["--por"] + base, model)
+        if not check(m is not None, f"{label} -np {np}: no report ({err[-500:]})"):
+            continue
+        km = kinds(m)
+        check(rm == (1 if km else 0) and m["stop"] == "complete",
+              f"{label} -np {np}: exit {rm}, stop {m['stop']}, kinds {km}")
+        viol = ("lock_discipline", "race") + (("runtime_error",) if undisciplined else ())
+        if any(k in kf for k in viol):
+            ok = any(k in km for k in viol) and (not undisciplined or set(km) <= set(kf))
+        else:
+            ok = km == kf
+        check(ok and km == kinds(sp), f"{label} -np {np}: error kinds {km}, the full search "
+              f"{kf}, mcheck --por --search=bfs {kinds(sp)}")
+        dm, ds = m["error_counts"]["deadlock"], sp["error_counts"]["deadlock"]
+        check(dm == ds, f"{label} -np {np}: {dm} deadlocked states, mcheck --por --search=bfs {ds}")
+        ms, ns = m["stats"]["states_stored"], nopor["stats"]["states_stored"]
+        check(ms <= ns, f"{label} -np {np}: {ms} states with --por, {ns} without")
+        seen[np] = (figures(m), m["stats"].get("por_reduced_states"),
+                    m["stats"].get("por_proviso_states"))
+        if np == 2:
+            m2 = m
+    check(len(set(map(json.dumps, seen.values()))) <= 1,
+          f"{label}: the figures differ between -np {list(seen)}: {list(seen.values())}")
+    if first:
+        rs, s, _ = run([o.mcheck, "--json", "--quiet", "--por"] + extra + [model])
+        rm, m, err = mpi(o, 2, ["--por"] + extra, model)
+        if check(s is not None and m is not None, f"{label} first error: no report "
+                 f"({err[-500:]})"):
+            vs, vm, ks = s["verdict"], m["verdict"], kinds(sp)
+            check(rm == rs and (vm == "ok") == (vs == "ok") and
+                  (vm == "ok" or vm in ks) and (len(ks) != 1 or vm == vs),
+                  f"{label} first error: {vm} (exit {rm}), mcheck --por {vs} (exit {rs}), "
+                  f"--all-errors {ks}")
+            if vm != "ok":
+                check(m["error"]["replayed"] is True and m["error"]["trace_complete"] is True,
+                      f"{label} first error: the trace did not replay")
+                report = os.path.join(o.tmpdir, os.path.basename(model) + ".first.json")
+                with open(report, "w") as f:
+                    json.dump(m, f)
+                p = subprocess.run([o.mcheck, "--por", "--replay", report] + extra + [model],
+                                   capture_output=True, text=True)
+                check(p.returncode == 1 and "replay: reproduced" in p.stdout,
+                      f"{label} first error: mcheck --por --replay exit {p.returncode}:\n"
+                      f"{p.stdout[-800:]}")
+    return m2
+
+
+def model_header(path):
+    """A bundled model's `; options:` and `; expect:` lines."""
+    opts, expect = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("; options:"):
+                opts += line.split(":", 1)[1].split()
+            elif line.startswith("; expect:"):
+                expect = line.split(":", 1)[1].strip()
+    return opts, expect
+
+
+def por_bundled(o, nopor):
+    """mcheck-mpi --por on the bundled models, with their options: their
+    expected verdict among the error kinds (ok: none), and por_model()'s
+    checks (`nopor`: compare()'s mcheck-mpi reports, by model, for the
+    models without options)."""
+    names = sorted(f for f in os.listdir(o.models) if f.endswith(".bc"))
+    if not o.por_all:
+        names = [f for f in names if f in POR_BUNDLED]
+    for f in names:
+        path = os.path.join(o.models, f)
+        opts, expect = model_header(path)
+        if "--adapt" in opts:  # not mcheck-mpi's: its verdict is another one
+            opts, expect = [], None
+        nps = (1, 2) if o.por_all or f in POR_NP1 else (2,)
+        m = por_model(o, path, f, opts, nps=nps, first=o.por_all or f in POR_FIRST,
+                      nopor=None if opts else nopor.get(f))
+        if m and expect:
+            check((expect == "ok") == (not kinds(m)) and (expect == "ok" or expect in kinds(m)),
+                  f"{f}: --por finds {kinds(m)}, the model expects {expect}")
+    # the spurious wakeups a model expects
+    path = os.path.join(o.models, "spurious_if_wait.bc")
+    m = por_model(o, path, "spurious_if_wait.bc --spurious-wakeups", ["--spurious-wakeups"])
+    check(m and kinds(m) == ["assertion"], f"spurious_if_wait --spurious-wakeups: {m and kinds(m)}")
+
+
+# In ctest (an ASan build, where one mpirun costs about 2 s): these bundled
+# models (a deadlock, the detector's set ids, wait/notify, cycles that the
+# proviso meets, spawns), and --por-count random ones; --por-all runs every
+# bundled model, and every model at -np 1 and 2 and to its first error.
+POR_BUNDLED = ("lockset_triangle.bc", "livelock_ordered.bc", "philosophers.bc",
+               "prodcons_monitor.bc", "spawn_join.bc")
+POR_NP1 = ("livelock_ordered.bc",)
+POR_FIRST = ("philosophers.bc",)
+
+
+def por_random(o, d):
+    """por_model() on random models: disciplined ones, with --spawns on every
+    fourth seed, --undisciplined on every third, --spurious-wakeups on
+    every fifth seed whose model waits, Goldilocks on every seventh."""
+    for seed in range(1, o.por_count + 1):
+        gen = [o.gen_model, str(seed)]
+        undisc = seed % 3 == 0
+        if undisc:
+            gen.append("--undisciplined")
+        elif seed % 4 == 0:
+            gen.append("--spawns")
+        text = subprocess.run(gen, capture_output=True, text=True).stdout
+        model = os.path.join(d, f"por{seed}.bc")
+        with open(model, "w") as f:
+            f.write(text)
+        extra = []
+        if seed % 5 == 0 and "wait " in text:
+            extra.append("--spurious-wakeups")
+        if seed % 7 == 0:  # set ids of another detector, translated between ranks
+            extra.append("--race=goldilocks")
+        label = f"--por seed {seed}" + "".join(" " + a for a in gen[2:] + extra)
+        np1 = o.por_all or seed % 8 == 1
+        por_model(o, model, label, extra, nps=(1, 2) if np1 else (2,),
+                  first=o.por_all or seed % 8 == 2, undisciplined=undisc)
+
+
+def por_proviso(o, d):
+    """The static proviso is what finds IGNORE's assertion; limits stop a
+    --por search cleanly."""
+    model = os.path.join(d, "ignore.bc")
+    with open(model, "w") as f:
+        f.write(IGNORE)
+    rm, m, err = mpi(o, 2, ["--por"], model)
+    check(rm == 1 and m and m["verdict"] == "assertion" and
+          m["stats"]["por_proviso_states"] > 0,
+          f"ignore.bc: exit {rm}, {m and m['verdict']} (the cycle proviso)\n{err[-500:]}")
+    phil = os.path.join(o.models, "philosophers.bc")
+    rm, m, _ = mpi(o, 2, ["--por", "--all-errors", "-D", "N=8", "--memlimit", "1"], phil)
+    check(rm == 3 and m and m["stop"] == "memory_limit" and m["stats"]["states_stored"] > 0,
+          f"--por --memlimit: exit {rm}, {m and m['stop']}")
+
+
 def timed(name, f, *a):
     t0 = time.time()
-    f(*a)
+    r = f(*a)
     if os.environ.get("MCHECK_TEST_TIMES"):
         print(f"{name}: {time.time() - t0:.1f} s", file=sys.stderr)
+    return r
 
 
 def main():
@@ -335,14 +564,31 @@ def main():
     ap.add_argument("--models", required=True)
     ap.add_argument("--count", type=int, default=4, help="random models (default 4)")
     ap.add_argument("--failalloc", help="mcheck-mpi linked with tests/failalloc.c")
+    ap.add_argument("--por-count", type=int, default=7,
+                    help="random models for --por (default 7)")
+    ap.add_argument("--parts", help="run only these parts, comma-separated (bundled, random, "
+                    "por bundled, por random, por proviso, termination, first error, limits, "
+                    "failures)")
+    ap.add_argument("--por-all", action="store_true",
+                    help="--por: every bundled model, -np 1 and 2 and the first error on each "
+                         "model (slow)")
     o = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="mcheck-mpi-") as d:
-        timed("bundled", bundled, o)
-        timed("random", random_models, o, d)
-        timed("termination", termination, o, d)
-        timed("first error", first_error, o, d)
-        timed("limits", limits_and_usage, o)
-        timed("failures", failures, o)
+        o.tmpdir = d
+        parts = o.parts.split(",") if o.parts else None
+
+        def part(name, f, *a):
+            return timed(name, f, *a) if parts is None or name in parts else None
+
+        reports = part("bundled", bundled, o) or {}
+        part("random", random_models, o, d)
+        part("por bundled", por_bundled, o, {f: m for f, m in reports.items() if m})
+        part("por random", por_random, o, d)
+        part("por proviso", por_proviso, o, d)
+        part("termination", termination, o, d)
+        part("first error", first_error, o, d)
+        part("limits", limits_and_usage, o)
+        part("failures", failures, o)
     return finish()
 
 

@@ -160,7 +160,8 @@ static void usage(FILE *out)
 #ifdef MCHECK_MPI
     fputs("\nmcheck-mpi: the search distributed over MPI ranks (mpirun -np K mcheck-mpi\n"
           "[options] MODEL.bc): breadth-first (the default), --store=exact or compact;\n"
-          "--memlimit is per rank; not --por, -j, --adapt, --shorten, --dump-states,\n"
+          "--por by default (with a static cycle proviso), --por=off for composition;\n"
+          "--memlimit is per rank; not -j, --adapt, --shorten, --dump-states,\n"
           "bitstate or depth-first (docs/usage.md)\n",
           out);
 #endif
