@@ -222,6 +222,27 @@ def constructs(text):
                 waited = w[1]
             elif w and w[0] in ("notify", "notifyall") and waited and w[1] != waited:
                 got.add("wait/notify chain")
+    # spawns (gen_model --spawns): two static threads each spawning a proc
+    # the other does not spawn (thread ids come from one counter, so the
+    # order of the two decides who gets which id); a spawner testing the id
+    # a spawn returned
+    spawned = []
+    for kind, name, count, lines in bodies:
+        kids, procs = set(), set()
+        for ln in lines:
+            m = re.match(r"spawn\s+(\w+)\s*,\s*(\w+)", ln)
+            if m:
+                kids.add(m.group(1))
+                procs.add(m.group(2))
+            w = ln.split(None, 1)
+            if (kids and len(w) == 2 and w[0] in ("eq", "ne", "lt", "le", "gt", "ge")
+                    and kids & {o.strip() for o in w[1].split(",")[1:]}):
+                got.add("spawn id tested")
+        if kind == "thread" and procs:
+            spawned.append(procs)
+    if any(p != q for i, a in enumerate(spawned) for b in spawned[i + 1:]
+           for p in a for q in b):
+        got.add("spawns by two threads")
     if sum(1 for b in bodies if b[0] == "proc") >= 2:
         got.add("two or more procs")
     if len(bodies) >= 3:
@@ -251,7 +272,7 @@ COVERAGE = sorted(["op " + o for o in OPS] + [
     "channel capacity > 2", "recursive acquire", "wait at depth 2", "wait/notify chain",
     "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const",
     "comma list", "size expression", "const expression", "const declared after its use",
-    "expression operand", "forever loop"])
+    "expression operand", "forever loop", "spawns by two threads", "spawn id tested"])
 # constructs only the --undisciplined models have (tests/theorem9.py)
 COVERAGE_UNDISC = ["unshared touched by a second body"]
 COVERAGE_MIN_SEEDS = 200

@@ -34,6 +34,11 @@ For each seed, gen_model writes a random disciplined model; then
     are shortest: the first error's of its kind, and with --all-errors the
     shortest listed of each kind, against a BFS over refcheck.py's successor
     function (tests/shortest.py);
+  * every fourth seed (--spawns-every) is a spawn-heavy model (gen_model
+    --spawns: two static threads each spawn a proc of their own, assert
+    or branch on the ids the spawns returned, children use `tid`; thread
+    ids come from one counter, so the spawn order matters and two spawns
+    never commute), through every check here, --por's included;
   * on every third seed whose model waits (--spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
@@ -62,6 +67,7 @@ For each seed, gen_model writes a random disciplined model; then
 
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
+                       [--spurious-every K] [--spawns-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
@@ -275,11 +281,16 @@ def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduce
     return problems
 
 
+def spawns_opt(opts, seed):
+    """['--spawns'] on every --spawns-every-th seed (a spawn-heavy model), else []."""
+    return ["--spawns"] if opts.spawns_every > 0 and seed % opts.spawns_every == 0 else []
+
+
 def check_seed(opts, seed):
     """Returns (status, [problem lines], model text, info) with status in
     pass / fail / skip."""
     problems = []
-    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size],
+    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + spawns_opt(opts, seed),
                          capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
@@ -490,6 +501,8 @@ def check_seed(opts, seed):
                 info += ", shortest"
         if spurious:
             info += ", spurious"
+        if spawns_opt(opts, seed):
+            info += ", spawns"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -501,10 +514,13 @@ def main():
     ap.add_argument("--spurious-every", type=int, default=3, metavar="K",
                     help="on every K-th seed whose model waits, also search with "
                          "--spurious-wakeups (default 3; 0: never)")
+    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
+                    help="every K-th seed's model is spawn-heavy (gen_model --spawns; "
+                         "default 4; 0: never)")
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = spur = 0
+    passed = failed = skipped = refs = spur = spawned = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -520,6 +536,8 @@ def main():
                 refs += 1
             if "spurious" in info:
                 spur += 1
+            if spawns_opt(opts, seed):
+                spawned += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -530,17 +548,22 @@ def main():
                 passed += 1
                 continue
             failed += 1
-            repro = (f"{opts.gen_model} {seed} --size {opts.size} > seed{seed}.bc && "
+            repro = (f"{opts.gen_model} {seed} --size {opts.size}"
+                     f"{''.join(' ' + a for a in spawns_opt(opts, seed))} > seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --reduce=none seed{seed}.bc && "
-                     f"{opts.mcheck} --store=exact --all-errors seed{seed}.bc")
+                     f"{opts.mcheck} --store=exact --all-errors --por=off seed{seed}.bc && "
+                     f"{opts.mcheck} --store=exact --all-errors --por --race=off seed{seed}.bc")
             for p in problems:
                 print(f"FAIL seed {seed}: {p}", flush=True)
             print(f"  reproduce: {repro}")
             show_model(text, seed, opts.keep)
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
-          f"{spur} searched with --spurious-wakeups too)")
+          f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns))")
     if opts.count >= 200 and opts.spurious_every > 0 and not spur:
         print("FAIL no model was searched with --spurious-wakeups")
+        failed += 1
+    if opts.count >= 200 and opts.spawns_every > 0 and not spawned:
+        print("FAIL no model was spawn-heavy (gen_model --spawns)")
         failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:

@@ -2,7 +2,7 @@
  * test of the lock-based reduction (tests/differential.py), and with
  * --undisciplined models that may break the discipline (tests/theorem9.py).
  *
- *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile]
+ *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -39,6 +39,21 @@
  * and `va` always exist, volatile traffic replaces some other pieces, and
  * guarded variables without an `init` clause are declared volatile (still
  * accessed under their locks). Without it no extra random number is drawn.
+ *
+ * With --spawns (tests/differential.py, theorem9.py, test_stateless.py,
+ * test_races.py on a share of their seeds) the models are spawn-heavy: two
+ * static threads (main, t1; with --size medium now and then t2 too) each
+ * spawn and join a proc of their own (worker, helper, aux; now and then two
+ * instances, or a chain: a proc spawning a proc `sub`), maybe after a piece
+ * of work; the size limit is a third of the usual (more threads). Thread
+ * ids come from one counter (LANGUAGE.md), so the order in which different
+ * threads spawn different procs decides which child gets which id: the
+ * spawners now and then assert on an id a spawn returned, branch on it or
+ * store it (under its lock), and the children use `tid` in lock and array
+ * indexes, in stored values and in assertions. What a reduction that takes
+ * spawns of different procs for independent gets wrong (tests/mutate.py's
+ * por-spawn-per-proc). Without the option no extra random number is drawn,
+ * so every seed's model is what it was.
  *
  * With --undisciplined (tests/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
@@ -112,7 +127,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 
 /* ---- model ------------------------------------------------------------- */
 
-enum { MAX_LOCKS = 4, MAX_VARS = 24, MAX_BODIES = 4, MAX_MON = 2, MAX_CHANS = 2, MAX_HELD = 3 };
+enum { MAX_LOCKS = 4, MAX_VARS = 24, MAX_BODIES = 8, MAX_MON = 2, MAX_CHANS = 2, MAX_HELD = 3 };
 
 /* V_PUB: the volatile flag by which the `init T` thread publishes its
  * variables (no other piece touches it) */
@@ -200,6 +215,7 @@ typedef struct gen {
     int leaker;           /* body that ends holding a lock, or -1 */
     bool undisc;          /* --undisciplined: break LD' now and then */
     bool vol;             /* --volatile: volatile-heavy (tests/test_races.py) */
+    bool sp;              /* --spawns: several static threads spawn procs of their own */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */
     uint64_t srng;
@@ -399,6 +415,51 @@ static int add_proc(gen *g, const char *name, int spawner, int per)
     return g->nbodies++;
 }
 
+/* --spawns: two or three static threads (main, t1, maybe t2), each
+ * spawning (and joining) instances of a proc of its own (worker, helper,
+ * aux), maybe a chain (a proc spawning `sub`). Draws only with the option. */
+static void plan_spawners(gen *g)
+{
+    static const char *tn[] = {"main", "t1", "t2"}, *pn[] = {"worker", "helper", "aux"};
+    int nst = g->medium && chance(g, 25) ? 3 : 2; /* six threads: medium only */
+    for (int i = 0; i < nst; i++) {
+        body *b = &g->bodies[g->nbodies++];
+        snprintf(b->name, sizeof b->name, "%s", tn[i]);
+        b->count = 1;
+    }
+    g->spawns = true; /* main (body 0) spawns */
+    /* at most five threads in all: one spawner may spawn two, or a child one */
+    int two = nst == 2 && chance(g, 35) ? rnd(g, 3) : -1;
+    for (int i = 0; i < nst; i++) add_proc(g, pn[i], i, i == two ? 2 : 1);
+    if (two == 2) add_proc(g, "sub", nst + rnd(g, nst), 1);
+}
+
+/* The threads the model's spawns create (the spawn slots a run uses), and
+ * the static threads: spawned ids are nstatic .. nstatic + nspawned - 1. */
+static int nspawned(const gen *g)
+{
+    int n = 0;
+    for (int b = 0; b < g->nbodies; b++)
+        if (g->bodies[b].proc) n += instances(g, b);
+    return n;
+}
+
+static int nstatic(const gen *g)
+{
+    int n = 0;
+    for (int b = 0; b < g->nbodies; b++)
+        if (!g->bodies[b].proc) n += g->bodies[b].count;
+    return n;
+}
+
+/* Body b is main or a descendant of main's spawns (cfg, which main
+ * initializes before it spawns, is theirs to read). */
+static bool from_main(const gen *g, int b)
+{
+    while (g->bodies[b].proc) b = g->bodies[b].spawner;
+    return b == 0;
+}
+
 /* --undisciplined: the model's intensity, and globals made to be misused:
  * an `init T` variable whose first access may be made by another thread, a
  * read-only variable that may be written, an unshared variable that a
@@ -428,8 +489,10 @@ static void plan_undisc(gen *g)
 static void plan(gen *g)
 {
     /* threads */
-    int shape = rnd(g, 10);
-    if (shape < 3) { /* 2-3 plain threads */
+    int shape = g->sp ? -1 : rnd(g, 10);
+    if (shape < 0) { /* --spawns */
+        plan_spawners(g);
+    } else if (shape < 3) { /* 2-3 plain threads */
         int n = chance(g, 65) ? 2 : 3;
         for (int i = 0; i < n; i++) {
             body *b = &g->bodies[g->nbodies++];
@@ -617,6 +680,12 @@ static const char *idx_reg(int d)
  * `reg` (returns reg), or returns an immediate. */
 static const char *index_operand(gen *g, const char *reg, int n, char *buf, size_t bn)
 {
+    if (g->sp && g->bodies[g->cur].proc && chance(g, 35)) {
+        /* --spawns: a child indexes by its id, which the spawn order decides */
+        EMIT("    mod %s, tid, %d\n", reg, n);
+        snprintf(buf, bn, "%s", reg);
+        return buf;
+    }
     switch (rnd(g, 6)) {
     case 0:
     case 1:
@@ -707,6 +776,7 @@ static void mem_text(gen *g, int v, const char *eidx, char *buf, size_t n)
 
 static void piece(gen *g, int depth);
 static void emit_arith_loop(gen *g);
+static void emit_misc_global(gen *g);
 
 /* Read-modify-write of v under its lock; values stay in (-mod, mod). */
 static void emit_rmw(gen *g, int v, const char *eidx)
@@ -937,7 +1007,12 @@ static void emit_racy(gen *g)
     }
     int v = vs[rnd(g, n)];
     int skip = 0;
-    switch (rnd(g, 4)) {
+    if (g->sp && g->bodies[g->cur].proc && chance(g, 50)) {
+        /* --spawns: only a child that got certain ids: a violation that
+         * needs one order of the spawns */
+        skip = new_label(g);
+        EMIT("    lt r0, tid, %d\n    jz r0, L%d\n", nstatic(g) + between(g, 1, nspawned(g)), skip);
+    } else switch (rnd(g, 4)) {
     case 0:
         skip = new_label(g);
         EMIT("    choose r0, 0, %d\n    jz r0, L%d\n", between(g, 1, 2), skip);
@@ -1231,7 +1306,8 @@ static void emit_misc_global(gen *g)
                  v->name, v->name);
             return;
         }
-        if (v->cls == V_INITMAIN && g->bodies[g->cur].proc && chance(g, 70)) {
+        if (v->cls == V_INITMAIN && g->bodies[g->cur].proc && (!g->sp || from_main(g, g->cur))
+            && chance(g, 70)) {
             EMIT("    load r1, %s\n    add r3, r1, 0\n", v->name);
             return;
         }
@@ -1239,11 +1315,66 @@ static void emit_misc_global(gen *g)
     emit_arith_loop(g);
 }
 
+/* --spawns: a child uses its id (which the spawn order decides): asserts
+ * a bound on it, stores it (modulo) into a guarded variable under its lock,
+ * or indexes a lock array (and the array it guards element-wise) by it. */
+static void emit_tid_piece(gen *g)
+{
+    int k = rnd(g, 3);
+    if (k == 0) {
+        int bound = nstatic(g) + between(g, 1, nspawned(g));
+        EMIT("    lt r3, tid, %s\n    assert r3, \"tid < %d\"\n", ex(g, bound), bound);
+        return;
+    }
+    int cand[MAX_VARS], n = 0;
+    for (int i = 0; i < g->nvars; i++) {
+        const var *v = &g->vars[i];
+        if (v->cls == V_SHARED && v->twin < 0 && !v->is_flag && (k == 1) == (v->guard_elem >= 0))
+            cand[n++] = i;
+    }
+    if (!n || (k == 2 && g->nh >= MAX_HELD)) {
+        emit_misc_global(g);
+        return;
+    }
+    const var *v = &g->vars[cand[rnd(g, n)]];
+    const lockdecl *l = &g->locks[v->guard];
+    if (k == 1) { /* a scalar or an array guarded by one lock element */
+        char lt[32], m[32];
+        if (l->size)
+            snprintf(lt, sizeof lt, "%s[%d]", l->name, v->guard_elem);
+        else
+            snprintf(lt, sizeof lt, "%s", l->name);
+        if (v->size) {
+            EMIT("    mod r2, tid, %d\n", v->size);
+            snprintf(m, sizeof m, "%s[r2]", v->name);
+        } else {
+            snprintf(m, sizeof m, "%s", v->name);
+        }
+        EMIT("    acquire %s\n", lt);
+        if (chance(g, 50))
+            EMIT("    mod r0, tid, %d\n", v->mod);
+        else
+            EMIT("    load r0, %s\n    add r0, r0, tid\n    mod r0, r0, %d\n", m, v->mod);
+        EMIT("    store %s, r0\n    release %s\n", m, lt);
+        return;
+    }
+    /* element tid % size of an array guarded element-wise by a lock array */
+    const char *r = idx_reg(g->nh);
+    EMIT("    mod %s, tid, %d\n    acquire %s[%s]\n", r, v->size, l->name, r);
+    EMIT("    load r0, %s[%s]\n    add r0, r0, %d\n    mod r0, r0, %d\n    store %s[%s], r0\n",
+         v->name, r, between(g, 1, v->mod - 1), v->mod, v->name, r);
+    EMIT("    release %s[%s]\n", l->name, r);
+}
+
 /* One general-purpose piece at nesting depth `depth`. */
 static void piece(gen *g, int depth)
 {
     if (brk(g, 14)) {
         emit_racy(g);
+        return;
+    }
+    if (g->sp && g->bodies[g->cur].proc && chance(g, 30)) {
+        emit_tid_piece(g);
         return;
     }
     int k = rnd(g, 20);
@@ -1394,6 +1525,49 @@ static int emit_spawns(gen *g, int b)
     return k;
 }
 
+/* --spawns: after its spawns, a spawner now and then asserts on the id a
+ * spawn returned (kidK), branches on it, or stores it (modulo) into a
+ * guarded scalar under its lock: the spawn order decides these ids. */
+static void emit_kid_checks(gen *g, int nkids)
+{
+    int lo = nstatic(g), ns = nspawned(g);
+    for (int k = 0; k < nkids; k++) {
+        int c = rnd(g, 8);
+        int id = lo + rnd(g, ns);
+        if (c < 2) {
+            EMIT("    eq r0, kid%d, %s\n    assert r0, \"kid%d is thread %d\"\n", k, ex(g, id), k, id);
+        } else if (c < 3) {
+            int bound = lo + between(g, 1, ns);
+            EMIT("    lt r0, kid%d, %d\n    assert r0, \"kid%d < %d\"\n", k, bound, k, bound);
+        } else if (c < 5) {
+            int l = new_label(g);
+            EMIT("    eq r0, kid%d, %d\n    jz r0, L%d\n", k, id, l);
+            if (chance(g, 50))
+                piece(g, 1);
+            else
+                EMIT("    add r3, r3, 1\n");
+            EMIT("L%d: nop\n", l);
+        } else if (c < 6) {
+            int cand[MAX_VARS], n = 0;
+            for (int i = 0; i < g->nvars; i++) {
+                const var *v = &g->vars[i];
+                if (v->cls == V_SHARED && !v->size && v->guard_elem >= 0 && v->twin < 0 &&
+                    !v->is_flag && !v->init_main)
+                    cand[n++] = i;
+            }
+            if (!n) continue;
+            const var *v = &g->vars[cand[rnd(g, n)]];
+            char lt[32];
+            if (g->locks[v->guard].size)
+                snprintf(lt, sizeof lt, "%s[%d]", g->locks[v->guard].name, v->guard_elem);
+            else
+                snprintf(lt, sizeof lt, "%s", g->locks[v->guard].name);
+            EMIT("    acquire %s\n    mod r0, kid%d, %d\n    store %s, r0\n    release %s\n", lt, k,
+                 v->mod, v->name, lt);
+        }
+    }
+}
+
 static void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -1422,6 +1596,7 @@ static void gen_body(gen *g, int b, bool hazard_here)
     }
     int npieces = g->medium ? between(g, 1, 3) : between(g, 1, 2);
     if ((n >= 2 || total_instances(g) > 2) && npieces > 1) npieces--;
+    if (g->sp && !bd->proc && chance(g, 50)) npieces--; /* --spawns: its spawns are its work */
     for (int i = 0; i < npieces; i++) t[n++] = (task){R_PIECE, 0};
     if (hazard_here) t[n++] = (task){R_HAZARD, 0};
     shuffle(g, t, n);
@@ -1477,7 +1652,9 @@ static void gen_body(gen *g, int b, bool hazard_here)
             }
         }
     }
+    if (g->sp && !bd->proc && chance(g, 25)) piece(g, 0); /* --spawns: work, then spawn */
     int nkids = emit_spawns(g, b);
+    if (g->sp) emit_kid_checks(g, nkids);
 
     /* a counted loop around part of the body (a visible operation may or may
      * not be inside: the count bounds it either way) */
@@ -1540,13 +1717,15 @@ static void gen_body(gen *g, int b, bool hazard_here)
 static void print_model(gen *g, uint64_t seed)
 {
     if (g->undisc)
-        printf("; generated by gen_model %llu --size %s --undisciplined (a random model that"
+        printf("; generated by gen_model %llu --size %s --undisciplined%s (a random model that"
                " may violate LD'; size estimate %.0f)\n",
-               (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
+               (unsigned long long)seed, g->medium ? "medium" : "small", g->sp ? " --spawns" : "",
+               g->est);
     else
-        printf("; generated by gen_model %llu --size %s (a lock-disciplined random model;"
+        printf("; generated by gen_model %llu --size %s%s (a lock-disciplined random model;"
                " size estimate %.0f)\n",
-               (unsigned long long)seed, g->medium ? "medium" : "small", g->est);
+               (unsigned long long)seed, g->medium ? "medium" : "small", g->sp ? " --spawns" : "",
+               g->est);
     /* the declarations as items (keyword, text, comment), printed below in
      * comma lists of 1-3 consecutive items of one keyword */
     char items[MAX_LOCKS + MAX_VARS + MAX_CHANS][160], notes[MAX_LOCKS + MAX_VARS + MAX_CHANS][64];
@@ -1718,7 +1897,8 @@ static void print_model(gen *g, uint64_t seed)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]\n");
+    fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
+                    " [--spawns]\n");
     return 2;
 }
 
@@ -1727,12 +1907,14 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
-    bool undisc = false, vol = false;
+    bool undisc = false, vol = false, sp = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
         } else if (!strcmp(argv[i], "--volatile")) {
             vol = true;
+        } else if (!strcmp(argv[i], "--spawns")) {
+            sp = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
@@ -1758,13 +1940,19 @@ int main(int argc, char **argv)
      * pure function of the seed still): the estimate is the product over
      * thread instances of their code lines weighted by loop iterations. */
     bool medium = g.medium;
-    double limit = medium ? 80000 : 20000;
+    double limit = (medium ? 80000 : 20000) / (sp ? 3 : 1); /* --spawns: more threads */
+    int best = 0;
+    double best_est = 0;
     for (int attempt = 0;; attempt++) {
+        /* --spawns: after 100 draws over the limit, the smallest of them
+         * (without the option, the last: what every seed's model was) */
+        int a = attempt < 100 ? attempt : best;
         memset(&g, 0, sizeof g);
         g.medium = medium;
         g.undisc = undisc;
         g.vol = vol;
-        g.rng = (seed + (uint64_t)attempt * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
+        g.sp = sp;
+        g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;
         g.exrate = srnd(&g, 10) < 4 ? 0 : 10 + 5 * srnd(&g, 7);
         plan(&g);
@@ -1774,7 +1962,8 @@ int main(int argc, char **argv)
         for (int b = 0; b < g.nbodies; b++)
             for (int k = 0; k < instances(&g, b); k++) est *= g.bodies[b].weight + 1;
         g.est = est;
-        if (est <= limit || attempt == 99) break;
+        if (est <= limit || attempt == 100 || (attempt == 99 && !sp)) break;
+        if (attempt == 0 || est < best_est) best = attempt, best_est = est;
         for (int b = 0; b < g.nbodies; b++) free(g.bodies[b].code.s);
     }
     print_model(&g, seed);

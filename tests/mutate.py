@@ -33,8 +33,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# (name, what the bug is, file globs, pattern, replacement). The replacement
-# keeps the code compiling without warnings (-Werror builds).
+# (name, what the bug is, file globs, pattern, replacement[, further edits]).
+# The replacement keeps the code compiling without warnings (-Werror builds).
+# A bug that needs several places changed lists the others as a sixth
+# element, [(file globs, pattern, replacement), ...], applied in order.
 MUTANTS = [
     ("spawn-slot-per-proc",
      "spawn slots numbered per proc instead of over all spawns (issue 21)",
@@ -95,8 +97,22 @@ MUTANTS = [
     ("por-spawn-independent",
      "--por: a spawn neither touches its counter nor its child's future",
      ["reduce/por.c"],
-     r"set_bit\(w, P->obj_spawn \+ \(uint32_t\)in->obj\);\n(\s*)if \(spawn_self\) \*spawn_self = ",
+     r"set_bit\(w, P->obj_spawn\); /\* one counter hands out every thread id \*/\n(\s*)"
+     r"if \(spawn_self\) \*spawn_self = ",
      r"if (0 && spawn_self) *spawn_self = "),
+    ("por-spawn-per-proc",
+     "--por: a spawn touches a counter of its proc's own (spawns of different procs commute), "
+     "though one counter hands out every thread id",
+     ["reduce/por.c"],
+     r"set_bit\(w, P->obj_spawn\); /\* one counter hands out every thread id \*/",
+     "set_bit(w, P->obj_spawn + (uint32_t)in->obj);",
+     [(["reduce/por.c"], r"P->obj_elem = P->obj_spawn \+ 1;",
+       "P->obj_elem = P->obj_spawn + p->nbodies;")]),
+    ("fold-start-ignores-props",
+     "--por: a thread's invisible start is folded even when a prop watches its location (T@label)",
+     ["reduce/step.c"],
+     r"\n[ \t]*if \(p->threads\[tid\]\.loc_read\) return true;",
+     ""),
     ("por-dfs-no-cycle-proviso",
      "--por: the DFS stack proviso off (a step back onto the stack expands nothing more)",
      ["reduce/dfs_por.c"],
@@ -182,6 +198,11 @@ MUTANTS = [
      ["reduce/parallel.c"],
      r"e->seen \|= rc == INS_SEEN \|\| b->out\.kind != VERDICT_OK;",
      "e->seen |= b->out.kind != VERDICT_OK;"),
+    ("mpi-por-no-proviso",
+     "mcheck-mpi --por: the static cycle proviso off (no step closes a cycle; never expanded fully)",
+     ["reduce/mpi.c"],
+     r"if \(por_may_close_cycle\(",
+     "if (0 && por_may_close_cycle("),
     ("par-bfs-drops-part",
      "-j N --search=bfs: a level leaves out the last worker's part",
      ["reduce/parallel.c"],
@@ -287,12 +308,44 @@ MUTANTS = [
      ["reduce/starvation.c"],
      r"if \(w0 < 0 && bit\(b, T\) && bit\(b \+ g->nw, T\)\) w0 = v;",
      "if (w0 < 0 && bit(b + g->nw, T)) w0 = v;"),
+    # issue 28: the holes an outside tester found, and the reduction made stronger
+    ("por-owned-mask-any",
+     "--por: a step's locks are left out of its objects whether or not the thread owns them",
+     ["reduce/por.c"],
+     r"if \(!\(\(step\[l >> 6\] >> \(l & 63\)\) & 1\) \|\| vm_lock_owner\(p, s, l\) != t\) continue;",
+     "if (!((step[l >> 6] >> (l & 63)) & 1)) continue;"),
+    ("por-read-only-fold-written",
+     "--por: a start that reads a shared variable is folded even when some store writes it",
+     ["reduce/step.c"],
+     r"return v->cls == VM_SHARED && !v->stored && v->init_body < 0;",
+     "return v->cls == VM_SHARED && v->init_body < 0;"),
+    ("ltl-label-successors-invisible",
+     "--ltl: the instructions after a watched label stay invisible (a step runs on past it)",
+     ["vm/props.c"],
+     r"if \(succ\[q\] >= b->ncode\) continue;",
+     "if (1 || succ[q] >= b->ncode) continue;"),
+    ("races-run-unbounded",
+     "--scheduling=races: light nodes continue one thread for ever (a spin starves the others)",
+     ["reduce/stateless_races.c"],
+     r"#define RACES_MAX_RUN 8u",
+     "#define RACES_MAX_RUN 4000000000u"),
+    ("preemption-iterate-stops-at-depth",
+     "--preemption-bound 0..K: a bound cut at --max-depth ends the search (the bound never rises)",
+     ["reduce/stateless.c"],
+     r"if \(!\(it\.pruned && it\.k < K\)\) return;",
+     "return;"),
     ("shorten-depth-off-by-one",
      "--shorten: the breadth-first search goes as deep as the path (not shorter)",
      ["reduce/shorten.c"],
      r"so\.max_depth = er->len - 1;",
      "so.max_depth = er->len;"),
 ]
+
+
+def edits(mutant):
+    """The (file globs, pattern, replacement) edits of a mutant: its own,
+    then any further ones (the optional sixth element)."""
+    return [tuple(mutant[2:5])] + list(mutant[5] if len(mutant) > 5 else [])
 
 
 def sh(cmd, cwd=None, timeout=None):
@@ -371,8 +424,9 @@ def main():
     try:
         copy_source(os.path.abspath(opts.src), src)
         # every pattern is checked before anything is built
-        for name, _, globs, pattern, _ in mutants:
-            locate(src, name, globs, pattern)
+        for mutant in mutants:
+            for globs, pattern, _ in edits(mutant):
+                locate(src, mutant[0], globs, pattern)
         p = sh(["cmake", "-S", src, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release"])
         if p.returncode != 0:
             sys.exit(f"mutate.py: cmake failed:\n{p.stderr[-2000:]}")
@@ -386,12 +440,15 @@ def main():
         print(f"unmutated: every test passes ({secs:.0f} s)", flush=True)
         bad = 0
         rows = []
-        for name, what, globs, pattern, repl in mutants:
-            path, text, m = locate(src, name, globs, pattern)
-            mutated = text[:m.start()] + m.expand(repl) + text[m.end():]
-            with open(path, "w") as f:
-                f.write(mutated)
+        for mutant in mutants:
+            name, what = mutant[:2]
+            saved = {}  # path -> its unmutated text
             try:
+                for globs, pattern, repl in edits(mutant):
+                    path, text, m = locate(src, name, globs, pattern)
+                    saved.setdefault(path, text)
+                    with open(path, "w") as f:
+                        f.write(text[:m.start()] + m.expand(repl) + text[m.end():])
                 ok, log = build(bdir, opts.jobs)
                 if not ok:
                     bad += 1
@@ -405,8 +462,9 @@ def main():
                 rows.append((name, status, what))
                 print(f"{name}: {status} ({secs:.0f} s)", flush=True)
             finally:
-                with open(path, "w") as f:
-                    f.write(text)
+                for path, text in saved.items():
+                    with open(path, "w") as f:
+                        f.write(text)
         # the unmutated sources restored: rebuild so --keep leaves a sane tree
         build(bdir, opts.jobs)
         print()

@@ -2,7 +2,9 @@
 """test_races.py: --scheduling=races (reduce/stateless_races.c, issue 19's
 second part) against the stateful search with --race=goldilocks, on random
 models of tests/gen_model.c (every second one with --volatile: volatile-heavy
-models, where transactions and races matter), on the bundled models, and on
+models, where transactions and races matter; every fourth one with --spawns:
+several threads spawn procs of their own, so the spawn order decides the
+children's ids and two spawns never commute), on the bundled models, and on
 the small models of tests/races/ (one per part of the reduction).
 
 For each random model, the stateful search (--all-errors --store=exact
@@ -26,7 +28,7 @@ The depth cap given is the stateful search's number of stored states
 (pigeonhole, as in test_stateless.py): an acyclic model completes; a model
 stopped at the cap is cyclic and only checked for a subset of the kinds.
 
-usage: test_races.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR]
+usage: test_races.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR] [--spawns-every K]
 CI runs --count 30 (seconds under ASan); offline, --count 1000.
 Ends with "N passed, N failed"; exit 1 on a failure.
 """
@@ -70,9 +72,10 @@ def unreached(js):
 
 
 class Seed:
-    def __init__(self, opts, seed, volatile):
+    def __init__(self, opts, seed, volatile, spawns=False):
         self.opts, self.seed, self.vol = opts, seed, volatile
-        self.tag = f"seed {seed}{' --volatile' if volatile else ''}"
+        self.gen_args = (["--volatile"] if volatile else []) + (["--spawns"] if spawns else [])
+        self.tag = f"seed {seed}{''.join(' ' + a for a in self.gen_args)}"
         self.skipped = self.cyclic = False
         self.timeouts = 0
         self.compared = False
@@ -113,10 +116,9 @@ class Seed:
         return js
 
 
-def check_seed(opts, seed, volatile):
-    S = Seed(opts, seed, volatile)
-    gen = subprocess.run([opts.gen_model, str(seed)] + (["--volatile"] if volatile else []),
-                         capture_output=True, text=True)
+def check_seed(opts, seed, volatile, spawns=False):
+    S = Seed(opts, seed, volatile, spawns)
+    gen = subprocess.run([opts.gen_model, str(seed)] + S.gen_args, capture_output=True, text=True)
     if not S.ok(gen.returncode == 0, f"gen_model exited {gen.returncode}"):
         return S
     failed0 = checks.failed
@@ -126,7 +128,9 @@ def check_seed(opts, seed, volatile):
             f.write(gen.stdout)
         ref = {}
         for race in ("goldilocks", "off"):
-            js = S.get(["--all-errors", "--store=exact", "--race=" + race], model, f"stateful race={race}")
+            # (composition alone, --por=off: the race-driven search's steps)
+            js = S.get(["--all-errors", "--store=exact", "--race=" + race, "--por=off"], model,
+                       f"stateful race={race}")
             if js is None:
                 return S
             if js["stop"] == "time_limit":
@@ -149,7 +153,7 @@ def check_seed(opts, seed, volatile):
                 S.ok(r <= a, f"races explored {r} executions, scheduling=all {a}")
                 S.gain = (r, a)
     if checks.failed > failed0:
-        print(f"  reproduce: {opts.gen_model} {seed}{' --volatile' if volatile else ''} > m.bc && "
+        print(f"  reproduce: {opts.gen_model} {seed}{''.join(' ' + a for a in S.gen_args)} > m.bc && "
               f"{opts.mcheck} --scheduling=races --all-errors m.bc")
         checks.show_model(gen.stdout, seed, None)
     return S
@@ -232,16 +236,21 @@ def check_cli(opts):
 def main():
     ap = checks.seed_parser(__doc__)
     ap.add_argument("--models", default=os.path.join(os.path.dirname(HERE), "models"))
+    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
+                    help="every K-th seed's model is spawn-heavy (gen_model --spawns; "
+                         "default 4; 0: never)")
     opts = checks.parse_seed_args(ap)
     check_cli(opts)
     check_targeted(opts)
     check_bundled(opts)
-    runs = compared = skipped = cyclic = timeouts = 0
+    runs = compared = skipped = cyclic = timeouts = spawned = 0
     races_ex = all_ex = 0
     for seed in range(opts.seed, opts.seed + opts.count):
         vol = seed % 2 == 1
+        sp = opts.spawns_every > 0 and seed % opts.spawns_every == 0
         t0 = time.time()
-        S = check_seed(opts, seed, vol)
+        S = check_seed(opts, seed, vol, sp)
+        spawned += sp
         if opts.verbose:
             print(f"{S.tag}: {time.time() - t0:.1f} s{' cyclic' if S.cyclic else ''}"
                   f"{' gain %d/%d' % S.gain if S.gain else ''}", flush=True)
@@ -255,7 +264,8 @@ def main():
             all_ex += S.gain[1]
     print(f"{runs} random models: {compared} compared exactly, {cyclic} cyclic (checked to the cap), "
           f"{skipped} skipped (stateful too big), {timeouts} race-driven runs past {RACES_TIME} s; "
-          f"executions {races_ex} with races, {all_ex} with scheduling=all")
+          f"executions {races_ex} with races, {all_ex} with scheduling=all; {spawned} spawn-heavy "
+          f"(--spawns)")
     check(compared >= runs // 2, f"only {compared} of {runs} models compared exactly")
     line = checks.too_many_skips(skipped, runs, 10.0)
     if line:

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """test_stateless.py: --search=stateless (reduce/stateless.c, issue 19)
 against the stateful search, on random models of tests/gen_model.c
-(disciplined ones, and every second seed also an undisciplined one) and on
-the bundled models.
+(disciplined ones, and every second seed also an undisciplined one; every
+fourth seed's models spawn-heavy, gen_model --spawns: several threads spawn
+procs of their own, so the spawn order decides the children's ids, and the
+sleep sets must not take two spawns for independent) and on the bundled
+models.
 
 For each random model, the stateful search (--all-errors --store=exact) in
 both modes gives the reference: its error counts are the distinct error
@@ -43,6 +46,7 @@ stateful options make the execution tree too big, and a depth cap on the
 cyclic ones (then an `ok` model ends "incomplete" at the cap, no error).
 
 usage: test_stateless.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR]
+                         [--spawns-every K]
 CI runs --count 40 (seconds); offline, --count 1000 (minutes).
 Ends with "N passed, N failed"; exit 1 on a failure.
 """
@@ -83,9 +87,10 @@ def counts(js):
 
 
 class Seed:
-    def __init__(self, opts, seed, undisciplined):
+    def __init__(self, opts, seed, undisciplined, spawns=False):
         self.opts, self.seed, self.und = opts, seed, undisciplined
-        self.tag = f"seed {seed}{' --undisciplined' if undisciplined else ''}"
+        self.gen_args = (["--undisciplined"] if undisciplined else []) + (["--spawns"] if spawns else [])
+        self.tag = f"seed {seed}{''.join(' ' + a for a in self.gen_args)}"
         self.skips = 0
         self.cyclic = False   # a run stopped at the depth cap (a cycle, by pigeonhole)
         self.deep = False     # the main run did not complete in time
@@ -127,10 +132,9 @@ class Seed:
         return js
 
 
-def check_seed(opts, seed, undisciplined):
-    S = Seed(opts, seed, undisciplined)
-    gen = subprocess.run([opts.gen_model, str(seed)] + (["--undisciplined"] if undisciplined else []),
-                         capture_output=True, text=True)
+def check_seed(opts, seed, undisciplined, spawns=False):
+    S = Seed(opts, seed, undisciplined, spawns)
+    gen = subprocess.run([opts.gen_model, str(seed)] + S.gen_args, capture_output=True, text=True)
     if not S.ok(gen.returncode == 0, f"gen_model exited {gen.returncode}"):
         return S
     with tempfile.TemporaryDirectory() as d:
@@ -141,8 +145,9 @@ def check_seed(opts, seed, undisciplined):
         ref = {}
         for race in ("ld", "off"):
             for mode in ("compose", "none"):
-                js = S.get(["--all-errors", "--store=exact", "--race=" + race, "--reduce=" + mode],
-                           model, f"stateful {mode} race={race}")
+                # (composition alone, --por=off: the stateless search's steps)
+                js = S.get(["--all-errors", "--store=exact", "--race=" + race, "--reduce=" + mode,
+                            "--por=off"], model, f"stateful {mode} race={race}")
                 if js is None:
                     return S
                 if js["stop"] == "time_limit":
@@ -206,7 +211,7 @@ def check_seed(opts, seed, undisciplined):
             if js["errors"]:
                 S.ok(js["errors"][0]["replayed"], "the first error's trace did not replay")
         if checks.failed > failed0:
-            print(f"  reproduce: {opts.gen_model} {seed}{' --undisciplined' if undisciplined else ''}"
+            print(f"  reproduce: {opts.gen_model} {seed}{''.join(' ' + a for a in S.gen_args)}"
                   f" > m.bc && {opts.mcheck} --search=stateless --all-errors m.bc")
             checks.show_model(gen.stdout, seed, None)
     return S
@@ -358,17 +363,22 @@ def check_leaf_counts(opts):
 def main():
     ap = checks.seed_parser(__doc__)
     ap.add_argument("--models", default=os.path.join(os.path.dirname(HERE), "models"))
+    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
+                    help="every K-th seed's models are spawn-heavy (gen_model --spawns; "
+                         "default 4; 0: never)")
     opts = checks.parse_seed_args(ap)
     check_cli(opts)
     check_bundled(opts)
     check_preemptions(opts)
     check_leaf_counts(opts)
     skips = cyclic = deep = timeouts = 0
-    runs = 0
+    runs = spawned = 0
     for seed in range(opts.seed, opts.seed + opts.count):
+        sp = opts.spawns_every > 0 and seed % opts.spawns_every == 0
         for und in ((False, True) if seed % 2 == 0 else (False,)):
             t0 = time.time()
-            S = check_seed(opts, seed, und)
+            S = check_seed(opts, seed, und, sp)
+            spawned += sp
             if opts.verbose:
                 print(f"{S.tag}: {time.time() - t0:.1f} s{' cyclic' if S.cyclic else ''}", flush=True)
             runs += 1
@@ -378,7 +388,8 @@ def main():
             timeouts += S.timeouts
     print(f"{runs} random models: {runs - deep - skips} complete, {deep} cyclic or too deep for "
           f"{STATELESS_TIME} s (checked to depth {SHALLOW}), {skips} skipped (stateful too big); "
-          f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared)")
+          f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared); {spawned} "
+          f"spawn-heavy (--spawns)")
     # most models must be complete, or the exact comparisons would not run
     check(runs - deep - skips >= runs // 2, f"only {runs - deep - skips} of {runs} models complete")
     line = checks.too_many_skips(skips, runs, 10.0)

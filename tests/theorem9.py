@@ -68,6 +68,11 @@ the messages of the errors listed). Checks:
     tests/theorem9_cases/error_state_metadata.bc was the regression).
 
 
+Every fourth seed (--spawns-every) is spawn-heavy (`gen_model --undisciplined
+--spawns`: two static threads each spawn a proc of their own and test the
+ids the spawns returned; thread ids come from one counter, so a violation
+may need one spawn order), through the same checks.
+
 Models saved in tests/theorem9_cases/ (`--cases DIR`) run the same checks
 (the por_*.bc ones are small disciplined models, each pinning one part of
 --por's closure or provisos that the random models seldom exercise: enablers
@@ -81,7 +86,8 @@ runs without it on purpose).
 
 usage: theorem9.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                    [--jobs J] [--ref-max-states N] [--ref-every K] [--no-ref]
-                   [--full-bfs-every K] [--compact-every K] [--refcheck PATH] [--cases DIR]
+                   [--full-bfs-every K] [--compact-every K] [--spawns-every K]
+                   [--refcheck PATH] [--cases DIR]
                    [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one FAIL line per failing model with its problems, the seed, a
 reproduction command and the model; a summary of what the models did; and
@@ -440,10 +446,15 @@ def check_model(opts, model, tag, stats):
     return ("fail" if problems else "pass"), problems, info
 
 
+def spawns_opt(opts, seed):
+    """['--spawns'] on every --spawns-every-th seed (a spawn-heavy model), else []."""
+    return ["--spawns"] if opts.spawns_every > 0 and seed % opts.spawns_every == 0 else []
+
+
 def check_seed(opts, seed):
     stats = collections.Counter()
-    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size, "--undisciplined"],
-                         capture_output=True, text=True)
+    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size, "--undisciplined"]
+                         + spawns_opt(opts, seed), capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
         return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, "", stats
@@ -452,6 +463,7 @@ def check_seed(opts, seed):
         with open(model, "w") as f:
             f.write(text)
         status, problems, info = check_model(opts, model, seed, stats)
+    stats["spawns"] += bool(spawns_opt(opts, seed))
     return status, problems, text, info, stats
 
 
@@ -500,6 +512,9 @@ def main():
                     help="on every K-th seed whose model has unshared variables and each "
                          "such case, also search with --race=off and eraser (default 3; "
                          "0: never)")
+    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
+                    help="every K-th seed's model is spawn-heavy (gen_model --spawns; "
+                         "default 4; 0: never)")
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)
@@ -543,10 +558,12 @@ def main():
                     print(f"  {p}")
                 if seed is not None:
                     print(f"  reproduce: {opts.gen_model} {seed} --size {opts.size} "
-                          f"--undisciplined > seed{seed}.bc && "
+                          f"--undisciplined{''.join(' ' + a for a in spawns_opt(opts, seed))} "
+                          f"> seed{seed}.bc && "
                           f"{opts.mcheck} --race=ld --store=exact --all-errors --reduce=none "
                           f"seed{seed}.bc && "
-                          f"{opts.mcheck} --race=ld --store=exact --all-errors seed{seed}.bc")
+                          f"{opts.mcheck} --race=ld --store=exact --all-errors --por=off "
+                          f"seed{seed}.bc")
                 show_model(text, seed, opts.keep if seed is not None else None)
     print(f"({stats['violation']} models with a violation in the full search, "
           f"{stats['disciplined']} without; refcheck ran on {stats['refcheck']}; compact "
@@ -554,9 +571,12 @@ def main():
           f"{stats['ld only as unshared']} where the reduced search met the unshared "
           f"violation instead of lock_discipline; {skipped} skipped; {stats['race modes']} "
           f"models with unshared variables also under --race=off and eraser, "
-          f"{stats['unshared off']} with an unshared violation under --race=off)")
+          f"{stats['unshared off']} with an unshared violation under --race=off; "
+          f"{stats['spawns']} spawn-heavy (--spawns))")
     if opts.count >= 200:
         check(stats["unshared off"] > 0, "some model has an unshared violation under --race=off")
+        check(opts.spawns_every <= 0 or stats["spawns"] > 0,
+              "some model is spawn-heavy (gen_model --spawns)")
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     check(many is None, (many or "")[5:])
     gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined",
