@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bfs_int.h"
 #include "por_int.h"
-#include "search_int.h"
 
 bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *via,
               bool enforce)
 {
-    bfs_queue *q = &S->bfs;
+    bfs_queue *q = BFSQ(S);
     if (q->len - q->base == q->vcap) {
         uint64_t nc = grown_capacity(S, q->vcap, q->vcap + 1, S->vsize, (size_t)4 << 20, 1024,
                                      enforce);
@@ -57,14 +57,14 @@ static bool bfs_error(search *S, uint64_t at, const explore_step *last,
 {
     if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
     uint32_t len = 0;
-    for (uint64_t i = at; i != 0; i = S->bfs.parent[i]) len++;
+    for (uint64_t i = at; i != 0; i = BFSQ(S)->parent[i]) len++;
     explore_step *path = malloc((len + 1) * sizeof *path);
     if (!path) {
         S->lim.stop = STOP_NOMEM;
         return false;
     }
     uint32_t k = len;
-    for (uint64_t i = at; i != 0; i = S->bfs.parent[i]) path[--k] = S->bfs.via[i];
+    for (uint64_t i = at; i != 0; i = BFSQ(S)->parent[i]) path[--k] = BFSQ(S)->via[i];
     path[len] = *last;
     bool go_on = record_error(S, out, path, len + 1);
     free(path);
@@ -106,7 +106,7 @@ static uint64_t bfs_fill(search *S, bfs_slot *slots, uint8_t *vecs, uint64_t i,
     explore_stats *x = &S->r->stats;
     uint64_t nt[VM_MAX_THREADS];
     unsigned n = 0;
-    for (; i < S->bfs.len && i < level_end; i++) {
+    for (; i < BFSQ(S)->len && i < level_end; i++) {
         const uint8_t *from = bfs_vec(S, i);
         uint64_t total = 0;
         for (uint32_t t = 0; t < p->nthreads; t++) total += nt[t] = vm_enabled(p, from, (int)t);
@@ -159,11 +159,13 @@ static bool bfs_drain(search *S, bfs_slot *slots, uint8_t *vecs, unsigned nb)
     return true;
 }
 
-void bfs(search *S)
+static void bfs(search *S, uint32_t first_, uint64_t n_)
 {
+    (void)first_;
+    (void)n_;
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    bfs_queue *q = &S->bfs;
+    bfs_queue *q = BFSQ(S);
     uint8_t *ns = S->cur; /* the initial state, then each successor being built */
     explore_step none = {-1, 0};
     if (!bfs_push(S, S->cur, 0, &none, false)) return;
@@ -254,3 +256,37 @@ void bfs(search *S)
     free(slots);
     free(vecs);
 }
+
+static void bfs_free(search *S)
+{
+    bfs_queue *q = BFSQ(S);
+    free(q->states);
+    free(q->parent);
+    free(q->via);
+}
+
+static uint64_t bfs_reserved(const search *S)
+{
+    const bfs_queue *q = BFSQ(S);
+    return q->cap * (sizeof(uint64_t) + sizeof(explore_step)) + q->vcap * S->vsize;
+}
+
+/* every queued state's link and the most level vectors held at once */
+static uint64_t bfs_used(const search *S, uint64_t levels)
+{
+    (void)levels;
+    const bfs_queue *q = BFSQ(S);
+    return q->len * (sizeof(uint64_t) + sizeof(explore_step)) + q->vpeak * S->vsize;
+}
+
+static bool bfs_selects(const explore_options *o) { return o->search == SEARCH_BFS; }
+
+const engine engine_bfs = {
+    .name = "bfs",
+    .selects = bfs_selects,
+    .ctx_size = sizeof(bfs_queue),
+    .run = bfs,
+    .free_ctx = bfs_free,
+    .reserved = bfs_reserved,
+    .used = bfs_used,
+};

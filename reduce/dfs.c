@@ -95,7 +95,7 @@ bool stack_error(search *S, const void *frames, size_t stride, size_t depth,
  * step only if it is the step it takes next, at the same level, and it
  * drops the whole path at the first step that differs, so every built step
  * was built from the state the search has at that level. */
-void dfs(search *S, uint32_t first, uint64_t n)
+static void dfs(search *S, uint32_t first, uint64_t n)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
@@ -171,3 +171,18 @@ void dfs(search *S, uint32_t first, uint64_t n)
     }
     ahead_drop(S);
 }
+
+static bool dfs_selects(const explore_options *o)
+{
+    (void)o;
+    return true;
+}
+
+/* The look-ahead is the plain DFS's (S->ahead, lookahead.c). */
+const engine engine_dfs = {
+    .name = "dfs",
+    .selects = dfs_selects,
+    .depth_first = true,
+    .run = dfs,
+    .free_ctx = ahead_free,
+};

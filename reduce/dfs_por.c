@@ -30,108 +30,55 @@
 #include "por_int.h"
 #include "search_int.h"
 
-/* ---- the hash maps: the stack set and the stored sleep sets ---------------- */
+/* A level of the DFS with persistent sets: the threads of its persistent
+ * set still to expand, those taken, and the state's hash (for the stack
+ * set of the cycle proviso). The undo log is the plain DFS's. */
+typedef struct por_frame {
+    frame fr;          /* the thread being expanded (tid -1: take the next of
+                          todo), its next choice, the level's undo record */
+    uint64_t enabled;  /* threads with a step in the level's state */
+    uint64_t todo;     /* still to expand: the persistent set, or all (proviso) */
+    uint64_t done;     /* taken (being expanded or finished) */
+    uint64_t sleep;    /* the sleep set: threads whose steps need not be
+                          taken here (explored from an ancestor, or here) */
+    uint64_t indep;    /* of the enabled threads, those independent of tid's step */
+    uint64_t hash;     /* of the level's stored vector */
+} por_frame;
 
-static inline uint64_t map_key(uint64_t h) { return h ? h : 1; }
-static inline size_t map_home(uint64_t k, size_t mask)
-{
-    return (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & mask;
-}
+/* The engine's private context (S->ctx). */
+typedef struct por_stack {
+    por_frame *frames;
+    size_t cap;
+    hash_map onstack;  /* the stack's hashes -> how many stack states have it */
+    hash_map slept;    /* hash -> the sleep set a state was first explored
+                          with (only those not empty) */
+    size_t map_peak;   /* the most entries of both maps at once (statistics) */
+} por_stack;
 
-/* The slot of key k, or the empty slot where it would go (cap > 0). */
-static size_t map_slot(const hash_map *m, uint64_t k)
-{
-    size_t mask = m->cap - 1, j = map_home(k, mask);
-    while (m->key[j] && m->key[j] != k) j = (j + 1) & mask;
-    return j;
-}
+#define PS(S) ((por_stack *)(S)->ctx)
 
-/* The value of hash h, 0 if none. */
-uint64_t map_get(const hash_map *m, uint64_t h)
-{
-    if (!m->cap) return 0;
-    size_t j = map_slot(m, map_key(h));
-    return m->key[j] ? m->val[j] : 0;
-}
-
-/* Set h's value to v (non-zero); false with S->lim.stop set if the map
- * cannot grow (it keeps its load under a half). */
-bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
-{
-    if (2 * (m->len + 1) > m->cap) {
-        size_t nc = m->cap ? 2 * m->cap : 1024;
-        if (S->o->memlimit && search_memory(S) + (nc - m->cap) * 16 > S->o->memlimit) {
-            S->lim.stop = STOP_MEMLIMIT;
-            S->lim.refused = (nc - m->cap) * 16;
-            return false;
-        }
-        hash_map n = {calloc(nc, sizeof(uint64_t)), malloc(nc * sizeof(uint64_t)), nc, m->len};
-        if (!n.key || !n.val) {
-            free(n.key);
-            free(n.val);
-            S->lim.stop = STOP_NOMEM;
-            return false;
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->key[i]) {
-                size_t j = map_slot(&n, m->key[i]);
-                n.key[j] = m->key[i];
-                n.val[j] = m->val[i];
-            }
-        free(m->key);
-        free(m->val);
-        *m = n;
-    }
-    uint64_t k = map_key(h);
-    size_t j = map_slot(m, k);
-    if (!m->key[j]) {
-        m->key[j] = k;
-        m->len++;
-        size_t both = S->ps.onstack.len + S->ps.slept.len;
-        if (both > S->ps.map_peak) S->ps.map_peak = both;
-    }
-    m->val[j] = v;
-    return true;
-}
-
-bool map_put_new(search *S, hash_map *m, uint64_t h, uint64_t v, uint8_t *put)
-{
-    *put = 0;
-    if (map_get(m, h)) return true;
-    if (!map_put(S, m, h, v)) return false;
-    *put = 1;
-    return true;
-}
-
-/* Remove hash h, which is there (backward-shift deletion: no tombstones). */
-void map_del(hash_map *m, uint64_t h)
-{
-    size_t mask = m->cap - 1, j = map_slot(m, map_key(h));
-    for (size_t i = (j + 1) & mask; m->key[i]; i = (i + 1) & mask) {
-        size_t home = map_home(m->key[i], mask);
-        /* the entry at i may move to j if its home is not in (j, i] cyclically */
-        if (((i - home) & mask) >= ((i - j) & mask)) {
-            m->key[j] = m->key[i];
-            m->val[j] = m->val[i];
-            j = i;
-        }
-    }
-    m->key[j] = 0;
-    m->len--;
-}
+/* ---- the stack set and the stored sleep sets (hash_map.h) ----------------- */
 
 /* The stack set: a multiset of the stack states' hashes (a count each). */
-static bool onstack_add(search *S, uint64_t h)
+/* The statistics' peak of both maps' entries, after an insertion. */
+static bool peak(por_stack *ps)
 {
-    return map_put(S, &S->ps.onstack, h, map_get(&S->ps.onstack, h) + 1);
+    size_t both = ps->onstack.len + ps->slept.len;
+    if (both > ps->map_peak) ps->map_peak = both;
+    return true;
 }
 
-static bool onstack_has(const search *S, uint64_t h) { return map_get(&S->ps.onstack, h) != 0; }
+static bool onstack_add(search *S, uint64_t h)
+{
+    return map_put(S, &PS(S)->onstack, h, map_get(&PS(S)->onstack, h) + 1) && peak(PS(S));
+}
+
+static bool onstack_has(const search *S, uint64_t h) { return map_get(&PS(S)->onstack, h) != 0; }
 
 static void onstack_remove(search *S, uint64_t h)
 {
-    hash_map *m = &S->ps.onstack;
-    size_t j = map_slot(m, map_key(h));
+    hash_map *m = &PS(S)->onstack;
+    size_t j = map_slot(m, map_key_of(h));
     if (m->val[j] > 1)
         m->val[j]--;
     else
@@ -139,12 +86,12 @@ static void onstack_remove(search *S, uint64_t h)
 }
 
 /* The sleep set state h was first explored with (0: none or empty). */
-static uint64_t sleep_get(const search *S, uint64_t h) { return map_get(&S->ps.slept, h); }
+static uint64_t sleep_get(const search *S, uint64_t h) { return map_get(&PS(S)->slept, h); }
 
 static bool sleep_put(search *S, uint64_t h, uint64_t z)
 {
-    if (z) return map_put(S, &S->ps.slept, h, z);
-    if (map_get(&S->ps.slept, h)) map_del(&S->ps.slept, h); /* values are non-zero */
+    if (z) return map_put(S, &PS(S)->slept, h, z) && peak(PS(S));
+    if (map_get(&PS(S)->slept, h)) map_del(&PS(S)->slept, h); /* values are non-zero */
     return true;
 }
 
@@ -157,7 +104,7 @@ static uint64_t vec_hash(const search *S, const uint8_t *v, uint64_t hash)
 
 static bool frames_grow(search *S, size_t need)
 {
-    por_stack *ps = &S->ps;
+    por_stack *ps = PS(S);
     if (need <= ps->cap) return true;
     void *f = ps->frames;
     bool ok = frames_grow_slow(S, &f, &ps->cap, need, sizeof(por_frame), true);
@@ -194,8 +141,10 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
     f->fr.choice = f->fr.nchoices = 0;
 }
 
-void dfs_por(search *S)
+static void dfs_por(search *S, uint32_t first0, uint64_t n0)
 {
+    (void)first0;
+    (void)n0;
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
     uint64_t max_depth = S->o->max_depth;
@@ -203,10 +152,10 @@ void dfs_por(search *S)
     if (!frames_grow(S, 1)) return;
     uint64_t h0 = vec_hash(S, S->cur, S->recent.on ? store_hash(S->st, S->cur) : 0);
     if (!onstack_add(S, h0)) return;
-    level_start(S, &S->ps.frames[0], S->cur, h0, 0, 0);
+    level_start(S, &PS(S)->frames[0], S->cur, h0, 0, 0);
 
     while (S->lim.stop == STOP_COMPLETE) {
-        por_frame *f = &S->ps.frames[depth];
+        por_frame *f = &PS(S)->frames[depth];
         if (f->fr.tid < 0 || f->fr.choice >= f->fr.nchoices) { /* the next thread */
             if (f->fr.tid >= 0) f->sleep |= 1ull << f->fr.tid; /* its steps are explored */
             if (!f->todo) { /* backtrack */
@@ -259,14 +208,14 @@ void dfs_por(search *S)
                 z &= hz;
             }
         }
-        if (rc == INS_ERROR && !stack_error(S, S->ps.frames, sizeof(por_frame), depth, &st, &out)) break;
+        if (rc == INS_ERROR && !stack_error(S, PS(S)->frames, sizeof(por_frame), depth, &st, &out)) break;
         if (rc == INS_NEW || again) { /* push */
             if (!frames_grow(S, depth + 2) || !undo_grow(S)) break;
             uint64_t h = vec_hash(S, ns, hash);
             if (!onstack_add(S, h)) break;
             if (rc == INS_NEW && z && !sleep_put(S, h, z)) break;
             depth++;
-            por_frame *nf = &S->ps.frames[depth];
+            por_frame *nf = &PS(S)->frames[depth];
             nf->fr.undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
@@ -280,3 +229,38 @@ void dfs_por(search *S)
         if (!limits_ok(S)) break;
     }
 }
+
+static void dfs_por_free(search *S)
+{
+    por_stack *ps = PS(S);
+    free(ps->frames);
+    map_free(&ps->onstack);
+    map_free(&ps->slept);
+}
+
+static uint64_t dfs_por_reserved(const search *S)
+{
+    const por_stack *ps = PS(S);
+    return ps->cap * sizeof(por_frame) + map_bytes(&ps->onstack) + map_bytes(&ps->slept);
+}
+
+/* the deepest stack's frames and the fullest maps */
+static uint64_t dfs_por_used(const search *S, uint64_t levels)
+{
+    const por_stack *ps = PS(S);
+    return (uint64_t)ps->map_peak * 2 * sizeof(uint64_t) +
+           (ps->cap ? levels * sizeof(por_frame) : S->dfs.cap ? levels * sizeof(frame) : 0);
+}
+
+static bool dfs_por_selects(const explore_options *o) { return o->por; }
+
+const engine engine_dfs_por = {
+    .name = "dfs-por",
+    .selects = dfs_por_selects,
+    .depth_first = true,
+    .ctx_size = sizeof(por_stack),
+    .run = dfs_por,
+    .free_ctx = dfs_por_free,
+    .reserved = dfs_por_reserved,
+    .used = dfs_por_used,
+};

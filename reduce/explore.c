@@ -1,14 +1,17 @@
-/* explore.c: the search's driver, explore_run(): it sets up the context
- * (detector, store, the work vectors, the recent-lookup cache), inserts the
- * initial state, runs the DFS (dfs.c) or the BFS (bfs.c), and fills in the
- * result. Every stored vector is the vm state followed by one marker byte:
+/* explore.c: the search's driver, explore_run(): it takes the engine the
+ * options select (engines.c; a refused combination returns
+ * EXPLORE_REFUSED), sets up the context every engine shares (detector,
+ * store, the work vectors, the recent-lookup cache) and the engine's
+ * private one, inserts the initial state, runs the engine, and fills in
+ * the result. An engine with a runtime of its own (-j N) is handed the
+ * whole run. Every stored vector is the vm state followed by one marker byte:
  * 0, or for an error state the faulting thread's id + 1, so an error state
  * (which the interpreter leaves equal to its predecessor) is stored as a
  * state of its own and has no successors (LANGUAGE.md), and the errors of
  * two threads that fault in the same state are two error states, each
  * reported. It runs no step itself (step.c: with --por the static
  * threads' invisible starts too, before the initial state is stored) and
- * orders nothing (dfs.c, bfs.c); the search follows Stoller (section 5.1).
+ * orders nothing (the engines do); the search follows Stoller (section 5.1).
  * After a complete search it lists the instructions no step ran (the
  * steps mark them in S.ran, step_int.h), like SPIN's unreached code. */
 #include <stdlib.h>
@@ -16,43 +19,23 @@
 #include <time.h>
 
 #include "por_int.h"
-#include "races_int.h"
 #include "search_int.h"
 
 static void free_search(search *S)
 {
+    if (S->ctx && S->eng->free_ctx) S->eng->free_ctx(S);
+    free(S->ctx);
     store_free(S->st);
     ls_free(S->det);
     free(S->dfs.frames);
     free(S->dfs.undo);
     free(S->cur);
     free(S->dfs.next);
-    ahead_free(S);
     free(S->recent.slots);
-    free(S->bfs.states);
-    free(S->bfs.parent);
-    free(S->bfs.via);
     free(S->scratch);
     free(S->env.fold_undo);
     free(S->ran);
     por_free(S->por);
-    free(S->ps.frames);
-    free(S->ps.onstack.key);
-    free(S->ps.onstack.val);
-    free(S->ps.slept.key);
-    free(S->ps.slept.val);
-    free(S->sl.frames);
-    free(S->sl.errs);
-    free(S->sl.init);
-    races_free(S->rs);
-    free(S->lv.frames);
-    free(S->lv.onstack.key);
-    free(S->lv.onstack.val);
-    free(S->lv.check);
-    free(S->lv.full.key);
-    free(S->lv.full.val);
-    free(S->lv.prop_objs);
-    free(S->lt.frames);
 }
 
 /* After a complete search: the instructions no step ran, but for each
@@ -74,43 +57,32 @@ void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result 
     r->unreached_known = true;
 }
 
+static int refused(explore_result *r, int rc)
+{
+    r->stop = STOP_NOMEM;
+    r->verdict = VERDICT_INCOMPLETE;
+    return rc;
+}
+
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r)
 {
     search S;
     memset(&S, 0, sizeof S);
     memset(r, 0, sizeof *r);
-    if ((o->search == SEARCH_STATELESS && (o->workers || o->por)) || /* not supported */
-        (o->scheduling_races && (o->search != SEARCH_STATELESS || o->preemption_bound >= 0)) ||
-        /* --liveness=npc: the sequential DFS only (liveness.c) */
-        (o->liveness && (o->search != SEARCH_DFS || o->workers ||
-                         (o->por && o->liveness == LIVENESS_STARVATION) ||
-                         o->store.kind == STORE_BITSTATE)) ||
-        /* --ltl: likewise (ltl_search.c) */
-        (o->ltl && (o->liveness || o->search != SEARCH_DFS || o->workers ||
-                    o->store.kind == STORE_BITSTATE || o->ltl->nstates > 65535))) {
-        r->stop = STOP_NOMEM;
-        r->verdict = VERDICT_INCOMPLETE;
-        return -1;
-    }
-    if (o->workers) return explore_parallel(p, o, r);
+    char msg[512];
+    if (explore_check(o, msg, sizeof msg)) return refused(r, EXPLORE_REFUSED);
+    const engine *e = engine_for(o);
+    if (e->drive) return e->drive(p, o, r);
     S.p = p;
     S.o = o;
     S.r = r;
+    S.eng = e;
     clock_gettime(CLOCK_MONOTONIC, &S.lim.t0);
     S.lim.next_progress = 2.0;
-    if (o->por && o->reduce != REDUCE_COMPOSE) { /* --por works on composed steps */
-        r->stop = STOP_NOMEM;
-        r->verdict = VERDICT_INCOMPLETE;
-        return -1;
-    }
     if (ls_needed(o->race, p)) { /* LS_OFF too, to check unshared variables */
         /* --por: statically discharged elements get no metadata */
         S.det = ls_new_opts(o->race, p, p->layout.size, o->por);
-        if (!S.det) {
-            r->stop = STOP_NOMEM;
-            r->verdict = VERDICT_INCOMPLETE;
-            return -1;
-        }
+        if (!S.det) return refused(r, -1);
         ls_hooks(S.det, &S.hooks);
     }
     S.ssize = p->layout.size + ls_meta_bytes(S.det);
@@ -122,33 +94,28 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.ran = step_ran_new(p);
     S.env.ran = S.ran;
     S.vsize = S.ssize + 1;
-    /* --liveness: the product's copy byte follows the vector (liveness.c) */
-    size_t lv_byte = o->liveness ? 1 : 0;
-    if (o->ltl) lv_byte = 3; /* --ltl: automaton state (2 bytes), nested flag */
-    S.wsize = (S.vsize + lv_byte + 7) & ~(size_t)7;
+    /* the product's bytes follow the vector (liveness.c, ltl_search.c) */
+    size_t extra = e->product_bytes;
+    S.wsize = (S.vsize + extra + 7) & ~(size_t)7;
     /* the stateless search stores no state; sleep sets use --por's
      * independence (not with a preemption bound: stateless.c) */
-    bool stateless_search = o->search == SEARCH_STATELESS;
-    bool sleep_sets = stateless_search && !o->no_sleep_sets && o->preemption_bound < 0;
-    S.st = stateless_search ? NULL : store_new(&o->store, S.vsize + lv_byte);
-    bool dfs_search = o->search != SEARCH_BFS;
+    bool sleep_sets = e->stateless && !o->no_sleep_sets && o->preemption_bound < 0;
+    S.st = e->stateless ? NULL : store_new(&o->store, S.vsize + extra);
     S.cur = calloc(1, S.wsize);
-    S.dfs.next = dfs_search ? calloc(1, S.wsize) : NULL;
+    S.dfs.next = e->depth_first ? calloc(1, S.wsize) : NULL;
     S.recent.on = S.st && store_takes_hash(S.st);
     S.recent.slots = S.recent.on ? calloc(RECENT_SLOTS, sizeof *S.recent.slots) : NULL;
     if (!S.recent.slots) S.recent.on = false; /* it is only a cache */
-    S.ahead.may = dfs_search && !o->por && !o->liveness && !o->ltl && !S.det && S.recent.on &&
-                  o->lookahead != LOOKAHEAD_OFF;
+    S.ahead.may = e == &engine_dfs && !S.det && S.recent.on && o->lookahead != LOOKAHEAD_OFF;
     S.por = o->por || sleep_sets ? por_new(p) : NULL;
-    S.vec_bytes = (dfs_search ? 2 : 1) * S.wsize;
+    S.ctx = e->ctx_size ? calloc(1, e->ctx_size) : NULL;
+    S.vec_bytes = (e->depth_first ? 2 : 1) * S.wsize;
     if (S.recent.slots) S.vec_bytes += RECENT_SLOTS * sizeof *S.recent.slots;
-    if ((!S.st && !stateless_search) || !S.cur || !S.ran ||
-        (dfs_search && (!S.dfs.next || (!stateless_search && !dfs_grow(&S, 1, false)))) ||
+    if ((!S.st && !e->stateless) || !S.cur || !S.ran || (e->ctx_size && !S.ctx) ||
+        (e->depth_first && (!S.dfs.next || (!e->stateless && !dfs_grow(&S, 1, false)))) ||
         (o->por && (!S.env.fold_undo || !S.por)) || (sleep_sets && !S.por)) {
-        r->stop = STOP_NOMEM;
-        r->verdict = VERDICT_INCOMPLETE;
         free_search(&S);
-        return -1;
+        return refused(r, -1);
     }
     uint8_t *s0 = S.cur;
     memcpy(s0, p->init_state, p->layout.size);
@@ -160,30 +127,16 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     /* --por: the static threads' invisible starts, before the initial
      * state is stored */
     int rc = INS_STOP;
-    if (stateless_search)
-        stateless(&S); /* no store: the initial state is its first level */
+    if (e->stateless)
+        e->run(&S, p->nthreads, 0); /* no store: the initial state is its first level */
     else if (S.env.fold_start && !step_fold_starts(&S.env, s0, &r->stats, false))
         S.lim.stop = STOP_NOMEM; /* the detector ran out of memory */
     else
         rc = insert_successor(&S, s0, &out, &first, &nfirst);
     if (rc == INS_ERROR)
         record_error(&S, &out, NULL, 0);
-    else if (rc == INS_NEW && o->check_lasso && o->liveness == LIVENESS_STARVATION)
-        starvation_check_lasso(&S); /* mcheck --replay: no search */
-    else if (rc == INS_NEW && o->check_lasso && o->ltl)
-        ltl_check_lasso(&S);
-    else if (rc == INS_NEW && o->search == SEARCH_BFS)
-        bfs(&S);
-    else if (rc == INS_NEW && o->liveness == LIVENESS_STARVATION)
-        liveness_starvation(&S);
-    else if (rc == INS_NEW && o->liveness)
-        liveness_npc(&S);
-    else if (rc == INS_NEW && o->ltl)
-        ltl_search(&S);
-    else if (rc == INS_NEW && S.por)
-        dfs_por(&S);
     else if (rc == INS_NEW)
-        dfs(&S, first, nfirst);
+        e->run(&S, first, nfirst);
 
     fill_stats(&S);
     for (uint32_t v = 0; v < p->nvars; v++)

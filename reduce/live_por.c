@@ -35,8 +35,8 @@
  * thread is enabled, which any step may change, and refuses --por. */
 #include <stdlib.h>
 
+#include "nested_int.h"
 #include "por_int.h"
-#include "search_int.h"
 
 bool live_por_start(search *S)
 {
@@ -44,8 +44,8 @@ bool live_por_start(search *S)
     const ltl_automaton *A = S->o->ltl;
     uint64_t used = 0;
     for (uint32_t q = 0; q < A->nstates; q++) used |= A->pos[q] | A->neg[q];
-    S->lv.prop_objs = por_prop_objects(S->por, used, &S->lv.prop_at);
-    if (!S->lv.prop_objs) {
+    ND(S)->prop_objs = por_prop_objects(S->por, used, &ND(S)->prop_at);
+    if (!ND(S)->prop_objs) {
         S->lim.stop = STOP_NOMEM;
         return false;
     }
@@ -56,7 +56,7 @@ bool live_por_start(search *S)
 static bool visible(search *S, const uint8_t *s, int t)
 {
     if (!S->o->ltl) return is_progress(S->p, s, t);
-    return ((S->lv.prop_at >> t) & 1) || por_first_writes(S->por, s, t, S->lv.prop_objs);
+    return ((ND(S)->prop_at >> t) & 1) || por_first_writes(S->por, s, t, ND(S)->prop_objs);
 }
 
 uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool nested, uint64_t key,
@@ -65,7 +65,7 @@ uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool neste
     *rest = 0;
     if (!S->o->por || !S->por || !por_applies(S->por) || __builtin_popcountll(enabled) <= 1)
         return enabled;
-    if (nested && map_get(&S->lv.full, key)) return enabled;
+    if (nested && map_get(&ND(S)->full, key)) return enabled;
     uint64_t ps = por_persistent(S->por, s, enabled);
     if (ps == enabled) return enabled;
     for (uint64_t m = ps; m; m &= m - 1)
@@ -78,7 +78,7 @@ uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool neste
 bool live_por_full(search *S, uint64_t key)
 {
     S->r->stats.por_proviso++;
-    return map_put(S, &S->lv.full, key, 1);
+    return map_put(S, &ND(S)->full, key, 1);
 }
 
 uint64_t live_por_key(const search *S, uint8_t *v, size_t extra, size_t at, uint8_t val)

@@ -16,11 +16,36 @@
  * progress step, or every thread; a step into an error adds the rest
  * (no stack proviso is needed: proviso()), and the nested search repeats
  * the outer one's choices. Not here: fairness, starvation,
- * LTL, bitstate, BFS, -j (explore_run() refuses them). */
+ * LTL, bitstate, BFS, -j (its engine refuses them). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "search_int.h"
+#include "nested_int.h"
+
+/* A level of the product search: a state and its copy (q: 0, every step;
+ * 1, the non-progress copy, only non-progress steps; 2, a state of a nested
+ * search). The copy is the byte after the stored vector (S->vsize), so the
+ * undo log restores it; the store holds vector and copy. */
+typedef struct lv_frame {
+    frame fr;          /* the thread being expanded, its next choice, undo */
+    uint8_t q;         /* 0, 1 or 2 */
+    uint8_t eps;       /* entered from the level below by the move from
+                          copy 0 to copy 1 of the same state (no step) */
+    uint8_t eps_done;  /* copy 0: that move was taken */
+    uint8_t in_map;    /* copy 1: this level put its hash into `onstack` */
+    uint8_t full;      /* --por: the proviso made this level expand fully */
+    uint64_t todo;     /* --por: the threads still to expand, after fr.tid */
+    uint64_t rest;     /* --por: the enabled threads the persistent set left out */
+} lv_frame;
+
+/* The engine's private context (S->ctx): the nested part, then the stack. */
+typedef struct lv_stack {
+    nested_ctx nd;     /* onstack: hash of a copy-1 stack state -> its level + 1 */
+    lv_frame *frames;
+    size_t cap;
+} lv_stack;
+
+#define LV(S) ((lv_stack *)(S)->ctx)
 
 enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
 
@@ -40,8 +65,8 @@ static uint64_t stack_key(const search *S, uint8_t *v)
 /* Put the top level (a copy-1 state) into the stack set. */
 static bool put_on_stack(search *S, size_t depth)
 {
-    return map_put_new(S, &S->lv.onstack, stack_key(S, S->cur), depth + 1,
-                       &S->lv.frames[depth].in_map);
+    return map_put_new(S, &ND(S)->onstack, stack_key(S, S->cur), depth + 1,
+                       &LV(S)->frames[depth].in_map);
 }
 
 /* --por: the threads level f (state S->cur, copy q) expands (live_por.c). */
@@ -70,10 +95,10 @@ static bool proviso(search *S, lv_frame *f, uint8_t q, const step_outcome *out)
 
 static bool lv_grow(search *S, size_t need)
 {
-    if (need <= S->lv.cap) return true;
-    void *f = S->lv.frames;
-    bool ok = frames_grow_slow(S, &f, &S->lv.cap, need, sizeof(lv_frame), true);
-    S->lv.frames = f;
+    if (need <= LV(S)->cap) return true;
+    void *f = LV(S)->frames;
+    bool ok = frames_grow_slow(S, &f, &LV(S)->cap, need, sizeof(lv_frame), true);
+    LV(S)->frames = f;
     return ok;
 }
 
@@ -82,7 +107,7 @@ static bool push(search *S, size_t *depth, uint8_t *ns, uint8_t q, bool eps)
 {
     if (!lv_grow(S, *depth + 2) || !undo_grow(S)) return false;
     ++*depth;
-    lv_frame *nf = &S->lv.frames[*depth];
+    lv_frame *nf = &LV(S)->frames[*depth];
     memset(nf, 0, sizeof *nf);
     nf->fr.undo = undo_push(S, S->cur, ns);
     S->dfs.next = S->cur;
@@ -96,8 +121,8 @@ static bool push(search *S, size_t *depth, uint8_t *ns, uint8_t q, bool eps)
 
 static void pop(search *S, size_t *depth)
 {
-    lv_frame *f = &S->lv.frames[*depth];
-    if (f->in_map) map_del(&S->lv.onstack, stack_key(S, S->cur));
+    lv_frame *f = &LV(S)->frames[*depth];
+    if (f->in_map) map_del(&ND(S)->onstack, stack_key(S, S->cur));
     undo_pop(S, f->fr.undo);
     --*depth;
 }
@@ -111,9 +136,9 @@ static uint32_t stack_path(const search *S, size_t depth, size_t mark, explore_s
     uint32_t n = 0;
     for (size_t i = 0; i < depth; i++) {
         if (i == mark && upto_mark) *upto_mark = n;
-        const lv_frame *nf = &S->lv.frames[i + 1];
+        const lv_frame *nf = &LV(S)->frames[i + 1];
         if (nf->eps) continue;
-        const lv_frame *f = &S->lv.frames[i];
+        const lv_frame *f = &LV(S)->frames[i];
         path[n++] = (explore_step){f->fr.tid, f->fr.choice - 1};
     }
     if (depth == mark && upto_mark) *upto_mark = n;
@@ -144,7 +169,7 @@ static bool lv_error(search *S, size_t depth, const explore_step *last, const st
 static bool lasso_holds(search *S, const explore_step *path, uint32_t len, uint32_t cycle_start)
 {
     const vm_program *p = S->p;
-    uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
+    uint8_t *v = ND(S)->check, *at = ND(S)->check + S->wsize;
     explore_stats dry = {0};
     if (!search_initial(S, v, &dry)) return false;
     for (uint32_t i = 0; i < len; i++) {
@@ -259,7 +284,7 @@ static int nested(search *S, size_t seed)
     if (!push(S, &depth, ns, 2, true)) return STOPPED;
     int res = NOT_FOUND;
     while (S->lim.stop == STOP_COMPLETE) {
-        lv_frame *f = &S->lv.frames[depth];
+        lv_frame *f = &LV(S)->frames[depth];
         if (!next_step(S, f)) {
             pop(S, &depth);
             if (depth == seed) break;
@@ -274,7 +299,7 @@ static int nested(search *S, size_t seed)
         if (out.kind != VERDICT_OK) continue; /* an error state: no successors */
         mark_outcome(S, ns, &out);
         ns[S->vsize] = 1;
-        uint64_t level = map_get(&S->lv.onstack, stack_key(S, ns));
+        uint64_t level = map_get(&ND(S)->onstack, stack_key(S, ns));
         if (level) { /* on the outer stack: it reaches the seed by non-progress steps */
             res = cycle_found(S, depth, (size_t)level - 1, &st);
             if (res != NOT_FOUND) break;
@@ -312,23 +337,25 @@ static bool enter_copy1(search *S, size_t *depth, uint8_t *ns, bool eps)
     return push(S, depth, ns, 1, eps) && put_on_stack(S, *depth);
 }
 
-void liveness_npc(search *S)
+static void liveness_npc(search *S, uint32_t first0, uint64_t n0)
 {
+    (void)first0;
+    (void)n0;
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
     uint64_t max_depth = S->o->max_depth;
-    if (!lv_grow(S, 2) || !(S->lv.check = malloc(2 * S->wsize))) {
+    if (!lv_grow(S, 2) || !(ND(S)->check = malloc(2 * S->wsize))) {
         S->lim.stop = STOP_NOMEM;
         return;
     }
     size_t depth = 0;
-    memset(&S->lv.frames[0], 0, sizeof(lv_frame));
+    memset(&LV(S)->frames[0], 0, sizeof(lv_frame));
     if (live_por_on(S)) {
         if (!live_por_start(S)) return;
-        por_start(S, &S->lv.frames[0], 0);
+        por_start(S, &LV(S)->frames[0], 0);
     }
     while (S->lim.stop == STOP_COMPLETE) {
-        lv_frame *f = &S->lv.frames[depth];
+        lv_frame *f = &LV(S)->frames[depth];
         uint8_t *ns = S->dfs.next;
         if (f->q == 0 && !f->eps_done) { /* first the move to copy 1 */
             f->eps_done = 1;
@@ -372,3 +399,40 @@ void liveness_npc(search *S)
         if (!limits_ok(S)) break;
     }
 }
+
+static void npc_free(search *S)
+{
+    nested_free(S);
+    free(LV(S)->frames);
+}
+
+static uint64_t npc_reserved(const search *S)
+{
+    return LV(S)->cap * sizeof(lv_frame) + nested_reserved(S);
+}
+
+static uint64_t npc_used(const search *S, uint64_t levels)
+{
+    return LV(S)->cap ? levels * sizeof(lv_frame) : S->dfs.cap ? levels * sizeof(frame) : 0;
+}
+
+static bool npc_selects(const explore_options *o) { return o->liveness == LIVENESS_NPC; }
+
+static const char *npc_refuses(const explore_options *o, char *msg, size_t n)
+{
+    return nested_refuses(o, "--liveness=npc", msg, n);
+}
+
+/* The copy byte follows the stored vector. */
+const engine engine_npc = {
+    .name = "npc",
+    .selects = npc_selects,
+    .refuses = npc_refuses,
+    .product_bytes = 1,
+    .depth_first = true,
+    .ctx_size = sizeof(lv_stack),
+    .run = liveness_npc,
+    .free_ctx = npc_free,
+    .reserved = npc_reserved,
+    .used = npc_used,
+};

@@ -19,11 +19,40 @@
  * search's cycle proviso (a successor on its stack, or an error) adds the
  * rest in a second round over the edges, and the nested search repeats the
  * outer one's choices. Not here: fairness, bitstate,
- * BFS, -j (explore_run() refuses them). */
+ * BFS, -j (its engine refuses them). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "search_int.h"
+#include "nested_int.h"
+
+/* A level of the product with the automaton: a state, its automaton state q
+ * (2 bytes after the stored vector, S->vsize) and whether it belongs to a
+ * nested search (the byte after those); the undo log restores all three. */
+typedef struct lt_frame {
+    frame fr;          /* the thread being expanded, its next choice, undo */
+    uint64_t props;    /* the props' values in this level's state */
+    uint32_t edge;     /* the automaton successor of q being taken */
+    uint16_t q;
+    uint8_t nested;    /* a state of a nested search */
+    uint8_t terminal;  /* no thread is enabled: the state stutters */
+    uint8_t how;       /* entered by 0, a step; 1, a stutter move (the
+                          automaton moves, the state stays); 2, the start
+                          of a nested search (no move) */
+    uint8_t in_map;    /* an outer level that put its key into lv.onstack */
+    uint8_t full;      /* --por: the proviso made this level expand fully */
+    uint64_t todo;     /* --por: the threads to expand (each automaton edge) */
+    uint64_t rest;     /* --por: the enabled threads the persistent set left out */
+} lt_frame;
+
+/* The engine's private context (S->ctx): the nested part, then the stack.
+ * The saved-lasso check (ltl_check_lasso()) has the same context. */
+typedef struct lt_stack {
+    nested_ctx nd;     /* onstack: key of an outer stack state -> its level + 1 */
+    lt_frame *frames;
+    size_t cap;
+} lt_stack;
+
+#define LT(S) ((lt_stack *)(S)->ctx)
 
 enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
 
@@ -67,17 +96,17 @@ static void por_start(search *S, lt_frame *f)
 static bool proviso(search *S, lt_frame *f, uint8_t *ns, const step_outcome *out)
 {
     if (!f->rest || f->full) return true;
-    if (out->kind == VERDICT_OK && !map_get(&S->lv.onstack, stack_key(S, ns))) return true;
+    if (out->kind == VERDICT_OK && !map_get(&ND(S)->onstack, stack_key(S, ns))) return true;
     f->full = 1;
     return live_por_full(S, live_por_key(S, S->cur, 3, 2, 0));
 }
 
 static bool lt_grow(search *S, size_t need)
 {
-    if (need <= S->lt.cap) return true;
-    void *f = S->lt.frames;
-    bool ok = frames_grow_slow(S, &f, &S->lt.cap, need, sizeof(lt_frame), true);
-    S->lt.frames = f;
+    if (need <= LT(S)->cap) return true;
+    void *f = LT(S)->frames;
+    bool ok = frames_grow_slow(S, &f, &LT(S)->cap, need, sizeof(lt_frame), true);
+    LT(S)->frames = f;
     return ok;
 }
 
@@ -86,7 +115,7 @@ static bool push(search *S, size_t *depth, uint8_t *ns, uint32_t q, uint8_t nest
 {
     if (!lt_grow(S, *depth + 2) || !undo_grow(S)) return false;
     ++*depth;
-    lt_frame *nf = &S->lt.frames[*depth];
+    lt_frame *nf = &LT(S)->frames[*depth];
     memset(nf, 0, sizeof *nf);
     nf->fr.undo = undo_push(S, S->cur, ns);
     S->dfs.next = S->cur;
@@ -103,16 +132,16 @@ static bool push(search *S, size_t *depth, uint8_t *ns, uint32_t q, uint8_t nest
 
 static void pop(search *S, size_t *depth)
 {
-    lt_frame *f = &S->lt.frames[*depth];
-    if (f->in_map) map_del(&S->lv.onstack, stack_key(S, S->cur));
+    lt_frame *f = &LT(S)->frames[*depth];
+    if (f->in_map) map_del(&ND(S)->onstack, stack_key(S, S->cur));
     undo_pop(S, f->fr.undo);
     --*depth;
 }
 
 static bool put_on_stack(search *S, size_t depth)
 {
-    return map_put_new(S, &S->lv.onstack, stack_key(S, S->cur), depth + 1,
-                       &S->lt.frames[depth].in_map);
+    return map_put_new(S, &ND(S)->onstack, stack_key(S, S->cur), depth + 1,
+                       &LT(S)->frames[depth].in_map);
 }
 
 /* Advance the top level to its next move: the automaton successor *q2 and
@@ -179,7 +208,7 @@ static uint32_t stack_moves(const search *S, size_t depth, size_t mark, explore_
     uint32_t n = 0;
     for (size_t i = 0; i < depth; i++) {
         if (i == mark) *upto_mark = n;
-        const lt_frame *nf = &S->lt.frames[i + 1], *f = &S->lt.frames[i];
+        const lt_frame *nf = &LT(S)->frames[i + 1], *f = &LT(S)->frames[i];
         if (nf->how == 2) continue;
         path[n] = nf->how == 1 ? (explore_step){-1, 0} : (explore_step){f->fr.tid, f->fr.choice - 1};
         qs[n++] = nf->q;
@@ -207,7 +236,7 @@ static bool lasso_holds(search *S, const explore_step *path, const uint32_t *qs,
 {
     const vm_program *p = S->p;
     const ltl_automaton *A = S->o->ltl;
-    uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
+    uint8_t *v = ND(S)->check, *at = ND(S)->check + S->wsize;
     explore_stats dry = {0};
     if (!search_initial(S, v, &dry)) return false;
     uint32_t q = 0, q_at = 0;
@@ -323,7 +352,7 @@ static int nested(search *S, size_t seed)
     x->nested_searches++;
     uint8_t *ns = S->dfs.next;
     memcpy(ns, S->cur, S->wsize);
-    uint32_t q0 = S->lt.frames[seed].q;
+    uint32_t q0 = LT(S)->frames[seed].q;
     set_q(S, ns, q0, 1);
     store_result sr = store_insert(S->st, ns);
     if (sr == STORE_FULL) {
@@ -334,7 +363,7 @@ static int nested(search *S, size_t seed)
     if (!push(S, &depth, ns, q0, 1, 2)) return STOPPED;
     int res = NOT_FOUND;
     while (S->lim.stop == STOP_COMPLETE) {
-        lt_frame *f = &S->lt.frames[depth];
+        lt_frame *f = &LT(S)->frames[depth];
         uint32_t q2;
         explore_step st;
         if (!next_move(S, f, &q2, &st)) {
@@ -354,7 +383,7 @@ static int nested(search *S, size_t seed)
             mark_outcome(S, ns, &out);
         }
         set_q(S, ns, q2, 0);
-        uint64_t level = map_get(&S->lv.onstack, stack_key(S, ns));
+        uint64_t level = map_get(&ND(S)->onstack, stack_key(S, ns));
         if (level) { /* on the outer stack: it reaches the seed */
             res = cycle_found(S, depth, (size_t)level - 1, st, q2);
             if (res != NOT_FOUND) break;
@@ -376,18 +405,20 @@ static int nested(search *S, size_t seed)
     return NOT_FOUND;
 }
 
-void ltl_search(search *S)
+static void ltl_search(search *S, uint32_t first0, uint64_t n0)
 {
+    (void)first0;
+    (void)n0;
     const vm_program *p = S->p;
     const ltl_automaton *A = S->o->ltl;
     explore_stats *x = &S->r->stats;
     uint64_t max_depth = S->o->max_depth;
-    if (!lt_grow(S, 2) || !(S->lv.check = malloc(2 * S->wsize))) {
+    if (!lt_grow(S, 2) || !(ND(S)->check = malloc(2 * S->wsize))) {
         S->lim.stop = STOP_NOMEM;
         return;
     }
     size_t depth = 0;
-    lt_frame *f0 = &S->lt.frames[0];
+    lt_frame *f0 = &LT(S)->frames[0];
     memset(f0, 0, sizeof *f0);
     f0->props = props_of(p, S->cur);
     f0->terminal = !any_enabled(p, S->cur);
@@ -397,7 +428,7 @@ void ltl_search(search *S)
     }
     if (!put_on_stack(S, 0)) return;
     while (S->lim.stop == STOP_COMPLETE) {
-        lt_frame *f = &S->lt.frames[depth];
+        lt_frame *f = &LT(S)->frames[depth];
         if (max_depth && depth >= max_depth && f->edge < UINT32_MAX) {
             if (!f->terminal) S->lim.truncated = true;
             f->edge = UINT32_MAX; /* a leaf: do not expand */
@@ -510,8 +541,10 @@ static void walk_moves(const explore_lasso *l, uint32_t nq, const uint64_t *pred
  * recorded cycle unrolled as often as the run needs) that lasso_holds()
  * then checks as the search checks its own; if it holds, the recorded
  * lasso is recorded as the error. */
-void ltl_check_lasso(search *S)
+static void ltl_check_lasso(search *S, uint32_t first0, uint64_t n0)
 {
+    (void)first0;
+    (void)n0;
     const explore_lasso *l = S->o->check_lasso;
     const ltl_automaton *A = S->o->ltl;
     const vm_program *p = S->p;
@@ -525,8 +558,8 @@ void ltl_check_lasso(search *S)
     uint8_t *v = calloc(1, S->wsize);
     explore_step *path = NULL;
     uint32_t *qs = NULL;
-    S->lv.check = malloc(2 * S->wsize);
-    if (!props || !pred || !pred2 || !queue || !v || !S->lv.check) goto nomem;
+    ND(S)->check = malloc(2 * S->wsize);
+    if (!props || !pred || !pred2 || !queue || !v || !ND(S)->check) goto nomem;
     /* the props of the state before each move; the steps must run */
     explore_stats dry = {0};
     if (!search_initial(S, v, &dry)) goto stopped;
@@ -578,3 +611,63 @@ out:
     free(path);
     free(qs);
 }
+
+static void ltl_ctx_free(search *S)
+{
+    nested_free(S);
+    free(LT(S)->frames);
+}
+
+static uint64_t ltl_reserved(const search *S)
+{
+    return LT(S)->cap * sizeof(lt_frame) + nested_reserved(S);
+}
+
+static uint64_t ltl_used(const search *S, uint64_t levels)
+{
+    return LT(S)->cap ? levels * sizeof(lt_frame) : S->dfs.cap ? levels * sizeof(frame) : 0;
+}
+
+/* The options before the formula is translated (the CLI's check) name it
+ * only by its text. */
+static bool ltl_selects(const explore_options *o) { return o->ltl || o->ltl_text; }
+
+static const char *ltl_refuses(const explore_options *o, char *msg, size_t n)
+{
+    if (o->liveness) return "--ltl and --liveness are separate searches: give one of them";
+    const char *why = nested_refuses(o, "--ltl", msg, n);
+    if (why) return why;
+    if (o->ltl && o->ltl->nstates > 65535)
+        return "--ltl: the formula's automaton has more than 65535 states";
+    return NULL;
+}
+
+/* The automaton state (2 bytes) and the nested flag follow the stored vector. */
+const engine engine_ltl = {
+    .name = "ltl",
+    .selects = ltl_selects,
+    .refuses = ltl_refuses,
+    .product_bytes = 3,
+    .depth_first = true,
+    .ctx_size = sizeof(lt_stack),
+    .run = ltl_search,
+    .free_ctx = ltl_ctx_free,
+    .reserved = ltl_reserved,
+    .used = ltl_used,
+};
+
+static bool ltl_lasso_selects(const explore_options *o) { return o->check_lasso && o->ltl; }
+
+/* mcheck --replay: a saved lasso checked, no search. */
+const engine engine_ltl_lasso = {
+    .name = "ltl-lasso",
+    .selects = ltl_lasso_selects,
+    .refuses = ltl_refuses,
+    .product_bytes = 3,
+    .depth_first = true,
+    .ctx_size = sizeof(lt_stack),
+    .run = ltl_check_lasso,
+    .free_ctx = ltl_ctx_free,
+    .reserved = ltl_reserved,
+    .used = ltl_used,
+};

@@ -37,6 +37,7 @@
 #include <sched.h>
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -940,7 +941,7 @@ static void par_free(par *P, unsigned workers)
     free(P);
 }
 
-int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r)
+static int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r)
 {
     par *P = zalloc_lines(sizeof *P);
     if (!P) goto nomem;
@@ -1061,3 +1062,23 @@ nomem:
     r->verdict = VERDICT_INCOMPLETE;
     return -1;
 }
+
+static bool parallel_selects(const explore_options *o) { return o->workers != 0; }
+
+static const char *parallel_refuses(const explore_options *o, char *msg, size_t n)
+{
+    if (o->lookahead != LOOKAHEAD_AUTO && o->lookahead != LOOKAHEAD_OFF) {
+        snprintf(msg, n, "--lookahead=%s applies to the sequential search, not to -j",
+                 lookahead_mode_name(o->lookahead));
+        return msg;
+    }
+    return NULL;
+}
+
+/* Its own runtime: the workers, the shared store (above). */
+const engine engine_parallel = {
+    .name = "parallel",
+    .selects = parallel_selects,
+    .refuses = parallel_refuses,
+    .drive = explore_parallel,
+};

@@ -6,7 +6,7 @@
 #ifndef MCHECK_RACES_INT_H
 #define MCHECK_RACES_INT_H
 
-#include "search_int.h"
+#include "stateless_int.h"
 
 typedef struct races races;
 

@@ -381,9 +381,16 @@ typedef struct explore_result {
     uint32_t nranks;
 } explore_result;
 
-/* Run the search. Returns 0, or -1 if the options are invalid or nothing
- * could be allocated (result then holds STOP_NOMEM). Free the result with
- * explore_result_free(). */
+/* Can explore_run() run these options? NULL if so, else why not: the text
+ * of a usage error (written into msg, n bytes, or a constant). Each search
+ * checks its own combination (reduce/engines.c); the command line prints
+ * the text. */
+const char *explore_check(const explore_options *o, char *msg, size_t n);
+
+/* Run the search. Returns 0; EXPLORE_REFUSED if explore_check() refuses
+ * the options; or -1 if nothing could be allocated (result then holds
+ * STOP_NOMEM). Free the result with explore_result_free(). */
+#define EXPLORE_REFUSED (-2)
 int explore_run(const vm_program *p, const explore_options *o, explore_result *r);
 void explore_result_free(explore_result *r);
 

@@ -130,36 +130,27 @@ uint64_t explore_peak_rss(void)
 }
 
 /* Bytes reserved for the DFS stack or the BFS queue: the capacity of their
- * arrays, not counting the fixed buffers (S->vec_bytes). */
+ * arrays (the DFS's frames and undo log, and the engine's own), not
+ * counting the fixed buffers (S->vec_bytes). */
 static uint64_t stack_queue_reserved(const search *S)
 {
-    return (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap +
-           S->ps.cap * sizeof(por_frame) + S->sl.cap * sizeof(sl_frame) +
-           S->lv.cap * sizeof(lv_frame) + (S->lv.onstack.cap + S->lv.full.cap) * 2 * sizeof(uint64_t) +
-           S->lt.cap * sizeof(lt_frame) +
-           (S->ps.onstack.cap + S->ps.slept.cap) * 2 * sizeof(uint64_t) +
-           S->bfs.cap * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vcap * S->vsize;
+    uint64_t b = (uint64_t)S->dfs.cap * sizeof(frame) + S->dfs.undo_cap;
+    if (S->eng && S->eng->reserved && S->ctx) b += S->eng->reserved(S);
+    return b;
 }
 
-/* Of those, the most bytes that held entries at once: the deepest stack's
- * frames, the longest undo log and the fullest hash maps (--por), or every
- * queued state's link and the most level vectors held at once. */
+/* Of those, the most bytes that held entries at once: the longest undo log
+ * and what the engine says it held (the deepest stack's frames, its
+ * fullest maps, or every queued state's link and the most level vectors
+ * held at once); the plain DFS's frames by default. */
 static uint64_t stack_queue_used(const search *S)
 {
-    const explore_stats *x = &S->r->stats;
-    uint64_t levels = x->max_depth + 1;
-    uint64_t b = S->dfs.undo_peak + (uint64_t)S->ps.map_peak * 2 * sizeof(uint64_t);
-    if (S->ps.cap)
-        b += levels * sizeof(por_frame);
-    else if (S->sl.cap)
-        b += levels * sizeof(sl_frame);
-    else if (S->lv.cap)
-        b += levels * sizeof(lv_frame);
-    else if (S->lt.cap)
-        b += levels * sizeof(lt_frame);
+    uint64_t levels = S->r->stats.max_depth + 1;
+    uint64_t b = S->dfs.undo_peak;
+    if (S->eng && S->eng->used && S->ctx)
+        b += S->eng->used(S, levels);
     else if (S->dfs.cap)
         b += levels * sizeof(frame);
-    b += S->bfs.len * (sizeof(uint64_t) + sizeof(explore_step)) + S->bfs.vpeak * S->vsize;
     return b;
 }
 

@@ -1,17 +1,22 @@
-/* search_int.h: the search context, private to reduce/. One struct per
- * concern, each owned by one file: limits, clock and statistics (search.c),
- * the recent-lookup cache and insertion (here and search.c), the DFS stack
- * and undo log (dfs.c), the BFS queue (bfs.c), the look-ahead (lookahead.c,
- * speed only; the calls dfs() makes are in lookahead_int.h). Also the
- * inline helpers of the hot path (insertion, the undo log, the limit
- * check), kept here so that each strategy's loop inlines them. The idea of one file per strategy over a shared context is LTSmin's
- * pins2lts-mc; the transition itself is step_int.h's. */
+/* search_int.h: the search context every engine shares, private to
+ * reduce/. One struct per concern, each owned by one file: limits, clock and
+ * statistics (search.c), the recent-lookup cache and insertion (here and
+ * search.c), the DFS stack and undo log (dfs.c; the depth-first engines
+ * share it), the look-ahead (lookahead.c, speed only; the calls dfs() makes
+ * are in lookahead_int.h). An engine's own state is its private context
+ * (S->ctx, engine.h), defined in its file. Also the inline helpers of the
+ * hot path (insertion, the undo log, the limit check), kept here so that
+ * each engine's loop inlines them. The idea of one file per strategy over
+ * a shared context is LTSmin's pins2lts-mc; the transition itself is
+ * step_int.h's. */
 #ifndef MCHECK_SEARCH_INT_H
 #define MCHECK_SEARCH_INT_H
 
 #include <string.h>
 #include <time.h>
 
+#include "engine.h"
+#include "hash_map.h"
 #include "reduce.h"
 #include "step_int.h"
 
@@ -66,19 +71,6 @@ typedef struct dfs_stack {
     size_t undo_peak;  /* the longest undo_len (statistics: bytes used) */
     uint8_t *next;     /* the successor being built */
 } dfs_stack;
-
-/* ---- the BFS queue (bfs.c) ----------------------------------------------- */
-
-/* Every state's parent link and step (for traces), the vectors of the
- * states from base on (the level being expanded and the next one). */
-typedef struct bfs_queue {
-    uint64_t *parent;
-    explore_step *via;
-    uint64_t len, cap;
-    uint8_t *states;   /* state i at (i - base) * vsize */
-    uint64_t base, vcap;
-    uint64_t vpeak;    /* the most vectors held at once (statistics: bytes used) */
-} bfs_queue;
 
 /* ---- the DFS look-ahead (lookahead.c; speed only) ------------------------ */
 
@@ -158,137 +150,6 @@ typedef struct lookahead {
 
 #define AHEAD(S, k) (&(S)->ahead.slot[((S)->ahead.head + (k)) & (AHEAD_MAX - 1)])
 
-/* ---- the DFS with persistent sets (dfs_por.c) ---------------------------- */
-
-/* A level of the DFS with persistent sets: the threads of its persistent
- * set still to expand, those taken, and the state's hash (for the stack
- * set of the cycle proviso). The undo log is the plain DFS's. */
-typedef struct por_frame {
-    frame fr;          /* the thread being expanded (tid -1: take the next of
-                          todo), its next choice, the level's undo record */
-    uint64_t enabled;  /* threads with a step in the level's state */
-    uint64_t todo;     /* still to expand: the persistent set, or all (proviso) */
-    uint64_t done;     /* taken (being expanded or finished) */
-    uint64_t sleep;    /* the sleep set: threads whose steps need not be
-                          taken here (explored from an ancestor, or here) */
-    uint64_t indep;    /* of the enabled threads, those independent of tid's step */
-    uint64_t hash;     /* of the level's stored vector */
-} por_frame;
-
-/* A map from 64-bit hashes to non-zero values, open addressing with
- * linear probing and backward-shift deletion (dfs_por.c). */
-typedef struct hash_map {
-    uint64_t *key, *val; /* key 0: an empty slot (hash 0 is taken as 1) */
-    size_t cap, len;     /* slots (a power of 2, or 0), entries */
-} hash_map;
-
-/* dfs_por.c's map, also liveness.c's stack set: the value of hash h (0 if
- * none); set it to v != 0 (false with S->lim.stop set if the map cannot
- * grow); remove h, which is there. */
-uint64_t map_get(const hash_map *m, uint64_t h);
-struct search;
-bool map_put(struct search *S, hash_map *m, uint64_t h, uint64_t v);
-void map_del(hash_map *m, uint64_t h);
-/* The nested searches' stack sets: put h -> v unless h is there already (a
- * collision: the first stays), *put set to whether it was put. False with
- * S->lim.stop set if the map cannot grow. */
-bool map_put_new(struct search *S, hash_map *m, uint64_t h, uint64_t v, uint8_t *put);
-
-typedef struct por_stack {
-    por_frame *frames;
-    size_t cap;
-    hash_map onstack;  /* the stack's hashes -> how many stack states have it */
-    hash_map slept;    /* hash -> the sleep set a state was first explored
-                          with (only those not empty) */
-    size_t map_peak;   /* the most entries of both maps at once (statistics) */
-} por_stack;
-
-/* ---- the stateless search (stateless.c) ---------------------------------- */
-
-/* A level of the stateless search: the path's node, its step being taken,
- * its sleep set, and what the preemption bound needs. The state is the
- * plain DFS's (S->cur and the undo log). */
-typedef struct sl_frame {
-    frame fr;          /* the thread being expanded (tid -1: none yet), its
-                          next choice, the level's undo record */
-    uint64_t sleep;    /* the sleep set: threads (t < 64) whose steps here
-                          lead only to executions equivalent to explored ones */
-    uint64_t indep;    /* of sleep, those independent of fr.tid's step */
-    int32_t last;      /* the thread of the step into this level (-1: root) */
-    uint32_t preempt;  /* preemptions on the path to this level */
-    bool last_enabled; /* `last` has a step here: another thread preempts it */
-    bool took;         /* a step was taken from here (else a leaf: an execution) */
-    bool erred;        /* a step of fr.tid from here reached an error: fr.tid
-                          does not go to sleep (an error state has no
-                          successors, so the executions a sleeping step
-                          stands for, which would reach other error states
-                          of it, are not explored elsewhere) */
-} sl_frame;
-
-typedef struct sl_stack {
-    sl_frame *frames;
-    size_t cap;
-    uint64_t *errs;    /* --all-errors: hashes of the error states found (each
-                          error counted once), open addressing, 0 empty */
-    size_t errs_cap, errs_len;
-    uint8_t *init;     /* the initial state (each iteration starts there) */
-} sl_stack;
-
-/* ---- the nested DFS of --liveness=npc (liveness.c) ----------------------- */
-
-/* A level of the product search: a state and its copy (q: 0, every step;
- * 1, the non-progress copy, only non-progress steps; 2, a state of a nested
- * search). The copy is the byte after the stored vector (S->vsize), so the
- * undo log restores it; the store holds vector and copy. */
-typedef struct lv_frame {
-    frame fr;          /* the thread being expanded, its next choice, undo */
-    uint8_t q;         /* 0, 1 or 2 */
-    uint8_t eps;       /* entered from the level below by the move from
-                          copy 0 to copy 1 of the same state (no step) */
-    uint8_t eps_done;  /* copy 0: that move was taken */
-    uint8_t in_map;    /* copy 1: this level put its hash into `onstack` */
-    uint8_t full;      /* --por: the proviso made this level expand fully */
-    uint64_t todo;     /* --por: the threads still to expand, after fr.tid */
-    uint64_t rest;     /* --por: the enabled threads the persistent set left out */
-} lv_frame;
-
-typedef struct lv_stack {
-    lv_frame *frames;
-    size_t cap;
-    hash_map onstack;  /* hash of a copy-1 stack state -> its level + 1 */
-    uint8_t *check;    /* work vectors of the replay check (2 x wsize) */
-    /* --por (live_por.c) */
-    hash_map full;     /* product key -> 1: the outer search expanded it fully */
-    uint64_t *prop_objs; /* --ltl: the objects the formula's props read */
-    uint64_t prop_at;  /* --ltl: the threads whose location a prop reads */
-} lv_stack;
-
-/* ---- the product search of --ltl (ltl_search.c) -------------------------- */
-
-/* A level of the product with the automaton: a state, its automaton state q
- * (2 bytes after the stored vector, S->vsize) and whether it belongs to a
- * nested search (the byte after those); the undo log restores all three. */
-typedef struct lt_frame {
-    frame fr;          /* the thread being expanded, its next choice, undo */
-    uint64_t props;    /* the props' values in this level's state */
-    uint32_t edge;     /* the automaton successor of q being taken */
-    uint16_t q;
-    uint8_t nested;    /* a state of a nested search */
-    uint8_t terminal;  /* no thread is enabled: the state stutters */
-    uint8_t how;       /* entered by 0, a step; 1, a stutter move (the
-                          automaton moves, the state stays); 2, the start
-                          of a nested search (no move) */
-    uint8_t in_map;    /* an outer level that put its key into lv.onstack */
-    uint8_t full;      /* --por: the proviso made this level expand fully */
-    uint64_t todo;     /* --por: the threads to expand (each automaton edge) */
-    uint64_t rest;     /* --por: the enabled threads the persistent set left out */
-} lt_frame;
-
-typedef struct lt_stack {
-    lt_frame *frames;
-    size_t cap;
-} lt_stack;
-
 /* ---- the context ---------------------------------------------------------- */
 
 /* One search: what it reads (program, options), what it writes (result),
@@ -314,17 +175,12 @@ typedef struct search {
     search_limits lim;
     recent_cache recent;
     dfs_stack dfs;
-    bfs_queue bfs;
     lookahead ahead;
     struct por *por;   /* --por: the persistent-set tables (por_int.h), else NULL;
                           the stateless search's independence for sleep sets */
-    por_stack ps;
-    sl_stack sl;
-    struct races *rs;  /* --scheduling=races: stateless_races.c's path and
-                          clocks (races_int.h), else NULL */
-    lv_stack lv;       /* --liveness=npc: liveness.c's stack and map; --ltl:
-                          the map and the check vectors */
-    lt_stack lt;       /* --ltl: ltl_search.c's stack */
+    const struct engine *eng; /* the search that runs (engine.h) */
+    void *ctx;         /* its private context: dfs_por.c's stack and maps,
+                          bfs.c's queue, ... (eng->ctx_size bytes) */
 } search;
 
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
@@ -529,9 +385,6 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
 
 /* ---- dfs.c ----------------------------------------------------------------- */
 
-/* Depth-first from the initial state (S->cur) at level 0, whose first
- * enabled thread is `first` with `n` choices. */
-void dfs(search *S, uint32_t first, uint64_t n);
 bool dfs_grow_slow(search *S, size_t need, bool enforce);
 /* Grow a DFS's array of frames (`entry` bytes each: dfs.c's, dfs_por.c's) to
  * hold `need`; false with S->lim.stop set if it cannot. */
@@ -598,25 +451,7 @@ static inline void undo_pop(search *S, uint32_t bytes)
     S->dfs.undo_len -= bytes;
 }
 
-/* ---- bfs.c ----------------------------------------------------------------- */
-
-/* Breadth-first from the initial state (S->cur). */
-void bfs(search *S);
-/* Append a state to the queue; false with S->lim.stop set if it cannot. */
-bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *via,
-              bool enforce);
-
-/* The vector of BFS queue entry i (i >= S->bfs.base). */
-static inline uint8_t *bfs_vec(const search *S, uint64_t i)
-{
-    return S->bfs.states + (size_t)(i - S->bfs.base) * S->vsize;
-}
-
-/* ---- dfs_por.c -------------------------------------------------------------- */
-
-/* Depth-first with persistent sets and the stack proviso, from the initial
- * state (S->cur, stored). */
-void dfs_por(search *S);
+/* ---- what several engines share ---------------------------------------- */
 
 /* The mask of threads with a step in s (at most 64 threads: S->por). */
 static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
@@ -626,8 +461,6 @@ static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
         if (vm_enabled(p, s, (int)t)) m |= 1ull << t;
     return m;
 }
-
-/* ---- liveness.c -------------------------------------------------------------- */
 
 /* Does the step of thread tid from s execute a progress-labelled
  * instruction? (The labelled instructions are visible, vm_mark_progress(),
@@ -639,71 +472,12 @@ static inline bool is_progress(const vm_program *p, const uint8_t *s, int tid)
     return b && pc < b->ncode && b->code[pc].progress_label;
 }
 
-/* ---- live_por.c: --por in the nested searches (liveness.c, ltl_search.c) -- */
-
-/* Build the visibility tables (--ltl: the objects the formula's props
- * read). False with S->lim.stop set when memory runs out. */
-bool live_por_start(search *S);
-/* The threads to expand first in product state `key` at model state s
- * (`enabled`: its enabled threads), and in *rest the enabled threads left
- * for the proviso: without --por (or with more than 64 threads) every
- * enabled thread; else a persistent set, or every enabled thread when one
- * of its steps is visible (a progress step; one that may change a prop the
- * formula reads). A nested search (`nested`) takes the outer search's
- * decision: every enabled thread when that search recorded `key` full. */
-uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool nested, uint64_t key,
-                       uint64_t *rest);
-/* The outer search expands product state `key` fully (its proviso):
- * recorded for the nested searches. False with S->lim.stop set if the
- * record does not fit. */
-bool live_por_full(search *S, uint64_t key);
-/* The key of a product state for live_por_todo(): the hash of the vector
- * and the `extra` product bytes after it, with the byte at `at` (after the
- * vector) read as `val` (the outer search's copy of a nested state), never
- * cut to --liveness-test-bits. */
-uint64_t live_por_key(const search *S, uint8_t *v, size_t extra, size_t at, uint8_t val);
-/* --por applies to the nested searches (at most 64 threads). */
-static inline bool live_por_on(const search *S)
-{
-    return S->o->por && S->por && S->p->nthreads <= 64;
-}
-
-/* --liveness=npc: the nested depth-first search for a non-progress cycle
- * from the initial state (S->cur, stored with copy byte 0); also finds and
- * records the safety errors the plain DFS finds. */
-void liveness_npc(search *S);
-
-/* --ltl: the nested depth-first search of the product with the automaton
- * of the negated formula for an accepting cycle (ltl_search.c); also finds
- * and records the safety errors the plain DFS finds. */
-void ltl_search(search *S);
-/* check_lasso with --ltl: an accepting run of the automaton beside the
- * lasso, checked as the search checks its cycles (ltl_search.c) */
-void ltl_check_lasso(search *S);
-/* ---- starvation.c ------------------------------------------------------------ */
-
-/* --liveness=starvation (and --fair): the reachable graph from S->cur
- * (stored), then per labelled thread the SCCs without its progress steps;
- * records a checked lasso, or the safety errors met on the way. */
-void liveness_starvation(search *S);
-/* check_lasso with --liveness=starvation (starvation.c) */
-void starvation_check_lasso(search *S);
-
-/* ---- stateless.c ------------------------------------------------------------- */
-
-/* Stoller's IF-SSS_cyc from the initial state (S->cur, not stored: there is
- * no store), iterating the depth bound (and the preemption bound); sets
- * S->lim.stop and S->lim.truncated, and S->sl's results. */
-void stateless(search *S);
-
 /* ---- explore.c, parallel.c ---------------------------------------------- */
 
 /* After a complete search: the instructions of `ran` not run, into r. */
 void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r);
 /* Peak RSS and the time since t0 (search.c). */
 void search_finish_stats(explore_stats *x, const struct timespec *t0);
-/* explore_run() with o->workers threads (parallel.c). */
-int explore_parallel(const vm_program *p, const explore_options *o, explore_result *r);
 
 /* ---- lookahead.c (the calls dfs() makes: lookahead_int.h) ---------------- */
 

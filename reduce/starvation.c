@@ -20,11 +20,20 @@
  * before it is recorded; mcheck --replay checks a recorded one the same way
  * (starvation_check_lasso()). Not here: on-the-fly search (the graph is built
  * first, memory linear in states and edges; --memlimit counts it),
- * strong fairness, --por, bitstate, BFS order options, -j. */
+ * strong fairness, --por, bitstate, BFS order options, -j (its engine
+ * refuses them). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search_int.h"
+
+/* The engine's private context (S->ctx); the graph is the search's local. */
+typedef struct sv_ctx {
+    uint8_t *check;    /* work vectors of the replay check (2 x wsize) */
+} sv_ctx;
+
+#define SV(S) ((sv_ctx *)(S)->ctx)
 
 #define DEAD UINT64_MAX /* map value: an error state, not a node */
 
@@ -332,7 +341,7 @@ static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32
                         uint32_t cycle_start, uint32_t T)
 {
     const vm_program *p = S->p;
-    uint8_t *v = S->lv.check, *at = S->lv.check + S->wsize;
+    uint8_t *v = SV(S)->check, *at = SV(S)->check + S->wsize;
     explore_stats dry = {0};
     if (!search_initial(S, v, &dry)) return false;
     uint32_t nt = p->nthreads;
@@ -562,11 +571,11 @@ static bool sv_setup(search *S, sv_graph *g)
     const vm_program *p = S->p;
     g->nw = (p->nthreads + 63) / 64;
     g->labelled = calloc(p->nbodies ? p->nbodies : 1, sizeof *g->labelled);
-    S->lv.check = malloc(2 * S->wsize);
+    SV(S)->check = malloc(2 * S->wsize);
     g->mid = calloc(1, S->wsize);
     g->one = S->env;
     g->one.reduce = REDUCE_NONE;
-    if (!g->labelled || !S->lv.check || !g->mid) {
+    if (!g->labelled || !SV(S)->check || !g->mid) {
         S->lim.stop = STOP_NOMEM;
         return false;
     }
@@ -576,8 +585,10 @@ static bool sv_setup(search *S, sv_graph *g)
     return true;
 }
 
-void liveness_starvation(search *S)
+static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
 {
+    (void)first0;
+    (void)n0;
     const vm_program *p = S->p;
     sv_graph g;
     sv_scc w;
@@ -645,8 +656,10 @@ out:
 
 /* mcheck --replay: the recorded lasso (explore_options.check_lasso), checked
  * by lasso_holds() as the search checks its own, recorded if it holds. */
-void starvation_check_lasso(search *S)
+static void starvation_check_lasso(search *S, uint32_t first0, uint64_t n0)
 {
+    (void)first0;
+    (void)n0;
     const explore_lasso *l = S->o->check_lasso;
     sv_graph g;
     memset(&g, 0, sizeof g);
@@ -654,10 +667,69 @@ void starvation_check_lasso(search *S)
         l->cycle_start < l->len) {
         if (lasso_holds(S, &g, l->path, l->len, l->cycle_start, (uint32_t)l->starved))
             sv_record(S, l->path, l->len, l->cycle_start, (uint32_t)l->starved,
-                      S->lv.check + S->wsize);
+                      SV(S)->check + S->wsize);
         else if (S->lim.stop == STOP_COMPLETE)
             S->r->stats.cycles_rejected++;
     }
     free(g.labelled);
     free(g.mid);
 }
+
+static void sv_free(search *S) { free(SV(S)->check); }
+
+static bool starvation_selects(const explore_options *o)
+{
+    return o->liveness == LIVENESS_STARVATION;
+}
+
+static const char *starvation_refuses(const explore_options *o, char *msg, size_t n)
+{
+    if (o->por)
+        return "--liveness=starvation cannot be used with --por: a persistent set "
+               "postpones the threads independent of it, and whether each thread is "
+               "enabled, which any step may change, is what starvation is about "
+               "(composition alone is sound: docs/usage.md)";
+    if (o->search != SEARCH_DFS) {
+        snprintf(msg, n, "--liveness=starvation builds the whole reachable graph: it cannot be "
+                         "used with --search=%s", search_order_name(o->search));
+        return msg;
+    }
+    if (o->workers) return "--liveness=starvation is sequential: it cannot be used with -j";
+    if (o->store.kind == STORE_BITSTATE)
+        return "--liveness=starvation cannot be used with --store=bitstate (a missed "
+               "state could hide a cycle); use compact or exact";
+    if (o->max_depth)
+        return "--liveness=starvation builds the whole reachable graph: it cannot be "
+               "used with --max-depth";
+    if (o->liveness_test_bits) return "--liveness-test-bits applies to --liveness=npc";
+    return NULL;
+}
+
+/* The copy byte of --liveness follows the stored vector (always 0 here). */
+const engine engine_starvation = {
+    .name = "starvation",
+    .selects = starvation_selects,
+    .refuses = starvation_refuses,
+    .product_bytes = 1,
+    .depth_first = true,
+    .ctx_size = sizeof(sv_ctx),
+    .run = liveness_starvation,
+    .free_ctx = sv_free,
+};
+
+static bool starvation_lasso_selects(const explore_options *o)
+{
+    return o->check_lasso && o->liveness == LIVENESS_STARVATION;
+}
+
+/* mcheck --replay: a saved lasso checked, no search. */
+const engine engine_starvation_lasso = {
+    .name = "starvation-lasso",
+    .selects = starvation_lasso_selects,
+    .refuses = starvation_refuses,
+    .product_bytes = 1,
+    .depth_first = true,
+    .ctx_size = sizeof(sv_ctx),
+    .run = starvation_check_lasso,
+    .free_ctx = sv_free,
+};

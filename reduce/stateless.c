@@ -14,16 +14,16 @@
  * leaves out the steps that would exceed it, and turns sleep sets off (a
  * sleeping step's equivalent execution may have needed more preemptions).
  * It does not shorten traces, run -j, or use persistent sets. With
- * --scheduling=races (S->rs) the threads each level expands are
+ * --scheduling=races (its context's rs) the threads each level expands are
  * stateless_races.c's (races_int.h): race-driven transactions, a dynamic
  * partial-order reduction; the loop, the path and the sleep sets stay
  * here. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "por_int.h"
 #include "races_int.h"
-#include "search_int.h"
 
 #ifndef SL_FIRST_BOUND
 #define SL_FIRST_BOUND 32u /* the first iteration's depth bound */
@@ -31,10 +31,10 @@
 
 static bool sl_frames_grow(search *S, size_t need)
 {
-    if (need <= S->sl.cap) return true;
-    void *f = S->sl.frames;
-    bool ok = frames_grow_slow(S, &f, &S->sl.cap, need, sizeof(sl_frame), true);
-    S->sl.frames = f;
+    if (need <= SL(S)->cap) return true;
+    void *f = SL(S)->frames;
+    bool ok = frames_grow_slow(S, &f, &SL(S)->cap, need, sizeof(sl_frame), true);
+    SL(S)->frames = f;
     return ok;
 }
 
@@ -43,7 +43,7 @@ static bool sl_frames_grow(search *S, size_t need)
  * S->lim.stop set if it cannot grow. */
 static bool err_new(search *S, uint64_t h, bool *fresh)
 {
-    sl_stack *sl = &S->sl;
+    sl_stack *sl = SL(S);
     if (!h) h = 1;
     if (2 * (sl->errs_len + 1) > sl->errs_cap) {
         size_t nc = sl->errs_cap ? 2 * sl->errs_cap : 256;
@@ -99,7 +99,7 @@ static bool sl_error(search *S, size_t depth, const explore_step *last, const st
         return false;
     }
     for (size_t i = 0; i < depth; i++) /* level i + 1 came from level i's last step */
-        path[i] = (explore_step){S->sl.frames[i].fr.tid, S->sl.frames[i].fr.choice - 1};
+        path[i] = (explore_step){SL(S)->frames[i].fr.tid, SL(S)->frames[i].fr.choice - 1};
     if (last) path[depth] = *last;
     bool go_on = record_error(S, out, path, len);
     free(path);
@@ -163,7 +163,7 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
                         sl_iter *it)
 {
     const vm_program *p = S->p;
-    sl_frame *f = &S->sl.frames[depth];
+    sl_frame *f = &SL(S)->frames[depth];
     f->fr = (frame){.tid = -1, .undo = f->fr.undo}; /* undo: set by the push */
     f->sleep = sleep;
     f->indep = 0;
@@ -174,7 +174,7 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
     f->erred = false;
     mark_reached(S, S->cur);
     if (depth > S->r->stats.max_depth) S->r->stats.max_depth = depth;
-    if (S->rs && !races_level(S, depth, last)) return false;
+    if (SL(S)->rs && !races_level(S, depth, last)) return false;
     if (!any_enabled(p, S->cur)) {
         f->fr.tid = (int32_t)p->nthreads; /* a leaf */
         if (vm_valid_end(p, S->cur)) return end_state(S);
@@ -188,7 +188,7 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
          * sleep set or the preemption bound leave out here are counted
          * (they would be left out at any depth bound) */
         uint64_t n;
-        if (S->rs) {
+        if (SL(S)->rs) {
             for (int32_t t; (t = races_next(S, depth, f->sleep, &n, true)) >= 0;) it->cut = true;
         } else {
             for (int32_t t; (t = next_thread(S, f, it, &n, true)) >= 0; f->fr.tid = t) it->cut = true;
@@ -204,21 +204,21 @@ static void iteration(search *S, sl_iter *it)
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
     const bool sleep_sets = S->por != NULL && it->k < 0;
-    memcpy(S->cur, S->sl.init, S->wsize);
+    memcpy(S->cur, SL(S)->init, S->wsize);
     S->dfs.undo_len = 0;
-    if (S->rs) races_reset(S->rs);
+    if (SL(S)->rs) races_reset(SL(S)->rs);
     size_t depth = 0;
-    S->sl.frames[0].fr.undo = 0;
+    SL(S)->frames[0].fr.undo = 0;
     if (!level_start(S, 0, -1, 0, 0, it)) return;
     while (S->lim.stop == STOP_COMPLETE) {
-        sl_frame *f = &S->sl.frames[depth];
+        sl_frame *f = &SL(S)->frames[depth];
         if (f->fr.tid < 0 || (f->fr.tid < (int32_t)p->nthreads && f->fr.choice >= f->fr.nchoices)) {
             /* tid's steps are explored: it sleeps in the later siblings */
             if (f->fr.tid >= 0 && f->fr.tid < 64 && sleep_sets && !f->erred)
                 f->sleep |= 1ull << f->fr.tid;
             f->erred = false;
             uint64_t n = 0;
-            int32_t t = S->rs ? races_next(S, depth, f->sleep, &n, true) : next_thread(S, f, it, &n, true);
+            int32_t t = SL(S)->rs ? races_next(S, depth, f->sleep, &n, true) : next_thread(S, f, it, &n, true);
             if (t < 0) {
                 f->fr.tid = (int32_t)p->nthreads;
             } else {
@@ -233,7 +233,7 @@ static void iteration(search *S, sl_iter *it)
             if (depth == 0) break;
             undo_pop(S, f->fr.undo);
             depth--;
-            if (S->rs) races_pop(S->rs, depth);
+            if (SL(S)->rs) races_pop(SL(S)->rs, depth);
             continue;
         }
         explore_step st = {f->fr.tid, f->fr.choice++};
@@ -247,15 +247,15 @@ static void iteration(search *S, sl_iter *it)
         if (out.kind != VERDICT_OK) { /* an error state: no successors */
             x->executions++;
             f->erred = true;
-            if (S->rs) races_erred(S, depth);
+            if (SL(S)->rs) races_erred(S, depth);
             if (!sl_error(S, depth, &st, &out, ns)) break;
         } else {
             if (!sl_frames_grow(S, depth + 2) || !undo_grow(S)) break;
-            if (S->rs && !races_took(S, depth, st.tid, S->cur, ns)) break;
+            if (SL(S)->rs && !races_took(S, depth, st.tid, S->cur, ns)) break;
             uint32_t pre = f->preempt + preempts(f, st.tid);
             uint64_t z = f->sleep & f->indep; /* the child keeps the independent ones asleep */
             depth++;
-            sl_frame *nf = &S->sl.frames[depth];
+            sl_frame *nf = &SL(S)->frames[depth];
             nf->fr.undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
@@ -265,23 +265,25 @@ static void iteration(search *S, sl_iter *it)
     }
 }
 
-void stateless(search *S)
+static void stateless(search *S, uint32_t first, uint64_t n)
 {
+    (void)first;
+    (void)n;
     explore_stats *x = &S->r->stats;
     const explore_options *o = S->o;
     uint64_t cap = o->max_depth ? o->max_depth : STATELESS_DEFAULT_DEPTH;
     int64_t K = o->preemption_bound;
     sl_iter it = {.bound = cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND,
                   .k = K >= 0 && o->preemption_iterate ? 0 : K};
-    S->sl.init = malloc(S->wsize);
-    if (!S->sl.init || !sl_frames_grow(S, 2)) {
+    SL(S)->init = malloc(S->wsize);
+    if (!SL(S)->init || !sl_frames_grow(S, 2)) {
         if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
         return;
     }
     S->vec_bytes += S->wsize;
-    memcpy(S->sl.init, S->cur, S->wsize);
+    memcpy(SL(S)->init, S->cur, S->wsize);
     if (o->scheduling_races) {
-        S->rs = races_new(S); /* NULL: more than 64 threads, every node full */
+        SL(S)->rs = races_new(S); /* NULL: more than 64 threads, every node full */
         if (S->lim.stop != STOP_COMPLETE) return;
     }
     for (;;) {
@@ -316,3 +318,67 @@ void stateless(search *S)
         return;
     }
 }
+
+static void stateless_free(search *S)
+{
+    sl_stack *sl = SL(S);
+    free(sl->frames);
+    free(sl->errs);
+    free(sl->init);
+    races_free(sl->rs);
+}
+
+static uint64_t stateless_reserved(const search *S) { return SL(S)->cap * sizeof(sl_frame); }
+
+static uint64_t stateless_used(const search *S, uint64_t levels)
+{
+    return SL(S)->cap ? levels * sizeof(sl_frame) : 0;
+}
+
+static bool stateless_selects(const explore_options *o)
+{
+    return o->search == SEARCH_STATELESS || o->scheduling_races;
+}
+
+static const char *stateless_refuses(const explore_options *o, char *msg, size_t n)
+{
+    if (o->scheduling_races && o->search != SEARCH_STATELESS) {
+        snprintf(msg, n, "--scheduling=races is a stateless search: it cannot be used with "
+                         "--search=%s", search_order_name(o->search));
+        return msg;
+    }
+    if (o->scheduling_races && (o->race == LS_LD || o->race == LS_ERASER)) {
+        snprintf(msg, n, "--scheduling=races needs --race=goldilocks (or off), not --race=%s: "
+                         "once volatile accesses stop being scheduling points, violations of a "
+                         "locking discipline are no longer all found; races by "
+                         "happens-before are", race_mode_name(o->race));
+        return msg;
+    }
+    if (o->scheduling_races && o->preemption_bound >= 0)
+        return "--preemption-bound cannot be used with --scheduling=races (a "
+               "bounded search needs every preemption as a scheduling choice)";
+    if (o->workers) return "-j applies to the stateful search, not to --search=stateless";
+    if (o->por)
+        return "--por needs a state store (its cycle proviso); --search=stateless "
+               "uses sleep sets (--sleep-sets)";
+    if (o->lookahead != LOOKAHEAD_AUTO && o->lookahead != LOOKAHEAD_OFF) {
+        snprintf(msg, n, "--lookahead=%s applies to the stateful depth-first search",
+                 lookahead_mode_name(o->lookahead));
+        return msg;
+    }
+    return NULL;
+}
+
+/* No store: the initial state is its first level. */
+const engine engine_stateless = {
+    .name = "stateless",
+    .selects = stateless_selects,
+    .refuses = stateless_refuses,
+    .stateless = true,
+    .depth_first = true,
+    .ctx_size = sizeof(sl_stack),
+    .run = stateless,
+    .free_ctx = stateless_free,
+    .reserved = stateless_reserved,
+    .used = stateless_used,
+};

@@ -249,7 +249,7 @@ static void add_backtrack(search *S, races *R, size_t i, int t)
 
 bool races_level(search *S, size_t depth, int32_t last)
 {
-    races *R = S->rs;
+    races *R = SL(S)->rs;
     const vm_program *p = S->p;
     void *a = R->lv;
     if (!grow(S, &a, &R->lv_cap, depth + 1, sizeof *R->lv)) return false;
@@ -296,7 +296,7 @@ bool races_level(search *S, size_t depth, int32_t last)
 
 int32_t races_next(search *S, size_t depth, uint64_t sleep, uint64_t *n, bool count)
 {
-    races *R = S->rs;
+    races *R = SL(S)->rs;
     rs_level *l = &R->lv[depth];
     for (;;) {
         uint64_t m = l->backtrack & l->enabled & ~l->done;
@@ -322,7 +322,7 @@ int32_t races_next(search *S, size_t depth, uint64_t sleep, uint64_t *n, bool co
 
 bool races_took(search *S, size_t depth, int32_t tid, const uint8_t *pre, const uint8_t *post)
 {
-    races *R = S->rs;
+    races *R = SL(S)->rs;
     const vm_program *p = S->p;
     rs_level *l = &R->lv[depth];
     l->tid = tid;
@@ -400,7 +400,7 @@ void races_pop(races *R, size_t depth)
 
 void races_erred(search *S, size_t depth)
 {
-    rs_level *l = &S->rs->lv[depth];
+    rs_level *l = &SL(S)->rs->lv[depth];
     if (l->backtrack == l->enabled) return;
     l->backtrack = l->enabled;
     S->r->stats.race_fallbacks++;

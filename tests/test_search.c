@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search_int.h"
+#include "bfs_int.h"
 #include "testutil.h"
 
 static vm_program *assemble(const char *src, const vm_define *defs, size_t ndefs)
@@ -166,32 +166,35 @@ static void test_bfs_queue(void)
     explore_options o;
     explore_result r;
     bare_search(&S, &o, &r, 9);
+    bfs_queue q;
+    memset(&q, 0, sizeof q);
+    S.ctx = &q;
     uint8_t v[9];
     for (uint32_t i = 0; i < 3000; i++) { /* past the first capacity (1024) */
         memset(v, (int)(i & 0xff), sizeof v);
         explore_step via = {(int32_t)(i % 5), i};
         CHECK(bfs_push(&S, v, i / 2, &via, true));
     }
-    CHECK_EQ_INT(S.bfs.len, 3000);
-    CHECK(S.bfs.cap >= 3000);
-    CHECK(S.bfs.vcap >= 3000);
-    CHECK_EQ_INT(S.bfs.parent[2999], 1499);
-    CHECK_EQ_INT(S.bfs.via[1234].tid, 1234 % 5);
-    CHECK_EQ_INT(S.bfs.via[1234].choice, 1234);
+    CHECK_EQ_INT(q.len, 3000);
+    CHECK(q.cap >= 3000);
+    CHECK(q.vcap >= 3000);
+    CHECK_EQ_INT(q.parent[2999], 1499);
+    CHECK_EQ_INT(q.via[1234].tid, 1234 % 5);
+    CHECK_EQ_INT(q.via[1234].choice, 1234);
     CHECK_EQ_INT(bfs_vec(&S, 1000)[8], 1000 & 0xff);
     /* a level done: the vectors from base on move down, the links stay */
     uint64_t base = 2000;
-    memmove(S.bfs.states, bfs_vec(&S, base), (size_t)(S.bfs.len - base) * S.vsize);
-    S.bfs.base = base;
+    memmove(q.states, bfs_vec(&S, base), (size_t)(q.len - base) * S.vsize);
+    q.base = base;
     CHECK_EQ_INT(bfs_vec(&S, 2500)[0], 2500 & 0xff);
     memset(v, 0x77, sizeof v);
     explore_step via = {1, 0};
     CHECK(bfs_push(&S, v, 2999, &via, true));
     CHECK_EQ_INT(bfs_vec(&S, 3000)[3], 0x77);
-    CHECK_EQ_INT(S.bfs.parent[3000], 2999);
-    free(S.bfs.states);
-    free(S.bfs.parent);
-    free(S.bfs.via);
+    CHECK_EQ_INT(q.parent[3000], 2999);
+    free(q.states);
+    free(q.parent);
+    free(q.via);
 }
 
 /* ---- the composed step ------------------------------------------------------ */
@@ -393,6 +396,74 @@ static void test_lookahead_changes_nothing(void)
     vm_program_free(good);
 }
 
+/* ---- the engine table and its checks -------------------------------------- */
+
+/* Each option set runs the engine it names, and a combination an engine
+ * refuses is refused before anything is allocated: explore_run() returns
+ * EXPLORE_REFUSED (not -1, out of memory) and explore_check() says why. */
+static void test_engines(void)
+{
+    explore_options o;
+    explore_options_default(&o);
+    CHECK(engine_for(&o) == &engine_dfs);
+    o.search = SEARCH_BFS;
+    CHECK(engine_for(&o) == &engine_bfs);
+    o.por = true;
+    CHECK(engine_for(&o) == &engine_bfs); /* the BFS has its own proviso */
+    o.search = SEARCH_DFS;
+    CHECK(engine_for(&o) == &engine_dfs_por);
+    o.workers = 2;
+    CHECK(engine_for(&o) == &engine_parallel);
+    o.liveness = LIVENESS_NPC;
+    CHECK(engine_for(&o) == &engine_npc);
+    o.ltl_text = "[] p";
+    CHECK(engine_for(&o) == &engine_ltl);
+
+    char msg[512];
+    explore_options_default(&o);
+    CHECK(explore_check(&o, msg, sizeof msg) == NULL);
+    o.liveness = LIVENESS_NPC;
+    o.workers = 2;
+    const char *why = explore_check(&o, msg, sizeof msg);
+    CHECK(why && strcmp(why, "--liveness=npc is a sequential nested depth-first search: it "
+                             "cannot be used with -j") == 0);
+    o.workers = 0;
+    o.search = SEARCH_BFS;
+    why = explore_check(&o, msg, sizeof msg);
+    CHECK(why && strcmp(why, "--liveness=npc is a nested depth-first search: it cannot be used "
+                             "with --search=bfs") == 0);
+    explore_options_default(&o);
+    o.por = true;
+    o.reduce = REDUCE_NONE;
+    why = explore_check(&o, msg, sizeof msg);
+    CHECK(why && strcmp(why, "--por works on composed steps: it cannot be used with "
+                             "--reduce=none") == 0);
+    explore_options_default(&o);
+    o.search = SEARCH_STATELESS;
+    o.scheduling_races = true;
+    o.race = LS_ERASER;
+    why = explore_check(&o, msg, sizeof msg);
+    CHECK(why && strstr(why, "--scheduling=races needs --race=goldilocks (or off), not "
+                             "--race=eraser") == why);
+
+    vm_program *p = assemble(counters, NULL, 0);
+    if (!p) return;
+    explore_result r;
+    explore_options_default(&o);
+    o.liveness = LIVENESS_STARVATION;
+    o.max_depth = 10;
+    CHECK_EQ_INT(explore_run(p, &o, &r), EXPLORE_REFUSED);
+    CHECK(r.verdict == VERDICT_INCOMPLETE && r.nerrors == 0);
+    explore_result_free(&r);
+    o.max_depth = 0;
+    o.race = LS_OFF;
+    CHECK_EQ_INT(explore_run(p, &o, &r), 0); /* the starvation search finds the lost update */
+    CHECK_EQ_INT(r.verdict, VERDICT_ASSERTION);
+    CHECK_EQ_INT(r.stop, STOP_ERROR);
+    explore_result_free(&r);
+    vm_program_free(p);
+}
+
 /* ---- names ------------------------------------------------------------------ */
 
 static void test_name_tables(void)
@@ -430,6 +501,7 @@ int main(void)
     TEST_RUN(test_step_bounded_invis);
     TEST_RUN(test_fault_kinds);
     TEST_RUN(test_lookahead_changes_nothing);
+    TEST_RUN(test_engines);
     TEST_RUN(test_name_tables);
     return test_finish();
 }

@@ -276,21 +276,15 @@ static bool search_only_option(int o)
     }
 }
 
-/* --search=stateless: the options that make no sense with it (it keeps no
- * store, runs one thread, and has its own reduction); 0 if none. */
+/* --search=stateless: the options of the command line that make no sense
+ * with it (it keeps no store); 0 if none. The search's own options are its
+ * engine's to check (explore_check()). */
 static int stateless_usage(const cli *c)
 {
-    if (c->jobs_set) return bad_usage("-j applies to the stateful search, not to --search=stateless");
     if (c->store_set)
         return bad_usage("%s: --search=stateless stores no state", c->store_set);
     if (c->dump_states)
         return bad_usage("--dump-states: --search=stateless stores no state");
-    if (c->eo.por)
-        return bad_usage("--por needs a state store (its cycle proviso); --search=stateless "
-                         "uses sleep sets (--sleep-sets)");
-    if (c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
-        return bad_usage("--lookahead=%s applies to the stateful depth-first search",
-                         lookahead_mode_name(c->eo.lookahead));
     if (c->shorten_given)
         return bad_usage("--shorten applies to the stateful depth-first search, not to "
                          "--search=stateless");
@@ -313,44 +307,22 @@ static int mpi_usage(const cli *c)
     return 0;
 }
 #endif
-/* --scheduling=races: it is the stateless search, its detector is
- * Goldilocks (or none), and it has no preemption bound; 0 if fine (then
- * the search and the detector are set). */
+/* --scheduling=races: it is the stateless search and its detector is
+ * Goldilocks, unless given (its engine checks what is given); 0 if fine. */
 static int races_usage(cli *c)
 {
-    if (c->search_set && c->eo.search != SEARCH_STATELESS)
-        return bad_usage("--scheduling=races is a stateless search: it cannot be used with "
-                         "--search=%s", search_order_name(c->eo.search));
-    c->eo.search = SEARCH_STATELESS;
+    if (!c->search_set) c->eo.search = SEARCH_STATELESS;
     if (c->adapt)
         return bad_usage("--adapt needs the LD' detector, and --scheduling=races works with "
                          "--race=goldilocks or off");
-    if (c->race_set && (c->eo.race == LS_LD || c->eo.race == LS_ERASER))
-        return bad_usage("--scheduling=races needs --race=goldilocks (or off), not --race=%s: "
-                         "once volatile accesses stop being scheduling points, violations of a "
-                         "locking discipline are no longer all found; races by "
-                         "happens-before are", race_mode_name(c->eo.race));
     if (!c->race_set) c->eo.race = LS_GOLDILOCKS;
-    if (c->eo.preemption_bound >= 0)
-        return bad_usage("--preemption-bound cannot be used with --scheduling=races (a "
-                         "bounded search needs every preemption as a scheduling choice)");
     return 0;
 }
 
-/* --liveness=npc: the sequential depth-first search over a compact or
- * exact store, with composition or none (reduce/liveness.c); 0 if fine. */
+/* --liveness=npc (reduce/liveness.c): the command line's options it does
+ * not take; 0 if fine (its engine checks the search's). */
 static int liveness_usage(const cli *c)
 {
-    if (c->eo.search != SEARCH_DFS)
-        return bad_usage("--liveness=npc is a nested depth-first search: it cannot be used with "
-                         "--search=%s", search_order_name(c->eo.search));
-    if (c->jobs_set)
-        return bad_usage("--liveness=npc is a sequential nested depth-first search: it cannot be "
-                         "used with -j");
-    if (c->eo.store.kind == STORE_BITSTATE)
-        return bad_usage("--liveness=npc cannot be used with --store=bitstate (a missed state "
-                         "could hide a cycle without a bound on the omission); use compact or "
-                         "exact");
     if (c->adapt)
         return bad_usage("--liveness=npc cannot be used with --adapt");
     if (c->shorten_given)
@@ -362,20 +334,9 @@ static int liveness_usage(const cli *c)
     return 0;
 }
 
-/* --ltl: the restrictions of --liveness (reduce/ltl_search.c); 0 if fine. */
+/* --ltl (reduce/ltl_search.c): likewise; 0 if fine. */
 static int ltl_usage(const cli *c)
 {
-    if (c->eo.liveness)
-        return bad_usage("--ltl and --liveness are separate searches: give one of them");
-    if (c->eo.search != SEARCH_DFS)
-        return bad_usage("--ltl is a nested depth-first search: it cannot be used with "
-                         "--search=%s", search_order_name(c->eo.search));
-    if (c->jobs_set)
-        return bad_usage("--ltl is a sequential nested depth-first search: it cannot be used "
-                         "with -j");
-    if (c->eo.store.kind == STORE_BITSTATE)
-        return bad_usage("--ltl cannot be used with --store=bitstate (a missed state could hide "
-                         "a cycle without a bound on the omission); use compact or exact");
     if (c->adapt) return bad_usage("--ltl cannot be used with --adapt");
     if (c->shorten_given)
         return bad_usage("--shorten shortens a path to an error state; an ltl counterexample is "
@@ -385,29 +346,9 @@ static int ltl_usage(const cli *c)
     return 0;
 }
 
-/* --liveness=starvation: the reachable graph, built breadth-first and
- * kept whole (reduce/starvation.c); what liveness_usage() refuses too, and
- * the options of the nested search; 0 if fine. */
+/* --liveness=starvation (reduce/starvation.c): likewise; 0 if fine. */
 static int starvation_usage(const cli *c)
 {
-    if (c->eo.por)
-        return bad_usage("--liveness=starvation cannot be used with --por: a persistent set "
-                         "postpones the threads independent of it, and whether each thread is "
-                         "enabled, which any step may change, is what starvation is about "
-                         "(composition alone is sound: docs/usage.md)");
-    if (c->eo.search != SEARCH_DFS)
-        return bad_usage("--liveness=starvation builds the whole reachable graph: it cannot be "
-                         "used with --search=%s", search_order_name(c->eo.search));
-    if (c->jobs_set)
-        return bad_usage("--liveness=starvation is sequential: it cannot be used with -j");
-    if (c->eo.store.kind == STORE_BITSTATE)
-        return bad_usage("--liveness=starvation cannot be used with --store=bitstate (a missed "
-                         "state could hide a cycle); use compact or exact");
-    if (c->eo.max_depth)
-        return bad_usage("--liveness=starvation builds the whole reachable graph: it cannot be "
-                         "used with --max-depth");
-    if (c->eo.liveness_test_bits)
-        return bad_usage("--liveness-test-bits applies to --liveness=npc");
     if (c->adapt)
         return bad_usage("--liveness=starvation cannot be used with --adapt");
     if (c->shorten_given)
@@ -672,15 +613,6 @@ static int parse_args(int argc, char **argv, cli *c)
         return bad_usage("%s%s cannot be used with --replay",
                          c->search_only[1] ? "--" : "-", c->search_only);
     if (c->replay_error && !c->replay) return bad_usage("--replay-error needs --replay FILE");
-    if (c->eo.por && c->eo.reduce != REDUCE_COMPOSE)
-        return bad_usage("--por works on composed steps: it cannot be used with --reduce=%s",
-                         reduce_mode_name(c->eo.reduce));
-    if (c->eo.por && c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
-        return bad_usage("--lookahead=%s applies to the search without --por",
-                         lookahead_mode_name(c->eo.lookahead));
-    if (c->jobs_set && c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF)
-        return bad_usage("--lookahead=%s applies to the sequential search, not to -j",
-                         lookahead_mode_name(c->eo.lookahead));
     if (c->trace_html && (c->dump || c->simulate))
         return bad_usage("--trace-html applies to the search, not to %s",
                          c->dump ? "--dump" : "--simulate");
@@ -729,6 +661,10 @@ static int parse_args(int argc, char **argv, cli *c)
     } else if (c->eo.liveness_test_bits) {
         return bad_usage("--liveness-test-bits applies to --liveness=npc");
     }
+    /* the search's own combination, checked by the search (reduce/engines.c) */
+    char msg[512];
+    const char *why = explore_check(&c->eo, msg, sizeof msg);
+    if (why) return bad_usage("%s", why);
 #ifdef MCHECK_MPI
     if (!c->dump && !c->simulate && !c->replay) {
         int bad = mpi_usage(c);

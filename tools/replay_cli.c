@@ -705,8 +705,15 @@ static int check_lasso(const replay_request *rq, const recorded *r, const vm_pro
     o.progress = o.dump_states = NULL;
     o.check_lasso = &l;
     explore_result res;
-    if (explore_run(p, &o, &res) != 0) {
+    int rc = explore_run(p, &o, &res);
+    if (rc != 0) {
         explore_result_free(&res);
+        if (rc == EXPLORE_REFUSED) { /* the saved options: a search that has no lasso check */
+            char msg[512];
+            fprintf(stderr, "mcheck: error: %s: %s\n", rq->file,
+                    explore_check(&o, msg, sizeof msg));
+            return 2;
+        }
         fprintf(stderr, "mcheck: error: out of memory checking the cycle of %s\n", rq->file);
         return 3;
     }
