@@ -92,6 +92,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
 from checks import (constructs, coverage_report, need_refcheck, parse_seed_args,  # noqa: E402
                     report_diff, seed_parser, show_model, too_many_skips)
+from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -279,11 +280,6 @@ def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduce
                 problems.append(f"{label}{name}: {st} states stored, more than "
                                 f"--reduce=compose's {cs} ({c})")
     return problems
-
-
-def spawns_opt(opts, seed):
-    """['--spawns'] on every --spawns-every-th seed (a spawn-heavy model), else []."""
-    return ["--spawns"] if opts.spawns_every > 0 and seed % opts.spawns_every == 0 else []
 
 
 def check_seed(opts, seed):
@@ -514,9 +510,7 @@ def main():
     ap.add_argument("--spurious-every", type=int, default=3, metavar="K",
                     help="on every K-th seed whose model waits, also search with "
                          "--spurious-wakeups (default 3; 0: never)")
-    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
-                    help="every K-th seed's model is spawn-heavy (gen_model --spawns; "
-                         "default 4; 0: never)")
+    add_spawns_every(ap)
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)

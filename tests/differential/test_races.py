@@ -32,7 +32,6 @@ usage: test_races.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR] [--s
 CI runs --count 30 (seconds under ASan); offline, --count 1000.
 Ends with "N passed, N failed"; exit 1 on a failure.
 """
-import json
 import os
 import subprocess
 import sys
@@ -42,53 +41,29 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, write_model  # noqa: E402
+from mcheck_test import (SeedRun, check_usage, error_counts, finish_random, random_seed_args,  # noqa: E402
+                         spawns_opt)
+from mcheck_test import search_json as run  # noqa: E402
 
-TIMELIMIT = 20  # seconds per stateful run; a model past it is skipped
 RACES_TIME = 6  # seconds per race-driven run; past it, the comparison is not made
 
 
-def run(mcheck, args, model, timelimit=TIMELIMIT):
-    # the stateful search it is compared with is composition (--por=off):
-    # its error counts are per composed state
-    if not any(a.startswith("--por") for a in args):
-        args = ["--por=off"] + args
-    cmd = [mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args + [model]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
-    if checks.SANITIZER.search(p.stderr):
-        return p.returncode, None, p.stderr
-    try:
-        return p.returncode, json.loads(p.stdout), p.stderr
-    except json.JSONDecodeError:
-        return p.returncode, None, p.stderr
-
-
 def kinds(js):
-    return sorted(k for k, n in js["error_counts"].items() if n)
+    return sorted(error_counts(js))
 
 
 def unreached(js):
     return sorted((u["body"], u["pc"]) if isinstance(u, dict) else tuple(u) for u in js["unreached"])
 
 
-class Seed:
+class Seed(SeedRun):
     def __init__(self, opts, seed, volatile, spawns=False):
-        self.opts, self.seed, self.vol = opts, seed, volatile
-        self.gen_args = (["--volatile"] if volatile else []) + (["--spawns"] if spawns else [])
-        self.tag = f"seed {seed}{''.join(' ' + a for a in self.gen_args)}"
+        super().__init__(opts, seed, (["--volatile"] if volatile else []) + (["--spawns"] if spawns else []))
+        self.vol = volatile
         self.skipped = self.cyclic = False
-        self.timeouts = 0
         self.compared = False
         self.gain = None  # (executions races, executions all)
-
-    def ok(self, cond, what):
-        return check(cond, f"{self.tag}: {what}")
-
-    def get(self, args, model, label, timelimit=TIMELIMIT):
-        rc, js, err = run(self.opts.mcheck, args, model, timelimit)
-        if not self.ok(js is not None, f"{label}: no JSON (exit {rc}): {err.strip()[:300]}"):
-            return None
-        return js
 
     def races(self, args, model, label, ref, cap):
         js = self.get(["--scheduling=races", "--all-errors", "--max-depth", str(cap)] + args,
@@ -118,14 +93,12 @@ class Seed:
 
 def check_seed(opts, seed, volatile, spawns=False):
     S = Seed(opts, seed, volatile, spawns)
-    gen = subprocess.run([opts.gen_model, str(seed)] + S.gen_args, capture_output=True, text=True)
-    if not S.ok(gen.returncode == 0, f"gen_model exited {gen.returncode}"):
+    text = S.generate()
+    if text is None:
         return S
     failed0 = checks.failed
     with tempfile.TemporaryDirectory() as d:
-        model = os.path.join(d, "m.bc")
-        with open(model, "w") as f:
-            f.write(gen.stdout)
+        model = write_model(d, "m.bc", text)
         ref = {}
         for race in ("goldilocks", "off"):
             # (composition alone, --por=off: the race-driven search's steps)
@@ -152,10 +125,7 @@ def check_seed(opts, seed, volatile, spawns=False):
                 a, r = alljs["stats"]["executions"], main["stats"]["executions"]
                 S.ok(r <= a, f"races explored {r} executions, scheduling=all {a}")
                 S.gain = (r, a)
-    if checks.failed > failed0:
-        print(f"  reproduce: {opts.gen_model} {seed}{''.join(' ' + a for a in S.gen_args)} > m.bc && "
-              f"{opts.mcheck} --scheduling=races --all-errors m.bc")
-        checks.show_model(gen.stdout, seed, None)
+    S.reproduce(failed0, text, "--scheduling=races --all-errors")
     return S
 
 
@@ -215,9 +185,8 @@ def check_cli(opts):
                      (["--race=eraser"], "not --race=eraser"),
                      (["--preemption-bound", "2"], "--preemption-bound cannot be used"),
                      (["--adapt"], "--adapt needs the LD' detector")):
-        p = subprocess.run([opts.mcheck, "--scheduling=races"] + bad + [model], capture_output=True, text=True)
-        check(p.returncode == 2 and p.stderr.startswith("mcheck: error: ") and why in p.stderr,
-              f"--scheduling=races {' '.join(bad)}: exit {p.returncode} {p.stderr.strip()}")
+        check_usage(opts.mcheck, ["--scheduling=races"] + bad + [model], why,
+                    f"--scheduling=races {' '.join(bad)}")
     p = subprocess.run([opts.mcheck, "--scheduling=all", model], capture_output=True, text=True)
     check(p.returncode == 2 and "--scheduling applies to --search=stateless" in p.stderr,
           f"--scheduling=all without stateless: exit {p.returncode}")
@@ -234,12 +203,7 @@ def check_cli(opts):
 
 
 def main():
-    ap = checks.seed_parser(__doc__)
-    ap.add_argument("--models", default=os.path.join(HERE, "..", "..", "models"))
-    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
-                    help="every K-th seed's model is spawn-heavy (gen_model --spawns; "
-                         "default 4; 0: never)")
-    opts = checks.parse_seed_args(ap)
+    opts = random_seed_args(__doc__)
     check_cli(opts)
     check_targeted(opts)
     check_bundled(opts)
@@ -247,7 +211,7 @@ def main():
     races_ex = all_ex = 0
     for seed in range(opts.seed, opts.seed + opts.count):
         vol = seed % 2 == 1
-        sp = opts.spawns_every > 0 and seed % opts.spawns_every == 0
+        sp = bool(spawns_opt(opts, seed))
         t0 = time.time()
         S = check_seed(opts, seed, vol, sp)
         spawned += sp
@@ -266,12 +230,7 @@ def main():
           f"{skipped} skipped (stateful too big), {timeouts} race-driven runs past {RACES_TIME} s; "
           f"executions {races_ex} with races, {all_ex} with scheduling=all; {spawned} spawn-heavy "
           f"(--spawns)")
-    check(compared >= runs // 2, f"only {compared} of {runs} models compared exactly")
-    line = checks.too_many_skips(skipped, runs, 10.0)
-    if line:
-        print(line)
-        return 1
-    return checks.finish()
+    return finish_random(compared, runs, "compared exactly", skipped)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,6 @@ usage: test_stateless.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR]
 CI runs --count 40 (seconds); offline, --count 1000 (minutes).
 Ends with "N passed, N failed"; exit 1 on a failure.
 """
-import json
 import os
 import subprocess
 import sys
@@ -60,50 +59,24 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, write_model  # noqa: E402
+from mcheck_test import (SeedRun, check_usage, finish_random, random_seed_args,  # noqa: E402
+                         spawns_opt)
+from mcheck_test import error_counts as counts, search_json as run  # noqa: E402
 
-TIMELIMIT = 20  # seconds per stateful run; a model past it is skipped
 STATELESS_TIME = 4  # seconds per stateless run; past it, the comparison is not made
 SHALLOW = 16  # the depth cap of the runs on a deep or cyclic model
 
 
-def run(mcheck, args, model, timelimit=TIMELIMIT):
-    # the stateful search it is compared with is composition (--por=off):
-    # its error counts are per composed state
-    if not any(a.startswith("--por") for a in args):
-        args = ["--por=off"] + args
-    cmd = [mcheck, "--json", "--quiet", "--timelimit", str(timelimit)] + args + [model]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
-    if checks.SANITIZER.search(p.stderr):
-        return p.returncode, None, p.stderr
-    try:
-        return p.returncode, json.loads(p.stdout), p.stderr
-    except json.JSONDecodeError:
-        return p.returncode, None, p.stderr
-
-
-def counts(js):
-    return {k: n for k, n in js["error_counts"].items() if n}
-
-
-class Seed:
+class Seed(SeedRun):
     def __init__(self, opts, seed, undisciplined, spawns=False):
-        self.opts, self.seed, self.und = opts, seed, undisciplined
-        self.gen_args = (["--undisciplined"] if undisciplined else []) + (["--spawns"] if spawns else [])
-        self.tag = f"seed {seed}{''.join(' ' + a for a in self.gen_args)}"
+        super().__init__(opts, seed,
+                         (["--undisciplined"] if undisciplined else []) + (["--spawns"] if spawns else []))
+        self.und = undisciplined
         self.skips = 0
         self.cyclic = False   # a run stopped at the depth cap (a cycle, by pigeonhole)
         self.deep = False     # the main run did not complete in time
-        self.timeouts = 0     # stateless runs past STATELESS_TIME (comparison not made)
-
-    def ok(self, cond, what):
-        return check(cond, f"{self.tag}: {what}")
-
-    def get(self, args, model, label, timelimit=TIMELIMIT):
-        rc, js, err = run(self.opts.mcheck, args, model, timelimit)
-        if not self.ok(js is not None, f"{label}: no JSON (exit {rc}): {err.strip()[:300]}"):
-            return None
-        return js
+        # (self.timeouts: stateless runs past STATELESS_TIME, comparison not made)
 
     def stateless(self, args, model, label, ref, cap, exact=True):
         """A stateless --all-errors run against the stateful reference `ref`:
@@ -134,13 +107,11 @@ class Seed:
 
 def check_seed(opts, seed, undisciplined, spawns=False):
     S = Seed(opts, seed, undisciplined, spawns)
-    gen = subprocess.run([opts.gen_model, str(seed)] + S.gen_args, capture_output=True, text=True)
-    if not S.ok(gen.returncode == 0, f"gen_model exited {gen.returncode}"):
+    text = S.generate()
+    if text is None:
         return S
     with tempfile.TemporaryDirectory() as d:
-        model = os.path.join(d, "m.bc")
-        with open(model, "w") as f:
-            f.write(gen.stdout)
+        model = write_model(d, "m.bc", text)
         failed0 = checks.failed
         ref = {}
         for race in ("ld", "off"):
@@ -210,10 +181,7 @@ def check_seed(opts, seed, undisciplined, spawns=False):
             S.ok(rc == {"ok": 0, "incomplete": 3}.get(v, 1), f"exit {rc} for verdict {v}")
             if js["errors"]:
                 S.ok(js["errors"][0]["replayed"], "the first error's trace did not replay")
-        if checks.failed > failed0:
-            print(f"  reproduce: {opts.gen_model} {seed}{''.join(' ' + a for a in S.gen_args)}"
-                  f" > m.bc && {opts.mcheck} --search=stateless --all-errors m.bc")
-            checks.show_model(gen.stdout, seed, None)
+        S.reproduce(failed0, text, "--search=stateless --all-errors")
     return S
 
 
@@ -270,9 +238,8 @@ def check_cli(opts):
     model = os.path.join(opts.models, "spawn_join.bc")
     for bad in (["-j", "2"], ["--store=exact"], ["--fingerprint=128"], ["--dump-states", os.devnull],
                 ["--por"], ["--lookahead=on"], ["--shorten=on"]):
-        p = subprocess.run([opts.mcheck, "--search=stateless"] + bad + [model], capture_output=True, text=True)
-        check(p.returncode == 2 and p.stderr.startswith("mcheck: error: "),
-              f"--search=stateless {' '.join(bad)}: exit {p.returncode} {p.stderr.strip()}")
+        check_usage(opts.mcheck, ["--search=stateless"] + bad + [model], "",
+                    f"--search=stateless {' '.join(bad)}")
     for bad in (["--preemption-bound", "2"], ["--sleep-sets=off"]):
         p = subprocess.run([opts.mcheck] + bad + [model], capture_output=True, text=True)
         check(p.returncode == 2 and "applies to --search=stateless" in p.stderr, f"{bad} without stateless")
@@ -361,12 +328,7 @@ def check_leaf_counts(opts):
 
 
 def main():
-    ap = checks.seed_parser(__doc__)
-    ap.add_argument("--models", default=os.path.join(HERE, "..", "..", "models"))
-    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
-                    help="every K-th seed's models are spawn-heavy (gen_model --spawns; "
-                         "default 4; 0: never)")
-    opts = checks.parse_seed_args(ap)
+    opts = random_seed_args(__doc__, "models are")
     check_cli(opts)
     check_bundled(opts)
     check_preemptions(opts)
@@ -374,7 +336,7 @@ def main():
     skips = cyclic = deep = timeouts = 0
     runs = spawned = 0
     for seed in range(opts.seed, opts.seed + opts.count):
-        sp = opts.spawns_every > 0 and seed % opts.spawns_every == 0
+        sp = bool(spawns_opt(opts, seed))
         for und in ((False, True) if seed % 2 == 0 else (False,)):
             t0 = time.time()
             S = check_seed(opts, seed, und, sp)
@@ -391,12 +353,7 @@ def main():
           f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared); {spawned} "
           f"spawn-heavy (--spawns)")
     # most models must be complete, or the exact comparisons would not run
-    check(runs - deep - skips >= runs // 2, f"only {runs - deep - skips} of {runs} models complete")
-    line = checks.too_many_skips(skips, runs, 10.0)
-    if line:
-        print(line)
-        return 1
-    return checks.finish()
+    return finish_random(runs - deep - skips, runs, "complete", skips)
 
 
 if __name__ == "__main__":

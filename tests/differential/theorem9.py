@@ -106,6 +106,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from checks import (COVERAGE_UNDISC, SANITIZER, check, constructs, coverage_report, finish,  # noqa: E402
                     need_refcheck, parse_seed_args, seed_parser, show_model, too_many_skips)
+from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
 
 CASES = os.path.join(HERE, "theorem9_cases")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -446,11 +447,6 @@ def check_model(opts, model, tag, stats):
     return ("fail" if problems else "pass"), problems, info
 
 
-def spawns_opt(opts, seed):
-    """['--spawns'] on every --spawns-every-th seed (a spawn-heavy model), else []."""
-    return ["--spawns"] if opts.spawns_every > 0 and seed % opts.spawns_every == 0 else []
-
-
 def check_seed(opts, seed):
     stats = collections.Counter()
     gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size, "--undisciplined"]
@@ -512,9 +508,7 @@ def main():
                     help="on every K-th seed whose model has unshared variables and each "
                          "such case, also search with --race=off and eraser (default 3; "
                          "0: never)")
-    ap.add_argument("--spawns-every", type=int, default=4, metavar="K",
-                    help="every K-th seed's model is spawn-heavy (gen_model --spawns; "
-                         "default 4; 0: never)")
+    add_spawns_every(ap)
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/differential/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)

@@ -14,13 +14,12 @@ The last line is "N passed, N failed".
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import check, finish  # noqa: E402
 from checks import run_quiet as run, run_quiet_json as run_json  # noqa: E402
+from mcheck_test import check_usage, count_args, have_spin, progress_model, spin_non_progress  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -96,9 +95,7 @@ def usage(mcheck):
                        (["--store=bitstate"], "cannot be used with --store=bitstate"),
                        (["--liveness=fair"], "--liveness: expected npc, starvation or off, got 'fair'")):
         args = opts + ([] if opts[0].startswith("--liveness") else ["--liveness=npc"])
-        code, out, err = run(mcheck, args + [path])
-        check(code == 2 and err.startswith("mcheck: error: ") and text in err,
-              f"{' '.join(args)}: usage error ({code}, {err.strip()[:160]})")
+        check_usage(mcheck, ["--quiet"] + args + [path], text, " ".join(args))
     code, _, err = run(mcheck, ["--liveness-test-bits=4", path])
     check(code == 2 and "applies to --liveness=npc" in err, "--liveness-test-bits alone: usage error")
 
@@ -151,11 +148,7 @@ def randomized(mcheck, gen, count):
     seen = {"non_progress_cycle": 0, "ok": 0}
     with tempfile.TemporaryDirectory() as d:
         for seed in list(range(1, count + 1)) + [s for s in PROVISO_SEEDS if s > count]:
-            src = subprocess.run([gen, str(seed)], capture_output=True, text=True).stdout
-            labels = re.findall(r"^(L\d+):", src, re.M)
-            for k, lab in enumerate(labels):  # every second label marks progress
-                if k % 2 == 0:
-                    src = re.sub(r"\b%s\b" % lab, "progress_" + lab, src)
+            src = progress_model(gen, seed)  # every second label marks progress
             path = os.path.join(d, f"m{seed}.bc")
             open(path, "w").write(src)
             got = {}
@@ -177,17 +170,10 @@ def randomized(mcheck, gen, count):
 
 
 def spin(mcheck):
-    if not shutil.which("spin") or not shutil.which("gcc"):
-        print("spin or gcc not found: the SPIN comparison is skipped")
+    if not have_spin():
         return
     for name in ("livelock_backoff", "livelock_ordered"):
-        with tempfile.TemporaryDirectory() as d:
-            pml = os.path.join(TOP, "bench", "spin", name + ".pml")
-            subprocess.run(["spin", "-a", pml], cwd=d, capture_output=True, check=True)
-            subprocess.run(["gcc", "-O1", "-DNP", "-o", "pan", "pan.c"], cwd=d, check=True,
-                           capture_output=True)
-            out = subprocess.run(["./pan", "-l"], cwd=d, capture_output=True, text=True).stdout
-        spin_npc = "non-progress cycle" in out and "errors: 1" in out
+        spin_npc = spin_non_progress(os.path.join(TOP, "bench", "spin", name + ".pml"))
         _, js, _ = run_json(mcheck, ["--liveness=npc", os.path.join(TOP, "models", name + ".bc")])
         ours = js and js["verdict"] == "non_progress_cycle"
         check(spin_npc == ours, f"{name}: SPIN -l non-progress cycle {spin_npc}, mcheck {ours}")
@@ -224,13 +210,7 @@ def por(mcheck):
 
 
 def main():
-    args = sys.argv[1:]
-    count = 25
-    if "--count" in args:
-        i = args.index("--count")
-        count = int(args[i + 1])
-        del args[i:i + 2]
-    mcheck, gen = args
+    (mcheck, gen), count = count_args(sys.argv[1:], 25)
     exact(mcheck)
     bundled(mcheck)
     usage(mcheck)

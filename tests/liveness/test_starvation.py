@@ -15,16 +15,13 @@ cycle is the writer's fair starvation).
 usage: test_starvation.py MCHECK GEN_MODEL [--count N] (default 20 random models)
 The last line is "N passed, N failed".
 """
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import check, finish  # noqa: E402
 from checks import run_quiet as run, run_quiet_json as run_json  # noqa: E402
+from mcheck_test import check_usage, count_args, have_spin, progress_model, spin_non_progress  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -127,9 +124,7 @@ def usage(mcheck):
                        (["--adapt"], "--liveness=starvation cannot be used with --adapt"),
                        (["--shorten=on"], "a starvation is a lasso, not shortened")):
         args = opts + ["--liveness=starvation"]
-        code, out, err = run(mcheck, args + [path])
-        check(code == 2 and err.startswith("mcheck: error: ") and text in err,
-              f"{' '.join(args)}: usage error ({code}, {err.strip()[:160]})")
+        check_usage(mcheck, ["--quiet"] + args + [path], text, " ".join(args))
     for args in (["--fair"], ["--fair", "--liveness=npc"]):
         code, _, err = run(mcheck, args + [path])
         check(code == 2 and "--fair applies to --liveness=starvation" in err,
@@ -141,11 +136,7 @@ def randomized(mcheck, gen, count):
     seen_fair = {"starvation": 0, "ok": 0}
     with tempfile.TemporaryDirectory() as d:
         for seed in range(1, count + 1):
-            src = subprocess.run([gen, str(seed)], capture_output=True, text=True).stdout
-            labels = re.findall(r"^(L\d+):", src, re.M)
-            for k, lab in enumerate(labels):  # every second label marks progress
-                if k % 2 == 0:
-                    src = re.sub(r"\b%s\b" % lab, "progress_" + lab, src)
+            src = progress_model(gen, seed)  # every second label marks progress
             path = os.path.join(d, f"m{seed}.bc")
             open(path, "w").write(src)
             for fair in ([], ["--fair"]):
@@ -170,19 +161,12 @@ def randomized(mcheck, gen, count):
 
 
 def spin(mcheck):
-    if not shutil.which("spin") or not shutil.which("gcc"):
-        print("spin or gcc not found: the SPIN comparison is skipped")
+    if not have_spin():
         return
     for name in ("rw_writer_starves", "rw_writer_preference"):
         pml = os.path.join(TOP, "bench", "spin", name + ".pml")
         for fair in (False, True):
-            with tempfile.TemporaryDirectory() as d:
-                subprocess.run(["spin", "-a", pml], cwd=d, capture_output=True, check=True)
-                subprocess.run(["gcc", "-O1", "-DNP", "-DNFAIR=3", "-o", "pan", "pan.c"], cwd=d,
-                               check=True, capture_output=True)
-                out = subprocess.run(["./pan", "-l"] + (["-f"] if fair else []), cwd=d,
-                                     capture_output=True, text=True).stdout
-            spin_npc = "non-progress cycle" in out and "errors: 1" in out
+            spin_npc = spin_non_progress(pml, ["-DNFAIR=3"], ["-f"] if fair else [])
             _, js, _ = run_json(mcheck, ["--liveness=starvation"] + (["--fair"] if fair else []) +
                                 [os.path.join(TOP, "models", name + ".bc")])
             ours = js and js["verdict"] == "starvation"
@@ -212,13 +196,7 @@ def memlimit(mcheck):
 
 
 def main():
-    args = sys.argv[1:]
-    count = 20
-    if "--count" in args:
-        i = args.index("--count")
-        count = int(args[i + 1])
-        del args[i:i + 2]
-    mcheck, gen = args
+    (mcheck, gen), count = count_args(sys.argv[1:], 20)
     exact(mcheck)
     bundled(mcheck)
     usage(mcheck)
