@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 mode=${1:-demo}
 pkgs=(cmake gcc make pkg-config libjudy-dev libxxhash-dev libcjson-dev python3)
 [ "$mode" = test ] && pkgs+=(spin clang libclang-rt-14-dev chromium)
-# Open MPI: mcheck-mpi and its ctest (tests/test_mpi.py); optional for the
+# Open MPI: mcheck-mpi and its ctest (tests/differential/test_mpi.py); optional for the
 # other modes (CMake builds mcheck-mpi only when it finds MPI)
 [ "$mode" = test ] && pkgs+=(libopenmpi-dev openmpi-bin)
 
@@ -55,13 +55,13 @@ case "$mode" in
     cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DMCHECK_SANITIZE=ON >/dev/null
     cmake --build build-test -j "$jobs" >/dev/null
     # the parallel search under ThreadSanitizer: the store's and the
-    # detectors' concurrent unit tests, and a sample of tests/test_parallel.py
+    # detectors' concurrent unit tests, and a sample of tests/differential/test_parallel.py
     cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCHECK_TSAN=ON >/dev/null
     cmake --build build-tsan -j "$jobs" --target mcheck gen_model test_store test_lockset >/dev/null
-    echo "bootstrap: ThreadSanitizer: test_store, test_lockset, tests/test_parallel.py"
+    echo "bootstrap: ThreadSanitizer: test_store, test_lockset, tests/differential/test_parallel.py"
     build-tsan/tests/test_store | tail -1
     build-tsan/tests/test_lockset | tail -1
-    python3 tests/test_parallel.py build-tsan/tools/mcheck build-tsan/tests/gen_model \
+    python3 tests/differential/test_parallel.py build-tsan/tools/mcheck build-tsan/tests/gen_model \
       --count 12 --seed 1000 | tail -1
     # a minute of each libFuzzer target (tests/fuzz/run.sh; needs clang), then
     # every test, so that ctest's summary closes the output
@@ -71,7 +71,7 @@ case "$mode" in
       echo "bootstrap: clang not found, fuzzing skipped"
     fi
     # --no-tests=error: an empty or unconfigured suite fails rather than
-    # passing; CI set: tests/run_models.py refuses MCHECK_UPDATE_GOLDEN=1
+    # passing; CI set: tests/semantics/run_models.py refuses MCHECK_UPDATE_GOLDEN=1
     (cd build-test && CI=${CI:-1} ctest --no-tests=error --output-on-failure -j "$jobs")
     ;;
   *)

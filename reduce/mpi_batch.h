@@ -1,6 +1,6 @@
 /* mpi_batch.h: the records of mcheck-mpi's batches (mpi_batch.c), a
  * compact encoding kept apart from MPI so that it is tested on its own
- * (tests/test_mpi_batch.c). A record is a varint tag (its type and the
+ * (tests/unit/test_mpi_batch.c). A record is a varint tag (its type and the
  * step's thread), the step's choice as a varint, the parent's index as a
  * zigzag varint of its difference to the previous record's, and the state
  * vector as the runs of bytes where it differs from the previous vector of

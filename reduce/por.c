@@ -510,7 +510,7 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
      * threads that deadlock, {those two} was the smallest set, and the
      * search walked the whole ring below each of their steps before trying
      * the other order (16 million states without the deadlock composition
-     * met after 118; tests/test_fold_start.py's ring). */
+     * met after 118; tests/e2e/test_fold_start.py's ring). */
     uint32_t seed = (uint32_t)__builtin_ctzll(enabled);
     uint64_t T = 1ull << seed, work = T;
     while (work) {

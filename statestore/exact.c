@@ -7,7 +7,7 @@
  * through its functions with a JError_t, never its exit()ing macros; any
  * Judy error or failed allocation is STORE_FULL with the set unchanged.
  * (Judy 1.0.5 itself leaks the few nodes of a JudyLIns that runs out of
- * memory; tests/failalloc.py ignores exactly those leaks.)
+ * memory; tests/e2e/failalloc.py ignores exactly those leaks.)
  * Not here: deletion, variable-length vectors, concurrency. */
 #include "store_int.h"
 

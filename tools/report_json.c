@@ -2,7 +2,7 @@
  * verdict, why the search stopped, the options, each kept error with its
  * replayed trace (also --trace-json's file), the error counts by kind, the
  * unreached code of a complete search and the statistics. Field names are an interface: docs/usage.md lists them
- * and tests/test_cli.py reads them. It prints what it is given: it decides
+ * and tests/e2e/test_cli.py reads them. It prints what it is given: it decides
  * no verdict and replays nothing. */
 #include <inttypes.h>
 #include <stdbool.h>

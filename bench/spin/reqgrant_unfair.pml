@@ -1,5 +1,5 @@
 /* reqgrant_unfair.pml: models/reqgrant_unfair.bc in Promela, the SPIN peer of
- * `mcheck --ltl` (tests/test_ltl.py checks that both find an acceptance cycle
+ * `mcheck --ltl` (tests/liveness/test_ltl.py checks that both find an acceptance cycle
  * for the same formulas, or neither).
  *
  * One Promela statement per composed step of mcheck: every instruction of

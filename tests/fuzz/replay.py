@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 import sys
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import SANITIZER, check, finish  # noqa: E402
 
 BOUNDS = ["--json", "--quiet", "--max-depth", "50", "--max-invisible", "1000",
