@@ -39,7 +39,7 @@ bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *
         q->via = nv;
         q->cap = nc;
     }
-    memcpy(bfs_vec(S, q->len), s, S->vsize);
+    memcpy(queue_vec(q, S->vsize, q->len), s, S->vsize);
     q->parent[q->len] = parent;
     q->via[q->len] = *via;
     q->len++;
@@ -104,10 +104,11 @@ static uint64_t bfs_fill(search *S, bfs_slot *slots, uint8_t *vecs, uint64_t i,
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
+    const bfs_queue *q = BFSQ(S);
     uint64_t nt[VM_MAX_THREADS];
     unsigned n = 0;
-    for (; i < BFSQ(S)->len && i < level_end; i++) {
-        const uint8_t *from = bfs_vec(S, i);
+    for (; i < q->len && i < level_end; i++) {
+        const uint8_t *from = queue_vec(q, S->vsize, i);
         uint64_t total = 0;
         for (uint32_t t = 0; t < p->nthreads; t++) total += nt[t] = vm_enabled(p, from, (int)t);
         if (total > BFS_BATCH - n) break;
@@ -188,14 +189,14 @@ static void bfs(search *S, uint32_t first_, uint64_t n_)
     for (uint64_t i = 0; i < q->len && S->lim.stop == STOP_COMPLETE;) {
         if (i == level_end) {
             /* the level before is done: its vectors go */
-            memmove(q->states, bfs_vec(S, i), (size_t)(q->len - i) * S->vsize);
+            memmove(q->states, queue_vec(q, S->vsize, i), (size_t)(q->len - i) * S->vsize);
             q->base = i;
             level++;
             level_end = q->len;
             if (level > x->max_depth) x->max_depth = level;
         }
         if (S->o->max_depth && level >= S->o->max_depth) {
-            if (any_enabled(p, bfs_vec(S, i))) S->lim.truncated = true;
+            if (any_enabled(p, queue_vec(q, S->vsize, i))) S->lim.truncated = true;
             i++;
             continue;
         }
@@ -219,17 +220,17 @@ static void bfs(search *S, uint32_t first_, uint64_t n_)
         uint64_t enabled = 0, todo = 0;
         bool use_por = S->por && por_applies(S->por), seen = false;
         if (use_por) {
-            enabled = enabled_mask(p, bfs_vec(S, i));
-            todo = por_persistent(S->por, bfs_vec(S, i), enabled);
+            enabled = enabled_mask(p, queue_vec(q, S->vsize, i));
+            todo = por_persistent(S->por, queue_vec(q, S->vsize, i), enabled);
             if (todo != enabled) x->por_reduced++;
         }
     again:
         for (int32_t t = 0; t < (int32_t)p->nthreads && S->lim.stop == STOP_COMPLETE; t++) {
             if (use_por && !((todo >> t) & 1)) continue;
-            uint64_t n = vm_enabled(p, bfs_vec(S, i), t);
+            uint64_t n = vm_enabled(p, queue_vec(q, S->vsize, i), t);
             for (uint64_t c = 0; c < n; c++) {
                 explore_step st = {t, c};
-                memcpy(ns, bfs_vec(S, i), S->ssize); /* queue may move */
+                memcpy(ns, queue_vec(q, S->vsize, i), S->ssize); /* queue may move */
                 step_outcome out;
                 if (!run_step(S, ns, t, c, &out)) break;
                 x->transitions++;

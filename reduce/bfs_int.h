@@ -23,11 +23,15 @@ typedef struct bfs_queue {
 bool bfs_push(search *S, const uint8_t *s, uint64_t parent, const explore_step *via,
               bool enforce);
 
-/* The vector of BFS queue entry i (i >= base). */
+/* The vector of queue entry i (i >= q->base), vectors of vsize bytes. */
+static inline uint8_t *queue_vec(const bfs_queue *q, size_t vsize, uint64_t i)
+{
+    return q->states + (size_t)(i - q->base) * vsize;
+}
+
 static inline uint8_t *bfs_vec(const search *S, uint64_t i)
 {
-    const bfs_queue *q = BFSQ(S);
-    return q->states + (size_t)(i - q->base) * S->vsize;
+    return queue_vec(BFSQ(S), S->vsize, i);
 }
 
 #endif
