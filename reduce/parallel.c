@@ -42,154 +42,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "por_int.h"
-#include "search_int.h"
-
-/* A node of the search tree: an expanded state with new successors. */
-typedef struct pnode {
-    struct pnode *parent;   /* NULL for the initial state's */
-    explore_step via;       /* the step into the state ({-1, 0}: initial) */
-    uint64_t depth;
-    _Atomic uint32_t refs;  /* children not yet done */
-} pnode;
-
-/* An item: this header, then the state's vector (wsize bytes). */
-typedef struct item_hdr {
-    pnode *parent;
-    explore_step via;
-    uint32_t depth;         /* paths are at most 2^32 - 1 steps (explore_error.len) */
-    uint32_t first;         /* the first thread enabled, and its choices (found when */
-    uint64_t nfirst;        /* the state was stored, as the sequential DFS keeps them) */
-} item_hdr;
-
-typedef struct item_stack {
-    uint8_t *buf;
-    size_t n, cap;          /* items */
-} item_stack;
-
-enum { INBOX_WAIT = 0, INBOX_FILLED = 1, INBOX_DENIED = 2 };
-enum { REQ_NONE = 0, REQ_CLOSED = -1 }; /* else a thief's id + 1 */
-
-/* The barrier of the BFS levels: a worker spins a little (levels of a few
- * states come every few microseconds), then sleeps on a condition
- * variable (more workers than cores). The last to arrive runs `decide`
- * before the others go on, so that they all read one decision. */
-typedef struct level_barrier {
-    pthread_mutex_t m;
-    pthread_cond_t c;
-    unsigned n;
-    _Alignas(64) _Atomic unsigned waiting;
-    _Alignas(64) _Atomic uint64_t round;
-} level_barrier;
-
-#define BARRIER_SPINS 4000
-
-static void barrier_wait(level_barrier *b, void (*decide)(void *), void *arg)
-{
-    uint64_t r = atomic_load_explicit(&b->round, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->waiting, 1, memory_order_acq_rel) + 1 == b->n) {
-        decide(arg);
-        atomic_store_explicit(&b->waiting, 0, memory_order_relaxed);
-        pthread_mutex_lock(&b->m);
-        atomic_store_explicit(&b->round, r + 1, memory_order_release);
-        pthread_cond_broadcast(&b->c);
-        pthread_mutex_unlock(&b->m);
-        return;
-    }
-    for (unsigned i = 0; i < BARRIER_SPINS; i++) {
-        if (atomic_load_explicit(&b->round, memory_order_acquire) != r) return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
-    pthread_mutex_lock(&b->m);
-    while (atomic_load_explicit(&b->round, memory_order_acquire) == r)
-        pthread_cond_wait(&b->c, &b->m);
-    pthread_mutex_unlock(&b->m);
-}
-
-#define NODE_SLAB 4096
-#ifndef PREFETCH_STORE_BYTES
-#define PREFETCH_STORE_BYTES ((size_t)4 << 20)
-#endif
-#ifndef SHARD_BITS
-#define SHARD_BITS 8
-#endif
-#ifndef PAR_BATCH
-#define PAR_BATCH 32        /* successors built before they are inserted */
-#endif
-#ifndef PAR_ITEMS
-#define PAR_ITEMS 8         /* items expanded together (their successors in one batch) */
-#endif
-#define BFS_CHUNK 64        /* items a BFS worker takes at a time */
-#ifndef BFS_SMALL
-#define BFS_SMALL 64        /* a level of fewer items per worker is expanded by one */
-#endif
-
-struct par;
-
-struct built;
-
-typedef struct worker {
-    struct par *P;
-    unsigned id;
-    pthread_t th;
-    search S;               /* its own: detector (a clone), step env, ran table, recent
-                               cache, persistent-set tables, statistics (S.r = &res) */
-    explore_result res;
-    item_stack stack;       /* dfs: its items; bfs: the part of the next level it made */
-    item_stack in;          /* dfs: items handed to it */
-    uint8_t *item;          /* the items being expanded (dfs: popped off the stack) */
-    uint64_t *starts;       /* bfs: where each worker's part of the level begins */
-    uint8_t *succ;          /* the initial state being built */
-    struct built *batch;    /* successors built, not yet inserted (PAR_BATCH) */
-    uint8_t *vecs;          /* their vectors */
-    pnode *free_nodes;
-    void **slabs;
-    size_t nslabs, slabs_cap;
-    uint64_t next_check;    /* work at which to look at the limits */
-    bool prefetch;          /* the store has outgrown the caches: prefetch its lookups */
-    double idle;            /* seconds waiting for work */
-    uint64_t steals;        /* times it was handed work */
-    /* what other workers read and write, on cache lines of their own (a
-     * thief polling `avail` must not take the lines the owner writes) */
-    _Alignas(64) _Atomic int request; /* dfs: REQ_NONE, REQ_CLOSED, or a thief's id + 1 */
-    _Atomic int inbox;      /* dfs: INBOX_* */
-    _Atomic uint64_t avail; /* its stack's items, published for thieves */
-    _Alignas(64) _Atomic uint64_t pub_states, pub_transitions, pub_bytes; /* progress, --memlimit */
-    _Atomic int64_t pub_used; /* worker_used(): its share of the items and nodes held */
-    int64_t nodes_live;     /* nodes it took less nodes it released (either may be
-                               another worker's: only the sum means something) */
-    char pad[64];
-} worker;
-
-typedef struct par {
-    const vm_program *p;
-    const explore_options *o;
-    explore_result *r;
-    sstore *st;
-    unsigned n;
-    worker *w;
-    ls_detector *det;       /* worker 0's; the others' are clones of it */
-    search M;               /* the shared result: record_error() on M, under err_lock */
-    pthread_mutex_t err_lock, dump_lock;
-    /* read at every transition: a line of its own */
-    _Alignas(64) _Atomic int stop; /* stop_reason; STOP_COMPLETE while the search goes on */
-    _Alignas(64) _Atomic bool truncated; /* --max-depth pruned a path */
-    _Atomic uint64_t active;/* dfs: workers that hold work */
-    _Atomic uint64_t error_bytes;
-    uint64_t buffer_bytes;  /* the workers' fixed buffers (worker_buffers()) */
-    _Atomic uint64_t used_peak; /* the most bytes of items and nodes held, sampled */
-    size_t isize;           /* bytes of an item */
-    struct timespec t0;
-    double next_progress;
-    /* bfs */
-    _Alignas(64) _Atomic uint64_t next[2]; /* level k: the next item to take, next[k & 1] */
-    uint64_t level;         /* the level being expanded */
-    _Atomic int go;         /* the workers wait for it: 1 all started, 2 not all could be */
-    level_barrier bar;
-    bool done;
-} par;
+#include "parallel_int.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -202,25 +55,13 @@ static void *zalloc_lines(size_t bytes)
     return m;
 }
 
-static void set_stop(par *P, stop_reason why)
+void set_stop(par *P, stop_reason why)
 {
     int expect = STOP_COMPLETE;
     atomic_compare_exchange_strong(&P->stop, &expect, (int)why);
 }
 
-static inline bool stopped(const par *P)
-{
-    return atomic_load_explicit(&P->stop, memory_order_relaxed) != STOP_COMPLETE;
-}
-
-static inline item_hdr *item_at(const par *P, const item_stack *s, size_t i)
-{
-    return (item_hdr *)(s->buf + i * P->isize);
-}
-
-static inline uint8_t *item_vec(item_hdr *h) { return (uint8_t *)(h + 1); }
-
-static bool stack_reserve(par *P, item_stack *s, size_t need)
+bool stack_reserve(par *P, item_stack *s, size_t need)
 {
     if (need <= s->cap) return true;
     size_t nc = s->cap ? s->cap * 2 : 1024;
@@ -377,7 +218,7 @@ static void par_progress(par *P, double t)
 
 /* Every 8192 units of work: publish the worker's figures; interrupt, time,
  * memory; worker 0 prints the progress line. False when the search stops. */
-static bool par_limits(worker *W)
+bool par_limits(worker *W)
 {
     par *P = W->P;
     const explore_stats *x = &W->res.stats;
@@ -410,12 +251,6 @@ static bool par_limits(worker *W)
         P->next_progress = t + 3.0;
     }
     return true;
-}
-
-static inline bool par_limits_ok(worker *W)
-{
-    if (search_work(&W->S) < W->next_check) return !stopped(W->P);
-    return par_limits(W);
 }
 
 /* ---- expanding a state ---------------------------------------------------- */
@@ -496,7 +331,7 @@ static bool insert_batch(worker *W, item_hdr *const *hs, expanding *ex, unsigned
  * successors (the sequential BFS's batches do the same; with --por one
  * item at a time, whose proviso needs its own insertions first). False
  * when the search stops. */
-static bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
+bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
 {
     par *P = W->P;
     search *S = &W->S;
@@ -563,254 +398,7 @@ static bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
     return true;
 }
 
-/* With --por a worker expands one item at a time (its proviso). */
-static inline bool S_por(const worker *W)
-{
-    return W->S.por && por_applies(W->S.por);
-}
-
-/* ---- dfs: stacks and work stealing ---------------------------------------- */
-
-/* Hand the oldest half of W's stack to thief `tid`, or tell it no. */
-static void answer(worker *W, int tid)
-{
-    par *P = W->P;
-    worker *T = &P->w[tid];
-    size_t give = W->stack.n / 2;
-    if (give && stack_reserve(P, &T->in, give)) {
-        memcpy(T->in.buf, W->stack.buf, give * P->isize);
-        T->in.n = give;
-        memmove(W->stack.buf, W->stack.buf + give * P->isize, (W->stack.n - give) * P->isize);
-        W->stack.n -= give;
-        atomic_store_explicit(&W->avail, W->stack.n, memory_order_relaxed);
-        atomic_fetch_add_explicit(&P->active, 1, memory_order_acq_rel); /* before T sees them */
-        atomic_store_explicit(&W->request, REQ_NONE, memory_order_relaxed);
-        atomic_store_explicit(&T->inbox, INBOX_FILLED, memory_order_release);
-    } else {
-        atomic_store_explicit(&W->request, REQ_NONE, memory_order_relaxed);
-        atomic_store_explicit(&T->inbox, INBOX_DENIED, memory_order_release);
-    }
-}
-
-/* Tell a thief asking an idle (or finishing) worker no; with `closing`
- * REQ_CLOSED, take no more requests. */
-static void deny_pending(worker *W, int closing)
-{
-    int rq = atomic_load_explicit(&W->request, memory_order_acquire);
-    for (;;) {
-        if (rq == REQ_CLOSED || (rq == REQ_NONE && closing == REQ_NONE)) return;
-        if (atomic_compare_exchange_weak(&W->request, &rq, closing)) {
-            if (rq > 0)
-                atomic_store_explicit(&W->P->w[rq - 1].inbox, INBOX_DENIED, memory_order_release);
-            return;
-        }
-    }
-}
-
-static void backoff(unsigned *round)
-{
-    if (++*round < 16) {
-        sched_yield();
-        return;
-    }
-    unsigned us = *round < 64 ? 20 : 200;
-    struct timespec ts = {0, (long)us * 1000};
-    nanosleep(&ts, NULL);
-}
-
-/* An idle worker looks for work: true when it was handed some, false when
- * the search is over (no worker holds work, or it stops). */
-static bool steal(worker *W)
-{
-    par *P = W->P;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    unsigned round = 0, next = W->id;
-    bool got = false;
-    for (;;) {
-        deny_pending(W, REQ_NONE);
-        if (stopped(P) || atomic_load_explicit(&P->active, memory_order_acquire) == 0) break;
-        if (P->o->interrupt && *P->o->interrupt) {
-            set_stop(P, STOP_INTERRUPTED);
-            break;
-        }
-        worker *V = NULL;
-        for (unsigned k = 1; k < P->n; k++) {
-            worker *c = &P->w[(next + k) % P->n];
-            if (atomic_load_explicit(&c->avail, memory_order_relaxed) >= 2) {
-                V = c;
-                next = (next + k) % P->n;
-                break;
-            }
-        }
-        int none = REQ_NONE;
-        if (!V || !atomic_compare_exchange_strong(&V->request, &none, (int)W->id + 1)) {
-            backoff(&round);
-            continue;
-        }
-        int s;
-        while ((s = atomic_load_explicit(&W->inbox, memory_order_acquire)) == INBOX_WAIT) {
-            deny_pending(W, REQ_NONE); /* V may be asking W at the same time */
-            sched_yield();
-        }
-        atomic_store_explicit(&W->inbox, INBOX_WAIT, memory_order_relaxed);
-        if (s == INBOX_FILLED) {
-            item_stack t = W->stack;
-            W->stack = W->in;
-            W->in = t;
-            W->in.n = 0;
-            W->steals++;
-            got = true;
-            break;
-        }
-        backoff(&round);
-    }
-    W->idle += now_since(&t0);
-    return got;
-}
-
-static void dfs_worker(worker *W)
-{
-    par *P = W->P;
-    bool counted = W->stack.n > 0; /* counted in P->active: worker 0, with the initial state */
-    for (;;) {
-        while (W->stack.n > 0) {
-            if (stopped(P)) goto out;
-            int rq = atomic_load_explicit(&W->request, memory_order_acquire);
-            if (rq > 0) answer(W, rq - 1);
-            unsigned m = W->stack.n < PAR_ITEMS ? (unsigned)W->stack.n : PAR_ITEMS;
-            if (S_por(W)) m = 1;
-            W->stack.n -= m;
-            memcpy(W->item, item_at(P, &W->stack, W->stack.n), m * P->isize);
-            item_hdr *hs[PAR_ITEMS];
-            for (unsigned i = 0; i < m; i++) hs[i] = (item_hdr *)(W->item + i * P->isize);
-            if (!expand(W, hs, m, &W->stack)) goto out;
-            atomic_store_explicit(&W->avail, W->stack.n, memory_order_relaxed);
-        }
-        if (counted) atomic_fetch_sub_explicit(&P->active, 1, memory_order_acq_rel);
-        if (!steal(W)) break;
-        counted = true; /* the giver counted it */
-    }
-out:
-    atomic_store_explicit(&W->avail, 0, memory_order_relaxed);
-    deny_pending(W, REQ_CLOSED);
-}
-
-/* ---- bfs: level-synchronous ------------------------------------------------ */
-
-/* Worker w's part of level k: its stack and its inbox, by turns (a BFS
- * hands nothing over). Level k is read while level k + 1 is written. */
-static inline item_stack *part(worker *W, uint64_t k)
-{
-    return (k & 1) ? &W->in : &W->stack;
-}
-
-/* Expand level k alone, every worker's part of it, into W's part of
- * level k + 1 (the other workers wait at the barrier). False when the
- * search stops. */
-static bool level_alone(worker *W, uint64_t k)
-{
-    par *P = W->P;
-    for (unsigned w = 0; w < P->n; w++) part(&P->w[w], k + 1)->n = 0;
-    unsigned per = S_por(W) ? 1 : PAR_ITEMS;
-    for (unsigned w = 0; w < P->n; w++) {
-        item_stack *from = part(&P->w[w], k);
-        for (size_t i = 0; i < from->n;) {
-            item_hdr *hs[PAR_ITEMS];
-            unsigned m = 0;
-            for (; m < per && i < from->n; m++, i++) hs[m] = item_at(P, from, i);
-            if (!expand(W, hs, m, part(W, k + 1))) return false;
-        }
-    }
-    return true;
-}
-
-/* The last worker W at the barrier after level P->level decides what
- * comes next: the end (no new states, or the search stopped), or the next
- * level. A level smaller than BFS_SMALL items per worker is not worth a
- * barrier: W expands it alone, and the next, until a level is big enough
- * to share (a narrow state space, prodcons_monitor's 76,000 levels of 77
- * states on average, then runs as fast as one worker rather than waiting
- * at a barrier per level). The counter of the level after next starts
- * again. */
-static void next_level(void *arg)
-{
-    worker *W = arg;
-    par *P = W->P;
-    for (;;) {
-        uint64_t total = 0;
-        for (unsigned w = 0; w < P->n; w++) total += part(&P->w[w], P->level + 1)->n;
-        P->level++;
-        atomic_store_explicit(&P->next[(P->level + 1) & 1], 0, memory_order_relaxed);
-        P->done = stopped(P) || total == 0;
-        if (P->done || P->n == 1 || total >= (uint64_t)BFS_SMALL * P->n) return;
-        if (!level_alone(W, P->level)) {
-            P->done = true;
-            return;
-        }
-    }
-}
-
-/* Level-synchronous: the items of level k are the workers' parts one after
- * the other; a worker takes BFS_CHUNK at a time by a counter, finds whose
- * part each is by the parts' sizes, and puts what it makes in its own part
- * of level k + 1. One barrier a level. */
-static void bfs_worker(worker *W)
-{
-    par *P = W->P;
-    uint64_t *starts = W->starts; /* starts[w]: where worker w's part begins */
-    for (;;) {
-        uint64_t k = P->level, total = 0;
-        for (unsigned w = 0; w < P->n; w++) {
-            starts[w] = total;
-            total += part(&P->w[w], k)->n;
-        }
-        starts[P->n] = total;
-        part(W, k + 1)->n = 0; /* level k - 1's, read by every worker before the barrier */
-        unsigned per = S_por(W) ? 1 : PAR_ITEMS, w = 0;
-        while (!stopped(P)) {
-            uint64_t i = atomic_fetch_add_explicit(&P->next[k & 1], BFS_CHUNK,
-                                                   memory_order_relaxed);
-            if (i >= total) break;
-            uint64_t end = i + BFS_CHUNK < total ? i + BFS_CHUNK : total;
-            while (i < end) {
-                item_hdr *hs[PAR_ITEMS];
-                unsigned m = 0;
-                for (; m < per && i < end; m++, i++) {
-                    while (i >= starts[w + 1]) w++;
-                    while (i < starts[w]) w--;
-                    hs[m] = item_at(P, part(&P->w[w], k), i - starts[w]);
-                }
-                if (!expand(W, hs, m, part(W, k + 1))) break;
-            }
-        }
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        barrier_wait(&P->bar, next_level, W);
-        W->idle += now_since(&t0);
-        if (P->done) break;
-        (void)par_limits(W); /* publish; a stop is seen at the next level */
-    }
-}
-
 /* ---- set up, run, tear down ----------------------------------------------- */
-
-static void *worker_main(void *arg)
-{
-    worker *W = arg;
-    /* go: 1 every worker started, 2 not all could be (then the others end
-     * at once; a stop any later comes from a worker, and every BFS worker
-     * must reach the barrier of its level) */
-    int go;
-    while (!(go = atomic_load_explicit(&W->P->go, memory_order_acquire))) sched_yield();
-    if (go == 2) {
-        deny_pending(W, REQ_CLOSED);
-        return NULL;
-    }
-    if (W->P->o->search == SEARCH_BFS) bfs_worker(W);
-    else dfs_worker(W);
-    return NULL;
-}
 
 static void worker_free(worker *W)
 {
