@@ -51,13 +51,11 @@
  * What it does not do: happens-before by spawn, join, channels or volatiles
  * (such elements keep their metadata), path sensitivity beyond constant
  * branches, or anything about unshared and volatile variables. */
-#include "lockset.h"
+#include "lockset_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NONE UINT32_MAX
 
 static bool known(vm_absval v) { return v != VM_ABS_TOP && v != VM_ABS_BOT; }
 
@@ -256,28 +254,20 @@ ls_elem_facts *ls_discharge_facts(const vm_program *p)
     return f;
 }
 
+ls_why ls_discharge_lone_or_lock(const vm_var *v, const ls_elem_facts *x)
+{
+    if (!v->stored) return LS_READ_ONLY;
+    if (x->threads == 1) return LS_ONE_THREAD;
+    return x->lock != NONE ? LS_COMMON_LOCK : LS_CHECKED;
+}
+
 ls_why ls_discharge_why(ls_kind kind, const vm_program *p, const ls_elem_facts *f,
                         uint32_t elem)
 {
     if (elem >= p->nelems || vm_elem_var(p, elem)->cls != VM_SHARED) return LS_CHECKED;
     const ls_elem_facts *x = &f[elem];
     if (x->threads == 0) return LS_UNACCESSED;
-    switch (kind) {
-    case LS_OFF: return LS_CHECKED; /* no shared metadata to drop */
-    default: break;
-    }
-    const vm_var *v = vm_elem_var(p, elem);
-    if (!v->stored && (kind != LS_LD || v->init_body < 0 || x->init_ok)) return LS_READ_ONLY;
-    switch (kind) {
-    case LS_OFF: return LS_CHECKED;
-    case LS_LD:
-        return x->lock != NONE && x->init_ok ? LS_COMMON_LOCK : LS_CHECKED;
-    case LS_ERASER:
-    case LS_GOLDILOCKS:
-        if (x->threads == 1) return LS_ONE_THREAD;
-        return x->lock != NONE ? LS_COMMON_LOCK : LS_CHECKED;
-    }
-    return LS_CHECKED;
+    return ls_ops_of(kind)->discharge(vm_elem_var(p, elem), x);
 }
 
 /* ---- the --dump section ---------------------------------------------------- */
@@ -372,7 +362,6 @@ int ls_discharge_print(const vm_program *p, ls_kind kind, FILE *out)
     }
     ls_elem_facts *f = ls_discharge_facts(p);
     if (!f) return -1;
-    static const char *kname[] = {"off", "ld", "eraser", "goldilocks"};
     uint32_t nd = 0, ns = 0;
     for (uint32_t e = 0; e < p->nelems; e++) {
         if (vm_elem_var(p, e)->cls != VM_SHARED) continue;
@@ -381,7 +370,7 @@ int ls_discharge_print(const vm_program *p, ls_kind kind, FILE *out)
     }
     fprintf(out, "\nstatic discharge for --race=%s: %u of %u shared elements discharged "
                  "(with --por they get no detector metadata and no checks):\n",
-            kname[kind], nd, ns);
+            ls_ops_of(kind)->name, nd, ns);
     for (uint32_t vi = 0; vi < p->nvars; vi++) {
         const vm_var *v = &p->vars[vi];
         if (v->cls != VM_SHARED) continue;
