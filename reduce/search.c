@@ -383,6 +383,7 @@ void deadlock_outcome(step_outcome *e)
 {
     e->kind = VERDICT_DEADLOCK;
     e->cause = CAUSE_DEADLOCK;
+    e->fault = VM_FAULT_ASSERTION; /* not read; set, so that errors compare alike */
     e->tid = -1;
     e->pc = 0;
     e->body = UINT32_MAX;

@@ -50,14 +50,17 @@ void step_fault(const step_env *e, const uint8_t *s, const vm_fault *f, step_out
     out->kind = error_verdict(CAUSE_FAULT, f->kind);
     out->tid = f->tid;
     out->pc = f->pc;
+    out->elem = UINT32_MAX;
     snprintf(out->msg, sizeof out->msg, "%s", f->msg);
 }
 
 void step_bounded_invis(const step_env *e, const uint8_t *s, int tid, step_outcome *out)
 {
     out->cause = CAUSE_BOUNDED_INVIS;
-    out->kind = error_verdict(CAUSE_BOUNDED_INVIS, VM_FAULT_ASSERTION /* not read */);
+    out->fault = VM_FAULT_ASSERTION; /* not read; set, so that errors compare alike */
+    out->kind = error_verdict(CAUSE_BOUNDED_INVIS, out->fault);
     out->tid = tid;
+    out->elem = UINT32_MAX;
     out->pc = vm_tpc(e->p, s, tid);
     out->body = vm_tbody_index(e->p, s, tid);
     bounded_invis_msg(out->msg, sizeof out->msg, e->max_invisible);
@@ -103,7 +106,8 @@ bool step_detector(const step_env *e, const uint8_t *s, step_outcome *out)
     case LS_GOLDILOCKS: out->cause = CAUSE_RACE; break;
     default: out->cause = CAUSE_UNSHARED; break; /* unshared touched by two threads */
     }
-    out->kind = error_verdict(out->cause, VM_FAULT_ASSERTION /* not read */);
+    out->fault = VM_FAULT_ASSERTION; /* not read; set, so that errors compare alike */
+    out->kind = error_verdict(out->cause, out->fault);
     out->tid = rep->tid;
     out->pc = vm_tpc(e->p, s, rep->tid);
     out->body = vm_tbody_index(e->p, s, rep->tid);
