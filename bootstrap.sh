@@ -5,7 +5,7 @@
 #                         bundled model with the mcheck on the PATH
 #   ./bootstrap.sh test   install what is missing, build with ASan+UBSan, run the
 #                         parallel search's tests under ThreadSanitizer, fuzz each
-#                         libFuzzer target for 60 s (clang), run ctest (with
+#                         libFuzzer target for 30 s (clang), run ctest (with
 #                         Open MPI installed: mcheck-mpi's tests too)
 #   ./bootstrap.sh build  install what is missing and build (release) only
 # Needs root or sudo only when packages are missing, and (demo) to install
@@ -63,10 +63,10 @@ case "$mode" in
     build-tsan/tests/test_lockset | tail -1
     python3 tests/differential/test_parallel.py build-tsan/tools/mcheck build-tsan/tests/gen_model \
       --count 12 --seed 1000 | tail -1
-    # a minute of each libFuzzer target (tests/fuzz/run.sh; needs clang), then
+    # half a minute of each libFuzzer target (tests/fuzz/run.sh; needs clang), then
     # every test, so that ctest's summary closes the output
     if command -v clang >/dev/null; then
-      tests/fuzz/run.sh 60
+      tests/fuzz/run.sh 30
     else
       echo "bootstrap: clang not found, fuzzing skipped"
     fi

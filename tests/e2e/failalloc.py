@@ -3,7 +3,7 @@
 
 Runs mcheck_failalloc (mcheck linked with tests/e2e/failalloc.c) on bundled models
 under several option sets. A first run counts the allocations A the run makes;
-then, for N = 0, 1, ..., A (all of the first 200, then a sample), allocation
+then, for N = 0, 1, ..., A (all of the first 150, then a sample), allocation
 N+1 and every later one fail (and, on a smaller set, only allocation N+1
 fails). Each run must:
   - print no sanitizer report (ASan, LeakSanitizer, UBSan): no crash, no leak;
@@ -48,8 +48,8 @@ VARIANTS = [
     ["-j", "2", "--all-errors", "--store=exact"],  # the parallel search's (workers,
     ["-j", "3", "--search=bfs"],                   # clones, nodes, stacks, levels)
 ]
-FIRST_ALL = 200   # every failure point up to here
-SAMPLE = 60       # then about this many more, evenly spaced
+FIRST_ALL = 150   # every failure point up to here
+SAMPLE = 40       # then about this many more, evenly spaced
 # Judy 1.0.5 leaks the nodes of an insert that runs out of memory (its own
 # error path: a program that only calls JudyLIns until it fails and then
 # JudyLFreeArray leaks too). The exact store meets that once, as the search
