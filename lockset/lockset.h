@@ -266,7 +266,7 @@ ls_why ls_discharge_why(ls_kind kind, const vm_program *p, const ls_elem_facts *
 int ls_discharge_print(const vm_program *p, ls_kind kind, FILE *out);
 
 /* ---- sets between detectors of different processes ------------------------
- * The distributed search (reduce/mpi.c): each rank has a detector of its
+ * The distributed search (reduce/mpi/mpi.c): each rank has a detector of its
  * own, so a set's id in a vector means something only in the process that
  * made it. A vector sent to another rank carries the bits of the sets its
  * ids name, and the receiver puts its own ids in their place. */

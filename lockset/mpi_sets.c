@@ -1,5 +1,5 @@
 /* mpi_sets.c: sets between detectors of different processes (lockset.h's
- * last section), for the distributed search (reduce/mpi.c): each rank has a
+ * last section), for the distributed search (reduce/mpi/mpi.c): each rank has a
  * detector of its own, so a set's id in a vector means something only in the
  * process that made it. A vector sent to another rank carries the bits of
  * the sets its ids name (where they are: ls_id_offsets, from the detector's

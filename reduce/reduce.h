@@ -325,7 +325,7 @@ typedef struct explore_worker {
     uint64_t steals;          /* times it was handed work by another */
 } explore_worker;
 
-/* One rank of the distributed search (mcheck-mpi, reduce/mpi.c): what it
+/* One rank of the distributed search (mcheck-mpi, reduce/mpi/mpi.c): what it
  * did and what it cost on the network. */
 typedef struct explore_rank {
     uint64_t states;          /* stored by it (it owns them) */
@@ -383,7 +383,7 @@ typedef struct explore_result {
 
 /* Can explore_run() run these options? NULL if so, else why not: the text
  * of a usage error (written into msg, n bytes, or a constant). Each search
- * checks its own combination (reduce/engines.c); the command line prints
+ * checks its own combination (reduce/engine/engines.c); the command line prints
  * the text. */
 const char *explore_check(const explore_options *o, char *msg, size_t n);
 

@@ -319,7 +319,7 @@ static int races_usage(cli *c)
     return 0;
 }
 
-/* --liveness=npc (reduce/liveness.c): the command line's options it does
+/* --liveness=npc (reduce/liveness/liveness.c): the command line's options it does
  * not take; 0 if fine (its engine checks the search's). */
 static int liveness_usage(const cli *c)
 {
@@ -334,7 +334,7 @@ static int liveness_usage(const cli *c)
     return 0;
 }
 
-/* --ltl (reduce/ltl_search.c): likewise; 0 if fine. */
+/* --ltl (reduce/liveness/ltl_search.c): likewise; 0 if fine. */
 static int ltl_usage(const cli *c)
 {
     if (c->adapt) return bad_usage("--ltl cannot be used with --adapt");
@@ -346,7 +346,7 @@ static int ltl_usage(const cli *c)
     return 0;
 }
 
-/* --liveness=starvation (reduce/starvation.c): likewise; 0 if fine. */
+/* --liveness=starvation (reduce/liveness/starvation.c): likewise; 0 if fine. */
 static int starvation_usage(const cli *c)
 {
     if (c->adapt)
@@ -661,7 +661,7 @@ static int parse_args(int argc, char **argv, cli *c)
     } else if (c->eo.liveness_test_bits) {
         return bad_usage("--liveness-test-bits applies to --liveness=npc");
     }
-    /* the search's own combination, checked by the search (reduce/engines.c) */
+    /* the search's own combination, checked by the search (reduce/engine/engines.c) */
     char msg[512];
     const char *why = explore_check(&c->eo, msg, sizeof msg);
     if (why) return bad_usage("%s", why);

@@ -1,4 +1,4 @@
-/* mcheck_mpi.c: main of mcheck-mpi, the distributed search (reduce/mpi.c)
+/* mcheck_mpi.c: main of mcheck-mpi, the distributed search (reduce/mpi/mpi.c)
  * with mcheck's command line and reports: tools/mcheck.c is compiled again
  * with MCHECK_MPI (its main becomes mcheck_main, its search explore_mpi).
  * Every rank parses the same arguments, reads the model and runs the search;

@@ -1,7 +1,7 @@
 /* names.c: the command line's view of the enumerations it parses: for
  * --reduce, --race, --search, --lookahead and --store, the order in which
  * usage errors list their values, with each value spelt by the module that
- * owns the enumeration (reduce/search.c's *_name(), statestore's
+ * owns the enumeration (reduce/engine/search.c's *_name(), statestore's
  * store_kind_name()), so a name is written in one place only; and the text
  * report's sentence for each stop reason. Not here: --help's text, which is
  * written for people. */
@@ -11,7 +11,7 @@
 #include "tools_int.h"
 
 /* Each table lists, in the order usage errors name them, the values of one
- * option; their spelling is the owning module's (reduce/search.c's
+ * option; their spelling is the owning module's (reduce/engine/search.c's
  * *_name(), statestore's store_kind_name()). */
 #define NAME_TABLE(fn, namefn, ...)                                              \
     const name_value *fn(void)                                                   \

@@ -3,7 +3,7 @@
  * cJSON, applies the options recorded with the error (reduce, race, por,
  * spurious wakeups, max_invisible, -D, --adapt's volatile variables),
  * re-executes its "path" of scheduling decisions through the interpreter
- * (trace_replay(), reduce/replay.c) and says whether the recorded error
+ * (trace_replay(), reduce/ts/replay.c) and says whether the recorded error
  * occurs again, another one, none, or where and why the path cannot be
  * followed. It reads only "path" and the options, never the human-readable
  * "trace" array; it prints with report_text.c's and report_json.c's

@@ -846,7 +846,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
             jobs, eo->liveness == LIVENESS_STARVATION ? (eo->fair ? ", liveness=starvation, fair"
                                                                   : ", liveness=starvation")
                   : eo->liveness ? ", liveness=npc" : eo->ltl ? ", ltl" : "");
-    if (eo->ltl) /* the formula and its automaton (reduce/ltl.c) */
+    if (eo->ltl) /* the formula and its automaton (reduce/liveness/ltl.c) */
         fprintf(out, "ltl: %s (the negation's automaton: %" PRIu32 " states, %" PRIu32
                      " edges)\n", eo->ltl_text ? eo->ltl_text : "?", eo->ltl->nstates,
                 eo->ltl->nedges);

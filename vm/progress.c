@@ -1,5 +1,5 @@
 /* progress.c: vm_mark_progress(), the visibility of progress labels for
- * mcheck --liveness=npc (reduce/liveness.c). A non-progress cycle is defined
+ * mcheck --liveness=npc (reduce/liveness/liveness.c). A non-progress cycle is defined
  * by the steps that execute a `progress*`-labelled instruction; a composed
  * step (Stoller's C(M) transition) runs only through invisible instructions
  * after its first, so marking these visible makes "the step executes a

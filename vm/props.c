@@ -1,5 +1,5 @@
 /* props.c: `prop NAME = EXPR` lines, the propositions mcheck --ltl's
- * formulas name (reduce/ltl.c), their evaluation on a state, and their
+ * formulas name (reduce/liveness/ltl.c), their evaluation on a state, and their
  * visibility. EXPR compares volatile elements (`flag[1]`), lock owners
  * (`owner(m[0])`, a thread id or -1), threads (`writer[0]`, its id), thread
  * locations (`reader[1]@cs`, 1 when the thread stands at label cs) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_mpi.py: the distributed search (mcheck-mpi, reduce/mpi.c, issue 17)
+"""test_mpi.py: the distributed search (mcheck-mpi, reduce/mpi/mpi.c, issue 17)
 against the sequential breadth-first search, under `mpirun --oversubscribe`
 on this one machine (registered in ctest only when CMake found MPI).
 
@@ -26,7 +26,7 @@ on this one machine (registered in ctest only when CMake found MPI).
     SIGTERM to rank 1 and SIGUSR1 to mpirun stop every rank with exit 3 and
     the statistics; SIGINT to mpirun and SIGKILL to rank 1 end mpirun within
     seconds (exit not 0; the killed rank named), never a hang;
-  * --por (persistent sets under a static cycle proviso, reduce/mpi.c):
+  * --por (persistent sets under a static cycle proviso, reduce/mpi/mpi.c):
     por_model() on bundled models (with their options: their expected
     verdicts) and on random ones (disciplined, --spawns, --undisciplined,
     --spurious-wakeups), at -np 1 and 2: the error kinds of the full search
@@ -80,7 +80,7 @@ loop:
 """
 
 
-# --por's static cycle proviso (reduce/mpi.c, expand()): two threads that
+# --por's static cycle proviso (reduce/mpi/mpi.c, expand()): two threads that
 # spin for ever, each on a volatile of its own, so each alone is a
 # persistent set, and each step of `a` comes back to the state it left;
 # b fails an assertion after three rounds. Both steps close a cycle (a

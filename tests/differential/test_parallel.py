@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_parallel.py: the parallel search (-j N, reduce/parallel.c, issue 16)
+"""test_parallel.py: the parallel search (-j N, reduce/search/parallel.c, issue 16)
 against the sequential one.
 
 On random models (tests/lib/gen_model.c, disciplined and --undisciplined) and on

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_races.py: --scheduling=races (reduce/stateless_races.c, issue 19's
+"""test_races.py: --scheduling=races (reduce/search/stateless_races.c, issue 19's
 second part) against the stateful search with --race=goldilocks, on random
 models of tests/lib/gen_model.c (every second one with --volatile: volatile-heavy
 models, where transactions and races matter; every fourth one with --spawns:

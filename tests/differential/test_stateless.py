@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_stateless.py: --search=stateless (reduce/stateless.c, issue 19)
+"""test_stateless.py: --search=stateless (reduce/search/stateless.c, issue 19)
 against the stateful search, on random models of tests/lib/gen_model.c
 (disciplined ones, and every second seed also an undisciplined one; every
 fourth seed's models spawn-heavy, gen_model --spawns: several threads spawn

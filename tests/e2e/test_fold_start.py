@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end tests of --por's first device, a thread's invisible start folded
 into the step before it (issue 15: the static threads' at the initial state,
-a spawned thread's in its spawn step; reduce/step.c, step_fold_start()).
+a spawned thread's in its spawn step; reduce/ts/step.c, step_fold_start()).
 What it promises: the philosophers' counts (6^N instead of 7^N); on every
 bundled and semantics model the verdict and error kinds of the search without
 --por, never more states, and only states that search stores; a start that

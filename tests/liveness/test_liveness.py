@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--liveness=npc (reduce/liveness.c): exact verdicts and lassos on the small
+"""--liveness=npc (reduce/liveness/liveness.c): exact verdicts and lassos on the small
 models of tests/liveness/npc/ and the bundled livelock models, under composition
 and --reduce=none; the usage errors; the replay check (with
 --liveness-test-bits, collisions invent cycles that it must reject); --replay

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--ltl (vm/props.c, reduce/ltl.c, reduce/ltl_search.c): the props'
+"""--ltl (vm/props.c, reduce/liveness/ltl.c, reduce/liveness/ltl_search.c): the props'
 syntax and errors, the formula's errors, exact verdicts of small formulas
 ([] p, <> p, p U q, response, stutter at a valid end) on small models, the
 same verdicts with --reduce=none and --store=exact, the refused options, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--liveness=starvation [--fair] (reduce/starvation.c): exact verdicts,
+"""--liveness=starvation [--fair] (reduce/liveness/starvation.c): exact verdicts,
 starved threads and lassos on the small models of tests/liveness/starvation/ (fair
 and unfair cycles, a lock under weak fairness, a thread blocked only inside
 another's composed step, one blocked for good, a thread that ends, no label)

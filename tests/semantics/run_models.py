@@ -283,7 +283,7 @@ def test_model(mcheck, path):
                 check(sjs["stats"][field] == int(h[key]),
                       f"{name} {' '.join(sopts)}: {field} {sjs['stats'][field]}, expected {h[key]}")
 
-    # --liveness=npc (reduce/liveness.c), if the header names its verdict:
+    # --liveness=npc (reduce/liveness/liveness.c), if the header names its verdict:
     # composition, --reduce=none and an exact store agree
     want = h.get("expect-liveness-npc")
     for v in ([], ["--reduce=none"], ["--store=exact"]) if want is not None else ():
@@ -297,7 +297,7 @@ def test_model(mcheck, path):
                   and ljs["error"]["cycle_start"] < ljs["error"]["steps"],
                   f"{name} {' '.join(lopts)}: the error has a cycle_start inside its path")
 
-    # --ltl (reduce/ltl_search.c), one `; expect-ltl: FORMULA => VERDICT` line
+    # --ltl (reduce/liveness/ltl_search.c), one `; expect-ltl: FORMULA => VERDICT` line
     # per formula: composition, --reduce=none and an exact store agree
     with open(path, encoding="utf-8", errors="replace") as f:
         ltl_lines = re.findall(r"^\s*;\s*expect-ltl:\s*(.*?)\s*=>\s*(\S+)\s*$", f.read(), re.M)
@@ -312,7 +312,7 @@ def test_model(mcheck, path):
                 check(isinstance(ljs["error"].get("cycle_start"), int)
                       and ljs["error"]["cycle_start"] <= ljs["error"]["steps"],
                       f"{name} {' '.join(lopts)}: the error has a cycle_start within its path")
-    # --liveness=starvation [--fair] (reduce/starvation.c), likewise
+    # --liveness=starvation [--fair] (reduce/liveness/starvation.c), likewise
     for key, fair in (("expect-liveness-starvation", []),
                       ("expect-liveness-starvation-fair", ["--fair"])):
         want = h.get(key)

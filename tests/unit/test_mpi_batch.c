@@ -1,5 +1,5 @@
 /* test_mpi_batch.c: unit tests of mcheck-mpi's batch records
- * (reduce/mpi_batch.c), without MPI: batches of random records (states,
+ * (reduce/mpi/mpi_batch.c), without MPI: batches of random records (states,
  * errors, sets) with large and small tids, choices and parent indices
  * (up to UINT64_MAX, decreasing ones too) and vectors that change in no
  * byte, a few, every other one or all, decode to what was encoded, within
