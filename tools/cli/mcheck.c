@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_int.h"
 #include "reduce.h"
 #include "store.h"
-#include "tools_int.h"
 #include "vm.h"
 #ifdef MCHECK_MPI
 #include "reduce_mpi.h" /* mcheck-mpi: this file built again, tools/mcheck_mpi.c */
@@ -673,50 +673,6 @@ static int parse_args(int argc, char **argv, cli *c)
 #endif
     if (!c->por_set) c->eo.por = por_by_default(c);
     return 0;
-}
-
-/* ---- input --------------------------------------------------------------- */
-
-/* The whole file, or NULL with *nomem telling out of memory (exit 3) from
- * an error reading it (errno; exit 2). */
-char *tool_read_file(const char *path, size_t *len, bool *nomem)
-{
-    *nomem = false;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) *nomem = true;
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        if (cap > ((size_t)1 << 30)) {
-            free(buf);
-            buf = NULL;
-            errno = EFBIG;
-            break;
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            *nomem = true;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = errno;
-    if (buf && ferror(f)) {
-        err = errno;
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    errno = err;
-    *len = n;
-    return buf;
 }
 
 /* ---- main ---------------------------------------------------------------- */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "cli_int.h"
 
 /* JSON integers mcheck reads exactly: a double holds every one up to 2^53. */
 #define JSON_INT_MAX 9007199254740992.0
