@@ -13,6 +13,41 @@
 #include "report.h"
 #include "vm.h"
 
+/* ---- the command line (options.c) -------------------------------------- */
+
+/* What the command line asks for: the search's options and the rest. */
+typedef struct cli {
+    explore_options eo;
+    const char *model;
+    vm_define *defs;
+    size_t ndefs;
+    bool dump, simulate, json, quiet, progress;
+    bool adapt, race_set;      /* --adapt; --race was given */
+    bool spurious;             /* --spurious-wakeups (set on the program) */
+    bool jobs_set;             /* -j was given */
+    bool trace_states;         /* --trace-states: the whole state after each step */
+    bool trace_all;            /* --trace=all */
+    bool no_shorten;           /* --shorten=off */
+    bool shorten_given;        /* --shorten=on|STATES: also with --all-errors */
+    unsigned long long shorten_states; /* --shorten=STATES (0: the default budget) */
+    unsigned long long seed, steps;
+    const char *trace_json, *dump_states;
+    const char *trace_html;    /* --trace-html FILE */
+    const char *replay;        /* --replay FILE */
+    unsigned long long replay_error; /* --replay-error K (0: not given) */
+    bool reduce_set, por_set, maxinvis_set; /* given (--replay compares them) */
+    const char *search_only;   /* the last option --replay has no use for */
+    const char *store_set;     /* the last store option given (--store, ...) */
+    bool sleep_set;            /* --sleep-sets was given */
+    bool search_set;           /* --search was given */
+    bool sched_set;            /* --scheduling was given */
+} cli;
+
+/* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or
+ * the exit status after a usage error on stderr (2, or 3 out of memory),
+ * or -1 after --help or --version (printed on stdout: exit 0). */
+int cli_parse(int argc, char **argv, cli *c);
+
 /* ---- names (names.c): one table per enumeration the tool names ---------- */
 
 /* A name and its enum value; tables end with {NULL, 0}. Verdict and stop

@@ -1,9 +1,9 @@
 /* report_int.h: private to tools/report/. What its files share besides
  * the interface (report.h): the sentences about a run (run_notes.c), the
- * instruction and note of a trace line (trace_line.c), the whole state
- * after a step (report_state.c), the detectors' explanations (explain.c),
- * the hints (hint.c, hint_livelock.c) and the view of a trace
- * (trace_view.c). */
+ * statistics block (stats_text.c), the instruction and note of a trace
+ * line (trace_line.c), the whole state after a step (report_state.c), the
+ * detectors' explanations (explain.c), the hints (hint.c,
+ * hint_livelock.c) and the view of a trace (trace_view.c). */
 #ifndef MCHECK_TOOLS_REPORT_INT_H
 #define MCHECK_TOOLS_REPORT_INT_H
 
@@ -41,6 +41,14 @@ void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
 /* report_error_json() with --trace=all (`all`) or the compact trace. */
 void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
                             const trace *t, bool adapting, bool all, const shorten_stats *sh);
+
+/* ---- the statistics (stats_text.c) ------------------------------------- */
+
+/* The text report's "statistics:" block. */
+void report_stats_text(FILE *out, const explore_options *eo, const explore_result *r);
+/* After "search incomplete: memory limit reached": the limit, the part
+ * that filled it, every part as --memlimit counts it, and what to try. */
+void report_memlimit_text(FILE *out, const explore_options *eo, const explore_result *r);
 
 /* ---- a trace line (trace_line.c) --------------------------------------- */
 
