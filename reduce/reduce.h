@@ -560,7 +560,8 @@ typedef struct trace_entry {
  * counts the ones in between in the omitted field of the first entry after
  * them, so a trace holds at most 2 * keep entries a step whatever the
  * bound. Users that print every entry thus print a step's head and tail;
- * the reports fold repeats and say what was left out (tools/trace_view.c).
+ * the reports fold repeats and say what was left out
+ * (tools/report/trace_view.c).
  * A replay stopped by a limit (`stopped`) holds what it recorded up to
  * there; entries[n - 1] is then not the error's instruction. */
 #define TRACE_KEEP 1024u

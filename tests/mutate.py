@@ -45,7 +45,7 @@ MUTANTS = [
      "uint32_t c = p->nstatic + *count + 0 * spawned;"),
     ("all-errors-ignored",
      "--all-errors accepted but ignored (issue 21)",
-     ["tools/*.c"],
+     ["tools/cli/*.c"],
      r"(case OPT_ALL:)\s*c->eo\.all_errors = true;",
      r"\1"),
     ("notify-wakes-no-one",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The hints that end a lock_discipline report (tools/hint.c, issue 18): one
+"""The hints that end a lock_discipline report (tools/report/hint.c, issue 18): one
 small model per pattern (one thread only: `unshared`; an unlocked first access:
 `init T`, unless another thread that existed then can reach an access
 to the variable (models/semaphore_stoller.bc: `volatile` or Goldilocks instead); one writer read by another thread: `volatile` or --race=goldilocks;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--trace-html FILE (tools/report_html.c, issue 18): the page of the first
+"""--trace-html FILE (tools/report/report_html.c, issue 18): the page of the first
 error's trace. For bundled models (a deadlock, an assertion after wait and
 notify, a lock_discipline report, a spurious wakeup, spawned threads, a
 runtime error) and a few written here (an assert message with `<b>&"`, a

@@ -146,7 +146,7 @@ thread t[1]
 
 
 def human(b):
-    """report_text.c's human_bytes()."""
+    """tools/report/stats_text.c's human_bytes()."""
     units = ["B", "KB", "MB", "GB", "TB"]
     u = 0
     b = float(b)

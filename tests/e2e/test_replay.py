@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mcheck --replay (tools/replay_cli.c, issue 18): a saved trace re-executed
+"""mcheck --replay (tools/cli/replay_cli.c, issue 18): a saved trace re-executed
 through the interpreter. For every bundled model that reports an error (and
 semantics models, and small models whose errors need a nonzero `choose` or
 `notify` choice), `--trace-json` then `--replay` exits 1 with the very trace

@@ -44,7 +44,7 @@ static uint64_t fnv1a(const uint8_t *d, size_t n)
     return h;
 }
 
-/* What tools/mcheck.c does with a replayed trace, minus the printing. */
+/* What tools/cli/mcheck.c does with a replayed trace, minus the printing. */
 static void check_trace(const vm_program *p, const explore_error *er, const trace *t)
 {
     char buf[256];

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "report_int.h"
 
 /* The declaration's name as written: "x", or "buf[2]" for an array. */
 static void decl_name(const vm_var *v, char *buf, size_t n)

@@ -8,22 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report_int.h"
 #include "store.h"
-#include "tools_int.h"
-
-void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20 || *c >= 0x7f)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
 
 /* A {"name":..., "value":...} or {"name":..., "old":..., "new":...} item. */
 static void json_value(FILE *out, const char *field, bool *open, const char *name, int32_t v)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "cli_int.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "report_int.h"
 
 #define MAX_LOOP 128
 #define MAX_SPIN 4 /* elements named in the hint */

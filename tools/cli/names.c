@@ -2,13 +2,13 @@
  * --reduce, --race, --search, --lookahead and --store, the order in which
  * usage errors list their values, with each value spelt by the module that
  * owns the enumeration (reduce/engine/search.c's *_name(), statestore's
- * store_kind_name()), so a name is written in one place only; and the text
- * report's sentence for each stop reason. Not here: --help's text, which is
- * written for people. */
+ * store_kind_name()), so a name is written in one place only. Not here:
+ * --help's text, which is written for people, and the reports' sentence for
+ * each stop reason (report/run_notes.c). */
 #include <stdio.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "cli_int.h"
 
 /* Each table lists, in the order usage errors name them, the values of one
  * option; their spelling is the owning module's (reduce/engine/search.c's
@@ -58,21 +58,4 @@ void name_expected(const name_value *t, char *buf, size_t n)
         if (w < 0) break;
         len += (size_t)w;
     }
-}
-
-const char *stop_text(stop_reason s)
-{
-    switch (s) {
-    case STOP_COMPLETE: return "search complete";
-    case STOP_ERROR: return "search stopped at the first error";
-    case STOP_DEPTH: return "search incomplete: paths longer than --max-depth were pruned";
-    case STOP_MEMLIMIT: return "search incomplete: memory limit reached";
-    case STOP_TIMELIMIT: return "search incomplete: time limit reached";
-    case STOP_INTERRUPTED: return "search incomplete: interrupted";
-    case STOP_NOMEM: return "search incomplete: out of memory";
-    case STOP_STATELIMIT: return "search incomplete: state limit reached";
-    case STOP_PREEMPTION:
-        return "search incomplete: executions with more preemptions than the bound were not explored";
-    }
-    return "?";
 }

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_int.h"
 #include "store.h"
-#include "tools_int.h"
 
 #define HTML_HEAD_ROWS 1000 /* a longer trace: its first rows ... */
 #define HTML_TAIL_ROWS 1000 /* ... and its last, 2000 at most */

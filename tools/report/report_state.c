@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "tools_int.h"
+#include "report_int.h"
 
 static const char *const status_word[] = {"unused", "running", "waiting", "notified", "ended"};
 

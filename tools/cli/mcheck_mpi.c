@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "tools_int.h"
+#include "cli_int.h"
 
 static bool readied;
 static int rank;

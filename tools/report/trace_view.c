@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "report_int.h"
 
 #define MAX_LOOP 128  /* the longest loop body a step is searched for */
 #define MAX_CYCLE 16  /* the most steps a repeating run of steps spans */

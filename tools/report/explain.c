@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "report_int.h"
 
 typedef struct picked {
     uint32_t *idx; /* entry indices */

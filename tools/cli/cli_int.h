@@ -1,0 +1,120 @@
+/* cli_int.h: private to tools/cli/, the command line. What its files
+ * share: the names of option values (names.c), mcheck --replay
+ * (replay_cli.c), --simulate (simulate.c) and mcheck-mpi's hooks
+ * (mcheck_mpi.c). They call the reports (report.h) and the shared helpers
+ * (common.h); nothing below tools/cli/ calls them. */
+#ifndef MCHECK_TOOLS_CLI_INT_H
+#define MCHECK_TOOLS_CLI_INT_H
+
+#include <stdio.h>
+
+#include "common.h"
+#include "reduce.h"
+#include "report.h"
+#include "vm.h"
+
+/* ---- the command line (options.c) -------------------------------------- */
+
+/* What the command line asks for: the search's options and the rest. */
+typedef struct cli {
+    explore_options eo;
+    const char *model;
+    vm_define *defs;
+    size_t ndefs;
+    bool dump, simulate, json, quiet, progress;
+    bool adapt, race_set;      /* --adapt; --race was given */
+    bool spurious;             /* --spurious-wakeups (set on the program) */
+    bool jobs_set;             /* -j was given */
+    bool trace_states;         /* --trace-states: the whole state after each step */
+    bool trace_all;            /* --trace=all */
+    bool no_shorten;           /* --shorten=off */
+    bool shorten_given;        /* --shorten=on|STATES: also with --all-errors */
+    unsigned long long shorten_states; /* --shorten=STATES (0: the default budget) */
+    unsigned long long seed, steps;
+    const char *trace_json, *dump_states;
+    const char *trace_html;    /* --trace-html FILE */
+    const char *replay;        /* --replay FILE */
+    unsigned long long replay_error; /* --replay-error K (0: not given) */
+    bool reduce_set, por_set, maxinvis_set; /* given (--replay compares them) */
+    const char *search_only;   /* the last option --replay has no use for */
+    const char *store_set;     /* the last store option given (--store, ...) */
+    bool sleep_set;            /* --sleep-sets was given */
+    bool search_set;           /* --search was given */
+    bool sched_set;            /* --scheduling was given */
+} cli;
+
+/* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or
+ * the exit status after a usage error on stderr (2, or 3 out of memory),
+ * or -1 after --help or --version (printed on stdout: exit 0). */
+int cli_parse(int argc, char **argv, cli *c);
+
+/* ---- names (names.c): one table per enumeration the tool names ---------- */
+
+/* A name and its enum value; tables end with {NULL, 0}. Verdict and stop
+ * reason names are reduce/'s (verdict_name, stop_reason_name), store kinds
+ * statestore/'s (store_kind_name): these are the ones only tools/ names. */
+typedef struct name_value {
+    const char *name;
+    int value;
+} name_value;
+
+const name_value *reduce_names(void);    /* --reduce=compose|none */
+const name_value *race_names(void);      /* --race=off|ld|eraser|goldilocks */
+const name_value *search_names(void);    /* --search=dfs|bfs */
+const name_value *lookahead_names(void); /* --lookahead=auto|on|child|sibling|off */
+/* --store: the kinds in --help's order, named by store_kind_name(). */
+const name_value *store_names(void);
+
+/* The name of `value` in t, or "?". */
+const char *name_of(const name_value *t, int value);
+/* Sets *value to the value named s; false if t has no such name. */
+bool name_parse(const name_value *t, const char *s, int *value);
+/* The names of t for a usage error: "'a', 'b' or 'c'". */
+void name_expected(const name_value *t, char *buf, size_t n);
+
+/* ---- replay (replay_cli.c) --------------------------------------------- */
+
+/* mcheck --replay FILE MODEL: what the command line gives it. */
+typedef struct replay_request {
+    const char *file;           /* the --trace-json file or --json report */
+    const char *model;
+    unsigned long long error;   /* --replay-error K: error K of a report,
+                                   from 1 (0: not given, the first) */
+    const explore_options *eo;  /* the command line's: reduce, race, por and
+                                   max_invisible where given, the limits */
+    bool reduce_set, race_set, por_set, max_invisible_set; /* given */
+    bool spurious;              /* --spurious-wakeups given */
+    const vm_define *defs;      /* -D: override the recorded ones by name */
+    size_t ndefs;
+    bool json;                  /* --json: a JSON report of the replay */
+    const char *trace_json;     /* --trace-json: the replayed error's file */
+} replay_request;
+
+/* Read the trace, assemble the model with its recorded options, replay
+ * the path (trace_replay) and report the outcome. Returns the exit status:
+ * 1 an error occurred (the recorded one or another), 0 none, 2 a bad file,
+ * a contradicting option or a path that cannot be followed, 3 out of
+ * memory. */
+int replay_run(const replay_request *rq);
+
+/* ---- simulation (simulate.c) ------------------------------------------- */
+
+/* One random interleaving, one instruction per step. Returns the exit
+ * status: 0 all threads ended (or a valid end), 1 deadlock or error, 3 step
+ * limit. */
+int simulate_run(const vm_program *p, unsigned long long seed,
+                 unsigned long long max_steps, FILE *out);
+
+#ifdef MCHECK_MPI
+/* ---- mcheck-mpi (mcheck_mpi.c) ------------------------------------------ */
+/* mcheck.c's main, renamed: mcheck_mpi.c's main runs it on every rank. */
+int mcheck_main(int argc, char **argv);
+/* This process's rank in MPI_COMM_WORLD. */
+int mcheck_mpi_rank(void);
+/* Collective, once per rank: true if every rank says ok (it is about to
+ * search). A rank that returns from mcheck_main() without calling it calls
+ * it with false on the way out, so the others never wait for it. */
+bool mcheck_mpi_ready(bool ok);
+#endif
+
+#endif
