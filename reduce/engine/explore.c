@@ -23,7 +23,8 @@
 
 static void free_search(search *S)
 {
-    if (S->ctx && S->eng->free_ctx) S->eng->free_ctx(S);
+    /* the engine's own (a context it was given, or none: the DFS's look-ahead) */
+    if (S->eng && S->eng->free_ctx && (S->ctx || !S->eng->ctx_size)) S->eng->free_ctx(S);
     free(S->ctx);
     store_free(S->st);
     ls_free(S->det);
