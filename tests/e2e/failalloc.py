@@ -3,7 +3,9 @@
 
 Runs mcheck_failalloc (mcheck linked with tests/e2e/failalloc.c) on bundled models
 under several option sets. A first run counts the allocations A the run makes;
-then, for N = 0, 1, ..., A (all of the first 150, then a sample), allocation
+then, for N = 0, 1, ..., A (all of the first 80, then about 25 more evenly
+spaced: --first-all N and --sample N set them; offline, --first-all 200
+--sample 60), allocation
 N+1 and every later one fail (and, on a smaller set, only allocation N+1
 fails). Each run must:
   - print no sanitizer report (ASan, LeakSanitizer, UBSan): no crash, no leak;
@@ -16,7 +18,7 @@ fails). Each run must:
     it with the verdict "incomplete", the stop reason and the statistics.
 Never a crash, never exit 2 (the input is fine), never a wrong verdict.
 
-usage: failalloc.py MCHECK_FAILALLOC MODELS_DIR
+usage: failalloc.py [--first-all N] [--sample N] MCHECK_FAILALLOC MODELS_DIR
 The last line is "N passed, N failed".
 """
 import concurrent.futures
@@ -48,8 +50,8 @@ VARIANTS = [
     ["-j", "2", "--all-errors", "--store=exact"],  # the parallel search's (workers,
     ["-j", "3", "--search=bfs"],                   # clones, nodes, stacks, levels)
 ]
-FIRST_ALL = 150   # every failure point up to here
-SAMPLE = 40       # then about this many more, evenly spaced
+FIRST_ALL = 80    # every failure point up to here (CI; offline: --first-all 200)
+SAMPLE = 25       # then about this many more, evenly spaced (offline: --sample 60)
 # Judy 1.0.5 leaks the nodes of an insert that runs out of memory (its own
 # error path: a program that only calls JudyLIns until it fails and then
 # JudyLFreeArray leaks too). The exact store meets that once, as the search
@@ -136,10 +138,23 @@ def failure_points(total):
 
 
 def main():
-    if len(sys.argv) != 3:
+    global FIRST_ALL, SAMPLE
+    args = sys.argv[1:]
+    for flag in ("--first-all", "--sample"):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args) or not args[i + 1].isdigit():
+                print(__doc__)
+                return 2
+            if flag == "--first-all":
+                FIRST_ALL = int(args[i + 1])
+            else:
+                SAMPLE = max(1, int(args[i + 1]))
+            del args[i:i + 2]
+    if len(args) != 2:
         print(__doc__)
         return 2
-    exe, models = sys.argv[1], sys.argv[2]
+    exe, models = args
     global SUPPRESSIONS
     fd, SUPPRESSIONS = tempfile.mkstemp(prefix="mcheck-lsan-", suffix=".supp")
     with os.fdopen(fd, "w") as f:
