@@ -453,6 +453,14 @@ static inline void undo_pop(search *S, uint32_t bytes)
 
 /* ---- what several engines share ---------------------------------------- */
 
+/* The statistics' bytes used by a stack `levels` deep of an engine's frames
+ * (`fb` bytes each, `cap` allocated), or of the plain DFS's frames when the
+ * engine allocated none of its own (engine.used). */
+static inline uint64_t frames_used(const search *S, size_t cap, size_t fb, uint64_t levels)
+{
+    return cap ? levels * fb : S->dfs.cap ? levels * sizeof(frame) : 0;
+}
+
 /* The mask of threads with a step in s (at most 64 threads: S->por). */
 static inline uint64_t enabled_mask(const vm_program *p, const uint8_t *s)
 {

@@ -413,7 +413,7 @@ static uint64_t npc_reserved(const search *S)
 
 static uint64_t npc_used(const search *S, uint64_t levels)
 {
-    return LV(S)->cap ? levels * sizeof(lv_frame) : S->dfs.cap ? levels * sizeof(frame) : 0;
+    return frames_used(S, LV(S)->cap, sizeof(lv_frame), levels);
 }
 
 static bool npc_selects(const explore_options *o) { return o->liveness == LIVENESS_NPC; }

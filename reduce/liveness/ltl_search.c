@@ -625,7 +625,7 @@ static uint64_t ltl_reserved(const search *S)
 
 static uint64_t ltl_used(const search *S, uint64_t levels)
 {
-    return LT(S)->cap ? levels * sizeof(lt_frame) : S->dfs.cap ? levels * sizeof(frame) : 0;
+    return frames_used(S, LT(S)->cap, sizeof(lt_frame), levels);
 }
 
 /* The options before the formula is translated (the CLI's check) name it

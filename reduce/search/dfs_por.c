@@ -249,7 +249,7 @@ static uint64_t dfs_por_used(const search *S, uint64_t levels)
 {
     const por_stack *ps = PS(S);
     return (uint64_t)ps->map_peak * 2 * sizeof(uint64_t) +
-           (ps->cap ? levels * sizeof(por_frame) : S->dfs.cap ? levels * sizeof(frame) : 0);
+           frames_used(S, ps->cap, sizeof(por_frame), levels);
 }
 
 static bool dfs_por_selects(const explore_options *o) { return o->por; }

@@ -332,7 +332,7 @@ static uint64_t stateless_reserved(const search *S) { return SL(S)->cap * sizeof
 
 static uint64_t stateless_used(const search *S, uint64_t levels)
 {
-    return SL(S)->cap ? levels * sizeof(sl_frame) : 0;
+    return frames_used(S, SL(S)->cap, sizeof(sl_frame), levels);
 }
 
 static bool stateless_selects(const explore_options *o)
