@@ -1,5 +1,5 @@
 /* live_por.c: --por in the nested depth-first searches for cycles
- * (liveness.c, --liveness=npc; ltl_search.c, --ltl): which threads a
+ * (nested.c, for --liveness=npc and --ltl): which threads a
  * product state expands. The conditions are Peled's for LTL without next
  * ("Combining partial order reductions with on-the-fly model-checking",
  * CAV 1994; Clarke, Grumberg and Peled, Model Checking, section 10.5):
@@ -9,7 +9,7 @@
  * successors by the set is on the stack is expanded fully (the searches
  * detect it and take the rest, `rest`, in a second round). A step into an
  * error (no successors) expands its state fully too, as in dfs_por.c.
- * --liveness=npc needs no stack proviso (liveness.c, proviso()): a cycle
+ * --liveness=npc needs no stack proviso (nested.c, proviso()): a cycle
  * of states none of which is expanded fully is a non-progress cycle.
  *
  * Visible steps. --ltl: a step that may change a prop the formula reads:
@@ -79,13 +79,4 @@ bool live_por_full(search *S, uint64_t key)
 {
     S->r->stats.por_proviso++;
     return map_put(S, &ND(S)->full, key, 1);
-}
-
-uint64_t live_por_key(const search *S, uint8_t *v, size_t extra, size_t at, uint8_t val)
-{
-    uint8_t was = v[S->vsize + at];
-    v[S->vsize + at] = val;
-    uint64_t h = store_hash64(v, S->vsize + extra);
-    v[S->vsize + at] = was;
-    return h;
 }
