@@ -72,6 +72,34 @@ bool name_parse(const name_value *t, const char *s, int *value);
 /* The names of t for a usage error: "'a', 'b' or 'c'". */
 void name_expected(const name_value *t, char *buf, size_t n);
 
+/* ---- the model (model_load.c) ------------------------------------------- */
+
+/* What a run needs of the model: its file, the -D overrides, and the
+ * options that change the program (what they make visible). */
+typedef struct model_request {
+    const char *path;
+    const vm_define *defs;
+    size_t ndefs;
+    bool spurious;          /* --spurious-wakeups */
+    bool liveness;          /* --liveness: progress labels visible */
+    const char *ltl_text;   /* --ltl: the formula, or NULL */
+} model_request;
+
+/* Where model_load() stopped. */
+enum {
+    MODEL_OK = 0,
+    MODEL_UNREAD,   /* the file cannot be read, or memory ran out (said on stderr) */
+    MODEL_REJECTED, /* the assembler rejected it or ran out of memory (said on stderr) */
+    MODEL_BAD_LTL,  /* the formula does not translate: why in err, for the caller */
+};
+
+/* Read, assemble and prepare the model of rq into *pp (and the formula's
+ * automaton into *ltl, NULL without one); returns MODEL_*, *exit_code
+ * the exit status (2: bad input, 3: out of memory), and *pp and *ltl are
+ * NULL unless MODEL_OK. */
+int model_load(const model_request *rq, vm_program **pp, ltl_automaton **ltl, char *err, size_t n,
+               int *exit_code);
+
 /* ---- replay (replay_cli.c) --------------------------------------------- */
 
 /* mcheck --replay FILE MODEL: what the command line gives it. */

@@ -264,8 +264,6 @@ int MCHECK_MAIN(int argc, char **argv)
 #ifdef MCHECK_MPI
     if (mcheck_mpi_rank() != 0) c.trace_json = c.trace_html = NULL; /* rank 0 writes them */
 #endif
-    size_t len;
-    bool nomem;
     if (c.replay) {
         replay_request rq = {.file = c.replay, .model = c.model, .error = c.replay_error,
                              .eo = &c.eo, .reduce_set = c.reduce_set, .race_set = c.race_set,
@@ -276,37 +274,18 @@ int MCHECK_MAIN(int argc, char **argv)
         free(c.defs);
         return rc;
     }
-    char *src = tool_read_file(c.model, &len, &nomem);
-    if (!src) {
-        if (nomem)
-            fprintf(stderr, "mcheck: error: out of memory\n");
-        else
-            fprintf(stderr, "mcheck: error: cannot read '%s': %s\n", c.model, strerror(errno));
+    vm_program *p;
+    ltl_automaton *ltl;
+    char err[256];
+    model_request mr = {.path = c.model, .defs = c.defs, .ndefs = c.ndefs, .spurious = c.spurious,
+                        .liveness = c.eo.liveness != LIVENESS_OFF, .ltl_text = c.eo.ltl_text};
+    int st = model_load(&mr, &p, &ltl, err, sizeof err, &rc);
+    if (st != MODEL_OK) {
+        if (st == MODEL_BAD_LTL) fprintf(stderr, "mcheck: error: --ltl: %s\n", err);
         free(c.defs);
-        return nomem ? 3 : 2;
+        return rc;
     }
-    int nerr = 0;
-    vm_program *p = vm_assemble(c.model, src, len, c.defs, c.ndefs, stderr, &nerr);
-    free(src);
-    if (!p) {
-        free(c.defs);
-        return nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
-    }
-    p->spurious_wakeups = c.spurious; /* the search, replay and simulation read it */
-    if (c.eo.liveness) vm_mark_progress(p); /* progress points visible (vm/progress.c) */
-    ltl_automaton *ltl = NULL;
-    if (c.eo.ltl_text) { /* --ltl: the props' points visible (vm/props.c), the automaton */
-        char err[256];
-        vm_mark_props(p);
-        ltl = ltl_translate(c.eo.ltl_text, p, err, sizeof err);
-        if (!ltl) {
-            fprintf(stderr, "mcheck: error: --ltl: %s\n", err);
-            vm_program_free(p);
-            free(c.defs);
-            return 2;
-        }
-        c.eo.ltl = ltl;
-    }
+    c.eo.ltl = ltl;
     if (c.dump) {
         vm_dump(p, stdout);
         if (ls_discharge_print(p, c.eo.race, stdout) != 0) {

@@ -388,42 +388,21 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
  * variables --adapt made volatile; NULL after a message (*status). */
 static vm_program *load_model(const replay_request *rq, recorded *r, int *status)
 {
-    size_t len;
-    bool nomem;
-    int nerr = 0;
-    char *src = tool_read_file(rq->model, &len, &nomem);
-    *status = nomem ? 3 : 2;
-    if (!src) {
-        if (nomem)
-            fprintf(stderr, "mcheck: error: out of memory\n");
-        else
-            fprintf(stderr, "mcheck: error: cannot read '%s': %s\n", rq->model, strerror(errno));
-        return NULL;
+    vm_program *p;
+    char err[256];
+    model_request mr = {.path = rq->model, .defs = r->defs, .ndefs = r->ndefs,
+                        .spurious = r->spurious, .liveness = r->eo.liveness != LIVENESS_OFF,
+                        .ltl_text = r->eo.ltl_text}; /* as the search had them */
+    int st = model_load(&mr, &p, &r->ltl, err, sizeof err, status);
+    if (st == MODEL_REJECTED && r->ndefs) { /* the file's -D overrides may be what it rejects */
+        fprintf(stderr, "mcheck: note: the -D overrides of the replay:");
+        for (size_t i = 0; i < r->ndefs; i++)
+            fprintf(stderr, " %s=%" PRId32, r->defs[i].name, r->defs[i].value);
+        fprintf(stderr, " (recorded in %s, then the command line's)\n", rq->file);
     }
-    vm_program *p = vm_assemble(rq->model, src, len, r->defs, r->ndefs, stderr, &nerr);
-    free(src);
-    if (!p) {
-        *status = nerr < 0 ? 3 : 2;
-        if (r->ndefs) { /* the file's -D overrides may be what the model rejects */
-            fprintf(stderr, "mcheck: note: the -D overrides of the replay:");
-            for (size_t i = 0; i < r->ndefs; i++)
-                fprintf(stderr, " %s=%" PRId32, r->defs[i].name, r->defs[i].value);
-            fprintf(stderr, " (recorded in %s, then the command line's)\n", rq->file);
-        }
-        return NULL;
-    }
-    p->spurious_wakeups = r->spurious;
-    if (r->eo.liveness) vm_mark_progress(p); /* as the search had it */
-    if (r->eo.ltl_text) { /* the props' points visible, the formula re-translated */
-        char err[256];
-        vm_mark_props(p);
-        if (!(r->ltl = ltl_translate(r->eo.ltl_text, p, err, sizeof err))) {
-            *status = replay_file_error(rq, "\"options\".\"ltl\": %s", err);
-            vm_program_free(p);
-            return NULL;
-        }
-        r->eo.ltl = r->ltl;
-    }
+    if (st == MODEL_BAD_LTL) *status = replay_file_error(rq, "\"options\".\"ltl\": %s", err);
+    if (st != MODEL_OK) return NULL;
+    r->eo.ltl = r->ltl;
     const cJSON *name;
     uint32_t nadapted = 0;
     cJSON_ArrayForEach(name, r->adapted) nadapted++;

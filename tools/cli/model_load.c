@@ -1,0 +1,49 @@
+/* model_load.c: a model made ready for a run, one way for the search
+ * (mcheck.c) and for --replay (replay_read.c): the file read, assembled
+ * with the -D overrides, spurious wakeups set, and what the options make
+ * visible marked: progress labels for --liveness (vm/progress.c), the
+ * props' points for --ltl (vm/props.c), whose formula is translated
+ * (reduce/liveness/ltl.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_int.h"
+
+int model_load(const model_request *rq, vm_program **pp, ltl_automaton **ltl, char *err, size_t n,
+               int *exit_code)
+{
+    size_t len;
+    bool nomem;
+    *pp = NULL;
+    *ltl = NULL;
+    char *src = tool_read_file(rq->path, &len, &nomem);
+    if (!src) {
+        if (nomem)
+            fprintf(stderr, "mcheck: error: out of memory\n");
+        else
+            fprintf(stderr, "mcheck: error: cannot read '%s': %s\n", rq->path, strerror(errno));
+        *exit_code = nomem ? 3 : 2;
+        return MODEL_UNREAD;
+    }
+    int nerr = 0;
+    vm_program *p = vm_assemble(rq->path, src, len, rq->defs, rq->ndefs, stderr, &nerr);
+    free(src);
+    if (!p) {
+        *exit_code = nerr < 0 ? 3 : 2; /* out of memory is a resource limit */
+        return MODEL_REJECTED;
+    }
+    p->spurious_wakeups = rq->spurious; /* the search, replay and simulation read it */
+    if (rq->liveness) vm_mark_progress(p); /* progress points visible */
+    if (rq->ltl_text) {                    /* the props' points visible, the automaton */
+        vm_mark_props(p);
+        if (!(*ltl = ltl_translate(rq->ltl_text, p, err, n))) {
+            vm_program_free(p);
+            *exit_code = 2;
+            return MODEL_BAD_LTL;
+        }
+    }
+    *pp = p;
+    *exit_code = 0;
+    return MODEL_OK;
+}
