@@ -219,6 +219,12 @@ MUTANTS = [
      ["reduce/policy/shorten.c"],
      r"return fault == t->fault && body == t->body && pc == t->pc;",
      "return fault == t->fault && (body | 1) && (pc | 1);"),
+    # signals (issue 31): the handler must stay for the next signal
+    ("signal-once",
+     "SIGINT/SIGTERM: the handler is reset after the first signal (a second one kills the report)",
+     ["tools/cli/mcheck.c"],
+     r"sigemptyset\(&sa\.sa_mask\);",
+     "sigemptyset(&sa.sa_mask);\n    sa.sa_flags = SA_RESETHAND;"),
     # --liveness=npc and --ltl (issue 20): the one nested search (nested.c),
     # its replay check, and npc's automaton (liveness.c)
     ("liveness-progress-taken",

@@ -32,6 +32,9 @@
   (tests/ref/refcheck.py -D DEPTH=65536 --ld: 65537/65536 reduced,
   262142/262141 full; too slow to rerun here). Its trace is 65536 steps
   long, so it is not a tests/semantics model (its golden would be megabytes).
+- Signals: SIGTERM or SIGINT sent three times, 0.02 s apart, to a search
+  that runs for minutes, and to its process group as GNU timeout does,
+  stop it with its report (exit 3, stop "interrupted"), never kill it.
 (--max-depth reporting "incomplete" is tested in test_cli.py.)
 
 usage: test_limits.py MCHECK MODELS_DIR
@@ -40,9 +43,11 @@ The last line is "N passed, N failed".
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import check, finish  # noqa: E402
 
@@ -302,6 +307,32 @@ def test_lock_depth_limit(tmp):
               f"--reduce={mode}: refcheck's counts {states}/{transitions} (got {got})")
 
 
+def test_repeated_signals(models):
+    phil = os.path.join(models, "philosophers_ordered.bc")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        for group in (False, True):
+            what = f"{signal.Signals(sig).name} x3{' to the group' if group else ''}"
+            p = subprocess.Popen([MCHECK, "--json", "--quiet", "--por=off", "-D", "N=9", phil],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=group)
+            time.sleep(0.5)
+            for _ in range(3):
+                if group:
+                    os.killpg(p.pid, sig)
+                else:
+                    p.send_signal(sig)
+                time.sleep(0.02)
+            out, err = p.communicate(timeout=60)
+            try:
+                js = json.loads(out)
+            except ValueError:
+                js = None
+            check(p.returncode == 3 and js and js["stop"] == "interrupted"
+                  and js["stats"]["states_stored"] > 0,
+                  f"{what}: exit {p.returncode} (-{signal.Signals(sig).name}: killed), "
+                  f"report {js and js['stop']}, stderr {err.strip()[:200]!r}")
+
+
 def main():
     global MCHECK
     if len(sys.argv) != 3:
@@ -315,6 +346,7 @@ def main():
         test_memory_figures(models)
         test_memlimit_names_the_part(models, tmp)
         test_lock_depth_limit(tmp)
+    test_repeated_signals(models)
     return finish()
 
 

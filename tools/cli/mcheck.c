@@ -33,6 +33,18 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
+/* The handler stays for every later signal (no SA_RESETHAND, unlike what
+ * signal() gives under _POSIX_C_SOURCE): GNU timeout signals both the
+ * process and its group, and a second SIGTERM must not kill the report. */
+static void catch_signal(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static int exit_status(const explore_result *r)
@@ -131,12 +143,12 @@ static int run_search(cli *c, vm_program *p)
     c->eo.dump_states = dump;
     c->eo.interrupt = &interrupted;
     if (!c->quiet && (c->progress || isatty(STDERR_FILENO))) c->eo.progress = stderr;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    catch_signal(SIGINT);
+    catch_signal(SIGTERM);
 #ifdef MCHECK_MPI
     /* mpirun forwards SIGUSR1 to every rank and then waits for them; on
      * SIGINT or SIGTERM it kills them soon after forwarding (exit 1) */
-    signal(SIGUSR1, on_signal);
+    catch_signal(SIGUSR1);
 #endif
     struct timespec t0; /* --timelimit counts the replays too */
     clock_gettime(CLOCK_MONOTONIC, &t0);
