@@ -32,6 +32,8 @@ void explore_options_default(explore_options *o)
     o->max_invisible = 100000;
     o->race = LS_LD; /* the reduction is sound only while LD' holds */
     o->preemption_bound = -1;
+    o->mpi_round_bytes = (uint64_t)4 << 20;
+    o->mpi_progress = 3.0;
 }
 
 /* ---- names ----------------------------------------------------------------- */

@@ -472,7 +472,7 @@ static stop_reason levels(msearch *M, uint64_t total)
     search *S = &M->S;
     const explore_options *o = M->o;
     explore_stats *x = &M->res.stats;
-    double next_progress = M->progress_every;
+    double next_progress = o->mpi_progress;
     for (uint64_t level = 0; total > 0; level++) {
         x->max_depth = level;
         M->nnxt = 0;
@@ -489,7 +489,7 @@ static stop_reason levels(msearch *M, uint64_t total)
                 pos++;
                 size_t queued = 0;
                 for (int d = 0; d < M->k; d++) queued += M->out[d].n;
-                if (queued >= M->round_bytes) break;
+                if (queued >= o->mpi_round_bytes) break;
             }
             local_limits(M);
             exchange(M, (uint32_t)(level + 1));
@@ -504,7 +504,7 @@ static stop_reason levels(msearch *M, uint64_t total)
                             ctl[CTL_STORED], t > 0 ? (double)ctl[CTL_STORED] / t : 0.0,
                             ctl[CTL_TRANS], level, M->k, t);
                     fflush(o->progress);
-                    next_progress = t + M->progress_every;
+                    next_progress = t + o->mpi_progress;
                 }
             }
             if (st != STOP_COMPLETE) return st;
@@ -632,14 +632,6 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     M->nids = S->det ? ls_id_offsets(S->det, NULL) : 0;
     M->ids = M->nids ? malloc(M->nids * sizeof *M->ids) : NULL;
     if (M->ids) ls_id_offsets(S->det, M->ids);
-    /* a round's batches: MCHECK_MPI_ROUND_BYTES (the tests make it small to
-     * run many rounds a level), else 4 MB */
-    const char *rb = getenv("MCHECK_MPI_ROUND_BYTES");
-    M->round_bytes = rb && atol(rb) > 0 ? (uint64_t)atol(rb) : (uint64_t)4 << 20;
-    /* seconds between progress lines: MCHECK_MPI_PROGRESS (the tests: 0,
-     * a line every round), else 3 */
-    const char *pe = getenv("MCHECK_MPI_PROGRESS");
-    M->progress_every = pe && *pe && atof(pe) >= 0 ? atof(pe) : 3.0;
     return codec && S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
            M->nsent && M->map && M->nmap && M->ranks && M->succ && M->recv && M->hv &&
            (!M->nids || M->ids);

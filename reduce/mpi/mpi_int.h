@@ -68,8 +68,7 @@ typedef struct msearch {
     uint64_t set_bytes;
     /* statistics */
     explore_rank *ranks;   /* every rank's figures (allocated up front) */
-    uint64_t msgs, bytes, round_bytes;
-    double progress_every; /* seconds between progress lines */
+    uint64_t msgs, bytes;
     double wait;
     bool truncated;
 } msearch;
