@@ -41,7 +41,8 @@ typedef struct obuf {
 } obuf;
 
 typedef struct msearch {
-    search S;              /* this rank's: store, detector, step env, ran table */
+    search S;              /* this rank's: store, detector, step env, ran table, and
+                              its runtime (S.lim: clock, limits, progress) */
     explore_result res;    /* this rank's counts and kept errors */
     const explore_options *o;
     int me, k;
