@@ -169,6 +169,11 @@ typedef struct explore_options {
                                  search's own check (starvation.c's,
                                  ltl_search.c's lasso_holds()) and records
                                  it as the search would, or no error */
+    /* mcheck-mpi (mpi.c) only, for tests and tuning: */
+    uint64_t mpi_round_bytes; /* a rank enters a round's exchange once its
+                                 batches hold this many bytes (default 4 MB) */
+    double mpi_progress;      /* seconds between progress lines (default 3;
+                                 0: one every round) */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,

@@ -3,8 +3,8 @@
  * EXPLORE_REFUSED), sets up the context every engine shares (detector,
  * store, the work vectors, the recent-lookup cache) and the engine's
  * private one, inserts the initial state, runs the engine, and fills in
- * the result. An engine with a runtime of its own (-j N) is handed the
- * whole run. Every stored vector is the vm state followed by one marker byte:
+ * the result. An engine that drives its own run (-j N) is handed the
+ * whole run (over the same runtime, runtime_int.h). Every stored vector is the vm state followed by one marker byte:
  * 0, or for an error state the faulting thread's id + 1, so an error state
  * (which the interpreter leaves equal to its predecessor) is stored as a
  * state of its own and has no successors (LANGUAGE.md), and the errors of
@@ -78,8 +78,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.o = o;
     S.r = r;
     S.eng = e;
-    clock_gettime(CLOCK_MONOTONIC, &S.lim.t0);
-    S.lim.next_progress = 2.0;
+    rt_start(&S.lim, RT_PROGRESS_FIRST, RT_PROGRESS_EVERY);
     if (ls_needed(o->race, p)) { /* LS_OFF too, to check unshared variables */
         /* --por: statically discharged elements get no metadata */
         S.det = ls_new_opts(o->race, p, p->layout.size, o->por);
@@ -143,20 +142,12 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     for (uint32_t v = 0; v < p->nvars; v++)
         if (p->vars[v].cls == VM_SHARED) r->stats.shared_elements += p->vars[v].size;
     r->stats.discharged = ls_discharged(S.det);
-    if (S.lim.stop == STOP_COMPLETE && S.lim.truncated) S.lim.stop = STOP_DEPTH;
-    r->stop = S.lim.stop;
-    if (r->stop == STOP_MEMLIMIT)
-        r->memlimit_part = explore_memlimit_part(&r->stats, o->search == SEARCH_BFS);
-    if (r->nerrors)
-        r->verdict = r->errors[0].kind;
-    else if (S.lim.stop == STOP_COMPLETE || S.lim.stop == STOP_PREEMPTION)
-        r->verdict = VERDICT_OK; /* the preemption bound: no error within it */
-    else
-        r->verdict = VERDICT_INCOMPLETE;
+    if (S.lim.truncated) rt_stop(&S.lim, STOP_DEPTH);
+    rt_result(r, S.lim.stop, o);
     /* bitstate may have missed states: then what they run is not unreached */
     if (S.lim.stop == STOP_COMPLETE && o->store.kind != STORE_BITSTATE)
         collect_unreached(p, S.ran, r);
-    if (o->progress && r->stats.seconds >= 2.0) progress_line(&S, r->stats.seconds);
+    if (rt_progress_last(o, r->stats.seconds)) progress_line(&S, r->stats.seconds);
     free_search(&S);
     return 0;
 }

@@ -1,7 +1,7 @@
 /* search.c: what every search strategy shares: the options' defaults and
  * the name of each option value, verdict and stop reason (one table per
- * enumeration, for parsing and printing), --memlimit/--timelimit/interrupt
- * checks with the progress line, statistics, error recording, and the parts
+ * enumeration, for parsing and printing), the sequential search's limit
+ * check (over the runtime, runtime.c) with its progress line, statistics, error recording, and the parts
  * of insertion into the store that are not on the hot path (search_int.h
  * has those). It does not order the search: dfs.c and bfs.c do.
  * --memlimit counts everything the search allocates, as reserved bytes
@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "search_int.h"
@@ -32,6 +31,8 @@ void explore_options_default(explore_options *o)
     o->max_invisible = 100000;
     o->race = LS_LD; /* the reduction is sound only while LD' holds */
     o->preemption_bound = -1;
+    o->mpi_round_bytes = (uint64_t)4 << 20;
+    o->mpi_progress = RT_PROGRESS_EVERY;
 }
 
 /* ---- names ----------------------------------------------------------------- */
@@ -113,21 +114,7 @@ PARSER(race_mode_parse, ls_kind, race_names)
 PARSER(lookahead_mode_parse, lookahead_mode, lookahead_names)
 #undef PARSER
 
-/* ---- clock, memory, statistics, progress ---------------------------------- */
-
-double now_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-uint64_t explore_peak_rss(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-    return (uint64_t)ru.ru_maxrss * 1024u;
-}
+/* ---- memory, statistics, progress (the runtime: runtime.c) ---------------- */
 
 /* Bytes reserved for the DFS stack or the BFS queue: the capacity of their
  * arrays (the DFS's frames and undo log, and the engine's own), not
@@ -160,28 +147,6 @@ uint64_t search_memory(const search *S)
            S->lim.error_bytes;
 }
 
-/* The part that holds the most live data, the stack or queue counted with
- * the growth that did not fit (if one did not): the reserved bytes would
- * name the stack of a search that stopped on its store, for the DFS
- * reserves 2 MB at the start (and room for an undo record of a whole
- * vector). */
-mem_part explore_memlimit_part(const explore_stats *x, bool bfs_order)
-{
-    mem_part frontier = bfs_order ? MEM_QUEUE : MEM_STACK;
-    mem_part m = MEM_STORE;
-    uint64_t most = x->store_bytes;
-    if (x->search_used + x->refused_bytes > most) {
-        m = frontier;
-        most = x->search_used;
-    }
-    if (x->buffer_bytes > most) {
-        m = MEM_BUFFERS;
-        most = x->buffer_bytes;
-    }
-    if (x->error_bytes > most) m = MEM_ERRORS;
-    return m;
-}
-
 uint64_t explore_counted_bytes(const explore_stats *x)
 {
     return x->store_bytes + x->search_reserved + x->buffer_bytes + x->error_bytes;
@@ -207,12 +172,6 @@ void fill_stats(search *S)
     x->seconds = now_since(&S->lim.t0);
 }
 
-void search_finish_stats(explore_stats *x, const struct timespec *t0)
-{
-    x->peak_rss = explore_peak_rss();
-    x->seconds = now_since(t0);
-}
-
 void progress_line(search *S, double t)
 {
     explore_stats *x = &S->r->stats;
@@ -226,12 +185,9 @@ void progress_line(search *S, double t)
         fflush(S->o->progress);
         return;
     }
-    fprintf(S->o->progress,
-            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
-            " transitions, depth %" PRIu64 ", store %.1f MB, %.0f s\n",
-            x->states_stored, t > 0 ? (double)x->states_stored / t : 0.0,
-            x->transitions, x->max_depth, (double)store_bytes(S->st) / 1048576.0, t);
-    fflush(S->o->progress);
+    rt_progress_line(S->o->progress, t, x->states_stored, x->transitions,
+                     "depth %" PRIu64 ", store %.1f MB", x->max_depth,
+                     (double)store_bytes(S->st) / 1048576.0);
 }
 
 /* A guess costs a step and a hash when it is wrong, and pays only when
@@ -241,34 +197,26 @@ void progress_line(search *S, double t)
 #define AHEAD_STORE_BYTES ((size_t)4 << 20)
 #endif
 
-/* Memory after every transition; time, interrupt and progress every 8192
- * units of work (and whether the look-ahead starts). Returns false when the
- * search must stop (S->lim.stop says why). */
+/* Memory after every transition; time, interrupt and progress every
+ * RT_CHECK_WORK units of work (and whether the look-ahead starts). Returns
+ * false when the search must stop (S->lim.stop says why). */
 bool limits_check(search *S)
 {
     if (S->ahead.may && !S->ahead.on &&
         (S->o->lookahead != LOOKAHEAD_AUTO || store_bytes(S->st) > AHEAD_STORE_BYTES))
         ahead_start(S);
-    if (S->o->memlimit && search_memory(S) > S->o->memlimit) {
+    if (S->o->memlimit && rt_memory_over(S->o, search_memory(S))) {
         S->lim.stop = STOP_MEMLIMIT;
         return false;
     }
-    uint64_t work = search_work(S);
-    if (work < S->lim.next_check) return true;
-    S->lim.next_check = work + 8192;
-    if (S->o->interrupt && *S->o->interrupt) {
-        S->lim.stop = STOP_INTERRUPTED;
+    if (!rt_clock_due(&S->lim, search_work(S))) return true;
+    double t = 0;
+    stop_reason why = rt_check_time(&S->lim, S->o, &t);
+    if (why != STOP_COMPLETE) {
+        S->lim.stop = why;
         return false;
     }
-    double t = now_since(&S->lim.t0);
-    if (S->o->timelimit > 0 && t >= S->o->timelimit) {
-        S->lim.stop = STOP_TIMELIMIT;
-        return false;
-    }
-    if (S->o->progress && t >= S->lim.next_progress) {
-        progress_line(S, t);
-        S->lim.next_progress = t + 3.0;
-    }
+    if (rt_progress_due(&S->lim, S->o, t)) progress_line(S, t);
     return true;
 }
 
@@ -397,7 +345,7 @@ bool search_initial(search *S, uint8_t *v, explore_stats *dry)
     memcpy(v, S->p->init_state, S->p->layout.size);
     if (S->det) ls_init_meta(S->det, v);
     if (S->env.fold_start && !step_fold_starts(&S->env, v, dry, false)) {
-        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+        rt_stop(&S->lim, STOP_NOMEM);
         return false;
     }
     return true;
@@ -407,7 +355,7 @@ bool lasso_step(search *S, uint8_t *v, explore_step st, explore_stats *dry)
 {
     step_outcome out;
     if (!step_run(&S->env, v, st.tid, st.choice, &out, dry)) {
-        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
+        rt_stop(&S->lim, STOP_NOMEM);
         return false;
     }
     if (out.kind != VERDICT_OK) return false;

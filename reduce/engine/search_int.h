@@ -1,6 +1,7 @@
 /* search_int.h: the search context every engine shares, private to
  * reduce/. One struct per concern, each owned by one file: limits, clock and
- * statistics (search.c), the recent-lookup cache and insertion (here and
+ * progress (the runtime, runtime_int.h), statistics (search.c), the
+ * recent-lookup cache and insertion (here and
  * search.c), the DFS stack and undo log (dfs.c; the depth-first engines
  * share it), the look-ahead (lookahead.c, speed only; the calls dfs() makes
  * are in lookahead_int.h). An engine's own state is its private context
@@ -18,19 +19,8 @@
 #include "engine.h"
 #include "hash_map.h"
 #include "reduce.h"
+#include "runtime_int.h"
 #include "step_int.h"
-
-/* ---- limits, clock, statistics (search.c) -------------------------------- */
-
-typedef struct search_limits {
-    struct timespec t0;
-    double next_progress;
-    uint64_t next_check;  /* work (search_work()) at which to look at the clock */
-    stop_reason stop;     /* STOP_COMPLETE while the search goes on */
-    bool truncated;       /* --max-depth pruned a path */
-    size_t error_bytes;   /* r->errors and their paths */
-    uint64_t refused;     /* STOP_MEMLIMIT at a growth: the bytes it needed */
-} search_limits;
 
 /* ---- the cache of recent lookups (insert_prepared()) --------------------- */
 
@@ -172,7 +162,7 @@ typedef struct search {
     uint8_t *scratch;  /* a state to try a step on (all_visible) */
     void *dump_lock;   /* -j N: the pthread_mutex_t the workers take for
                           --dump-states (dump_state()); NULL: one thread */
-    search_limits lim;
+    runtime lim;       /* limits, clock, progress, error bytes (runtime_int.h) */
     recent_cache recent;
     dfs_stack dfs;
     lookahead ahead;
@@ -186,9 +176,6 @@ typedef struct search {
 /* ---- search.c: limits, statistics, errors, insertion --------------------- */
 
 uint64_t search_memory(const search *S);  /* everything, as --memlimit counts it */
-/* The part of the memory --memlimit counts that filled it (search.c says
- * how it tells); bfs_order names the stack/queue part. */
-mem_part explore_memlimit_part(const explore_stats *x, bool bfs_order);
 void fill_stats(search *S);
 void progress_line(search *S, double t);
 bool limits_check(search *S);
@@ -258,7 +245,7 @@ static inline uint64_t search_work(const search *S)
  * false when the search must stop (S->lim.stop says why). */
 static inline bool limits_ok(search *S)
 {
-    if (!S->o->memlimit && search_work(S) < S->lim.next_check) return true;
+    if (!S->o->memlimit && search_work(S) < S->lim.next_check) return true; /* rt_clock_due() */
     return limits_check(S);
 }
 
@@ -273,7 +260,7 @@ static HOT_INLINE bool run_step(search *S, uint8_t *s, int tid, uint64_t choice,
                                 step_outcome *out)
 {
     if (step_run(&S->env, s, tid, choice, out, &S->r->stats)) return true;
-    if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM; /* else a limit in the step */
+    rt_stop(&S->lim, STOP_NOMEM); /* else a limit in the step */
     return false;
 }
 
@@ -309,6 +296,13 @@ static inline void mark_reached(const search *S, const uint8_t *s)
 static inline bool is_recent(const search *S, uint64_t hash)
 {
     return hash && S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
+}
+
+/* The store answered sr for a lookup of hash: a stored hash goes into the
+ * cache of recent lookups. */
+static inline void recent_note(search *S, uint64_t hash, store_result sr)
+{
+    if (sr != STORE_FULL) S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] = hash;
 }
 
 /* Insert a successor. INS_NEW: to be explored, from thread *first with *n
@@ -359,12 +353,11 @@ static HOT_INLINE int insert_prepared(search *S, uint8_t *s, step_outcome *out, 
 {
     store_result sr;
     if (prepared) {
-        uint64_t *rc = &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)];
         if (recent) {
             sr = STORE_PRESENT;
         } else {
             sr = store_insert_prepared(S->st, s, hash);
-            if (sr != STORE_FULL) *rc = hash;
+            recent_note(S, hash, sr);
         }
     } else {
         sr = store_insert(S->st, s);
@@ -484,8 +477,6 @@ static inline bool is_progress(const vm_program *p, const uint8_t *s, int tid)
 
 /* After a complete search: the instructions of `ran` not run, into r. */
 void collect_unreached(const vm_program *p, uint8_t *const *ran, explore_result *r);
-/* Peak RSS and the time since t0 (search.c). */
-void search_finish_stats(explore_stats *x, const struct timespec *t0);
 
 /* ---- lookahead.c (the calls dfs() makes: lookahead_int.h) ---------------- */
 

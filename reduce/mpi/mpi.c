@@ -143,11 +143,6 @@ static bool out_rec(msearch *M, int d, const mb_rec *r, const uint8_t *v)
     return true;
 }
 
-static void set_stop(msearch *M, stop_reason why)
-{
-    if (M->S.lim.stop == STOP_COMPLETE) M->S.lim.stop = why;
-}
-
 /* ---- expansion --------------------------------------------------------------- */
 
 /* Append successor v (marked) of local state pidx by (tid, choice) to its
@@ -245,7 +240,7 @@ again:
             erred |= out.kind != VERDICT_OK;
             mark_outcome(S, M->succ, &out);
             if (!emit(M, M->succ, &out, idx, t, c)) {
-                set_stop(M, STOP_NOMEM);
+                rt_stop(&M->S.lim, STOP_NOMEM);
                 return false;
             }
         }
@@ -277,16 +272,15 @@ static bool receive_state(msearch *M, int src, const mb_rec *h, const uint8_t *v
     }
     step_outcome out = {.kind = VERDICT_OK, .elem = UINT32_MAX};
     if (h->type == MB_ERROR) memcpy(&out, outp, sizeof out);
-    store_result sr = store_insert(S->st, v);
     uint32_t first;
     uint64_t nfirst;
-    int rc = insert_result(S, v, &out, sr, false, &first, &nfirst);
+    int rc = insert_prepared(S, v, &out, 0, false, false, false, &first, &nfirst);
     explore_step via = {(int32_t)h->tid, h->choice};
     if (rc == INS_STOP) return false;
     if (rc == INS_NEW) {
         if (!grow((void **)&M->nxt, &M->nxt_cap, M->nnxt + 1, S->vsize) ||
             !grow((void **)&M->links, &M->links_cap, M->nlinks + 1, sizeof *M->links)) {
-            set_stop(M, STOP_NOMEM);
+            rt_stop(&M->S.lim, STOP_NOMEM);
             return false;
         }
         memcpy(M->nxt + M->nnxt++ * S->vsize, v, S->vsize);
@@ -297,7 +291,7 @@ static bool receive_state(msearch *M, int src, const mb_rec *h, const uint8_t *v
         if (M->res.nerrors > before) {
             kept *nk = realloc(M->kept, M->res.nerrors * sizeof *nk);
             if (!nk) {
-                set_stop(M, STOP_NOMEM);
+                rt_stop(&M->S.lim, STOP_NOMEM);
                 return false;
             }
             M->kept = nk;
@@ -347,13 +341,11 @@ static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t de
     }
     return true;
 nomem:
-    set_stop(M, STOP_NOMEM);
+    rt_stop(&M->S.lim, STOP_NOMEM);
     return false;
 }
 
 /* ---- the exchange -------------------------------------------------------------- */
-
-static double since(const struct timespec *t0) { return now_since(t0); }
 
 /* One round's exchange: every rank's batches to their owners. `go`: this
  * rank may send (false: it sends nothing, having stopped). Collective. False
@@ -365,7 +357,7 @@ static bool exchange(msearch *M, uint32_t depth)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     bool fits = true;
     for (int d = 0; d < M->k; d++) fits &= M->out[d].n <= INT_MAX;
-    if (!fits) set_stop(M, STOP_NOMEM);
+    if (!fits) rt_stop(&M->S.lim, STOP_NOMEM);
     for (int d = 0; d < M->k; d++) M->sc[d] = fits ? (int)M->out[d].n : 0;
     MPI_Alltoall(M->sc, 1, MPI_INT, M->rc, 1, MPI_INT, MPI_COMM_WORLD);
     size_t total = 0, sent = 0;
@@ -410,9 +402,9 @@ static bool exchange(msearch *M, uint32_t depth)
         M->out[d].n = 0;
         mb_reset(&M->enc[d]);
     }
-    M->wait += since(&t0);
+    M->wait += now_since(&t0);
     if (!all_ok) {
-        set_stop(M, STOP_NOMEM);
+        rt_stop(&M->S.lim, STOP_NOMEM);
         return false;
     }
     if (M->S.lim.stop != STOP_COMPLETE) return true; /* stopped: what came is not inserted */
@@ -432,13 +424,14 @@ static uint64_t rank_memory(const msearch *M)
     return m;
 }
 
+/* Every round: memory, interrupt, time (a stop is agreed in the round's
+ * MPI_Allreduce). */
 static void local_limits(msearch *M)
 {
-    search *S = &M->S;
-    const explore_options *o = M->o;
-    if (o->memlimit && rank_memory(M) > o->memlimit) set_stop(M, STOP_MEMLIMIT);
-    if (o->interrupt && *o->interrupt) set_stop(M, STOP_INTERRUPTED);
-    if (o->timelimit > 0 && now_since(&S->lim.t0) >= o->timelimit) set_stop(M, STOP_TIMELIMIT);
+    runtime *rt = &M->S.lim;
+    double t = 0;
+    if (rt_memory_over(M->o, rank_memory(M))) rt_stop(rt, STOP_MEMLIMIT);
+    rt_stop(rt, rt_check_time(rt, M->o, &t));
 }
 
 /* What the ranks agree on after each round (one MPI_Allreduce, sums). */
@@ -462,7 +455,7 @@ static void agree(msearch *M, bool more, uint64_t *ctl)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     MPI_Allreduce(mine, ctl, CTL_N, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    M->wait += since(&t0);
+    M->wait += now_since(&t0);
 }
 
 /* The levels, from the initial state (in cur at its owner); `total`: the
@@ -472,7 +465,6 @@ static stop_reason levels(msearch *M, uint64_t total)
     search *S = &M->S;
     const explore_options *o = M->o;
     explore_stats *x = &M->res.stats;
-    double next_progress = M->progress_every;
     for (uint64_t level = 0; total > 0; level++) {
         x->max_depth = level;
         M->nnxt = 0;
@@ -489,23 +481,17 @@ static stop_reason levels(msearch *M, uint64_t total)
                 pos++;
                 size_t queued = 0;
                 for (int d = 0; d < M->k; d++) queued += M->out[d].n;
-                if (queued >= M->round_bytes) break;
+                if (queued >= o->mpi_round_bytes) break;
             }
             local_limits(M);
             exchange(M, (uint32_t)(level + 1));
             agree(M, pos < M->ncur && S->lim.stop == STOP_COMPLETE, ctl);
             stop_reason st = agreed_stop(ctl);
-            if (o->progress && M->me == 0) {
+            if (M->me == 0) { /* the ranks' counts, summed */
                 double t = now_since(&S->lim.t0);
-                if (t >= next_progress) {
-                    fprintf(o->progress,
-                            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
-                            " transitions, level %" PRIu64 ", %d ranks, %.0f s\n",
-                            ctl[CTL_STORED], t > 0 ? (double)ctl[CTL_STORED] / t : 0.0,
-                            ctl[CTL_TRANS], level, M->k, t);
-                    fflush(o->progress);
-                    next_progress = t + M->progress_every;
-                }
+                if (rt_progress_due(&S->lim, o, t))
+                    rt_progress_line(o->progress, t, ctl[CTL_STORED], ctl[CTL_TRANS],
+                                     "level %" PRIu64 ", %d ranks", level, M->k);
             }
             if (st != STOP_COMPLETE) return st;
             if (!ctl[CTL_MORE]) break;
@@ -586,7 +572,9 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     S->p = p;
     S->o = o;
     S->r = &M->res;
-    clock_gettime(CLOCK_MONOTONIC, &S->lim.t0);
+    /* the first progress line after --mpi-progress seconds, then one every
+     * --mpi-progress (0: every round) */
+    rt_start(&S->lim, o->mpi_progress, o->mpi_progress);
     /* --por: statically discharged elements get no metadata (as explore.c) */
     if (ls_needed(o->race, p) && !(S->det = ls_new_opts(o->race, p, p->layout.size, o->por)))
         return false;
@@ -632,14 +620,6 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     M->nids = S->det ? ls_id_offsets(S->det, NULL) : 0;
     M->ids = M->nids ? malloc(M->nids * sizeof *M->ids) : NULL;
     if (M->ids) ls_id_offsets(S->det, M->ids);
-    /* a round's batches: MCHECK_MPI_ROUND_BYTES (the tests make it small to
-     * run many rounds a level), else 4 MB */
-    const char *rb = getenv("MCHECK_MPI_ROUND_BYTES");
-    M->round_bytes = rb && atol(rb) > 0 ? (uint64_t)atol(rb) : (uint64_t)4 << 20;
-    /* seconds between progress lines: MCHECK_MPI_PROGRESS (the tests: 0,
-     * a line every round), else 3 */
-    const char *pe = getenv("MCHECK_MPI_PROGRESS");
-    M->progress_every = pe && *pe && atof(pe) >= 0 ? atof(pe) : 3.0;
     return codec && S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
            M->nsent && M->map && M->nmap && M->ranks && M->succ && M->recv && M->hv &&
            (!M->nids || M->ids);
@@ -664,7 +644,7 @@ static bool initial(msearch *M)
     M->res.stats.invisible += starts.invisible;
     uint32_t first;
     uint64_t nfirst;
-    int rc = insert_result(S, s0, &out, store_insert(S->st, s0), false, &first, &nfirst);
+    int rc = insert_prepared(S, s0, &out, 0, false, false, false, &first, &nfirst);
     if (rc == INS_STOP) return false;
     if (rc == INS_ERROR) {
         record_error(S, &out, NULL, 0);
@@ -706,7 +686,7 @@ int explore_mpi(const vm_program *p, const explore_options *o, explore_result *r
     uint64_t mine[2] = {M->ncur, M->res.nerrors}, sum[2];
     MPI_Allreduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     stop_reason stop = sum[1] && !o->all_errors ? STOP_ERROR : levels(M, sum[0]);
-    if (stop != STOP_COMPLETE && M->S.lim.stop == STOP_COMPLETE) M->S.lim.stop = stop;
+    rt_stop(&M->S.lim, stop);
 
     totals(M, r);
     int trunc = M->truncated, any_trunc;
@@ -714,11 +694,7 @@ int explore_mpi(const vm_program *p, const explore_options *o, explore_result *r
     if (stop == STOP_COMPLETE && any_trunc) stop = STOP_DEPTH;
     unsigned max = o->all_errors ? (o->max_traces ? o->max_traces : 10) : 1;
     if (!gather_errors(M, r, max) && stop == STOP_COMPLETE) stop = STOP_NOMEM;
-    r->stop = stop;
-    if (stop == STOP_MEMLIMIT) r->memlimit_part = explore_memlimit_part(&r->stats, true);
-    if (r->nerrors) r->verdict = r->errors[0].kind;
-    else if (stop == STOP_COMPLETE) r->verdict = VERDICT_OK;
-    else r->verdict = VERDICT_INCOMPLETE;
+    rt_result(r, stop, o);
     /* what any rank ran: the ran rows are one block after the row pointers */
     size_t rows = p->nbodies * sizeof(uint8_t *), bytes = 0;
     for (uint32_t b = 0; b < p->nbodies; b++) bytes += p->bodies[b].ncode;

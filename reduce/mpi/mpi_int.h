@@ -41,7 +41,8 @@ typedef struct obuf {
 } obuf;
 
 typedef struct msearch {
-    search S;              /* this rank's: store, detector, step env, ran table */
+    search S;              /* this rank's: store, detector, step env, ran table, and
+                              its runtime (S.lim: clock, limits, progress) */
     explore_result res;    /* this rank's counts and kept errors */
     const explore_options *o;
     int me, k;
@@ -68,8 +69,7 @@ typedef struct msearch {
     uint64_t set_bytes;
     /* statistics */
     explore_rank *ranks;   /* every rank's figures (allocated up front) */
-    uint64_t msgs, bytes, round_bytes;
-    double progress_every; /* seconds between progress lines */
+    uint64_t msgs, bytes;
     double wait;
     bool truncated;
 } msearch;

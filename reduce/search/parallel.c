@@ -55,12 +55,6 @@ static void *zalloc_lines(size_t bytes)
     return m;
 }
 
-void set_stop(par *P, stop_reason why)
-{
-    int expect = STOP_COMPLETE;
-    atomic_compare_exchange_strong(&P->stop, &expect, (int)why);
-}
-
 bool stack_reserve(par *P, item_stack *s, size_t need)
 {
     if (need <= s->cap) return true;
@@ -149,7 +143,7 @@ static bool par_error(worker *W, const item_hdr *h, explore_step st, const step_
     par *P = W->P;
     pthread_mutex_lock(&P->err_lock);
     bool go_on = true;
-    if (!P->o->all_errors && stopped(P)) goto done; /* another worker's error is first */
+    if (!P->o->all_errors && rt_shared_stopped(&P->rs)) goto done; /* another worker's error is first */
     if (!keeps_trace(&P->M)) {
         go_on = record_error(&P->M, out, NULL, 0);
         goto done;
@@ -157,7 +151,7 @@ static bool par_error(worker *W, const item_hdr *h, explore_step st, const step_
     size_t len = (size_t)h->depth + 1;
     explore_step *path = malloc(len * sizeof *path);
     if (!path) {
-        set_stop(P, STOP_NOMEM);
+        rt_shared_stop(&P->rs, STOP_NOMEM);
         go_on = false;
         goto done;
     }
@@ -168,8 +162,8 @@ static bool par_error(worker *W, const item_hdr *h, explore_step st, const step_
     go_on = record_error(&P->M, out, path, (uint32_t)len);
     free(path);
 done:
-    atomic_store_explicit(&P->error_bytes, P->M.lim.error_bytes, memory_order_relaxed);
-    if (!go_on) set_stop(P, P->M.lim.stop != STOP_COMPLETE ? P->M.lim.stop : STOP_ERROR);
+    atomic_store_explicit(&P->rs.error_bytes, P->M.lim.error_bytes, memory_order_relaxed);
+    if (!go_on) rt_shared_stop(&P->rs, P->M.lim.stop != STOP_COMPLETE ? P->M.lim.stop : STOP_ERROR);
     pthread_mutex_unlock(&P->err_lock);
     return go_on;
 }
@@ -180,27 +174,27 @@ static int par_insert(worker *W, uint8_t *s, step_outcome *out, uint64_t hash, u
 {
     search *S = &W->S;
     store_result sr;
-    uint64_t *slot = S->recent.on ? &S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] : NULL;
-    if (slot && hash && *slot == hash) {
+    if (S->recent.on && is_recent(S, hash)) {
         sr = STORE_PRESENT;
     } else {
         sr = sstore_insert(W->P->st, s, hash);
-        if (slot && sr != STORE_FULL) *slot = hash;
+        if (S->recent.on) recent_note(S, hash, sr);
     }
     int rc = insert_result(S, s, out, sr, false, first, n);
-    if (rc == INS_STOP) set_stop(W->P, STOP_NOMEM);
+    if (rc == INS_STOP) rt_shared_stop(&W->P->rs, STOP_NOMEM);
     return rc;
 }
 
 static uint64_t par_memory(const par *P)
 {
     uint64_t m = sstore_bytes(P->st) + P->buffer_bytes +
-                 atomic_load_explicit(&P->error_bytes, memory_order_relaxed);
+                 atomic_load_explicit(&P->rs.error_bytes, memory_order_relaxed);
     for (unsigned i = 0; i < P->n; i++)
         m += atomic_load_explicit(&P->w[i].pub_bytes, memory_order_relaxed);
     return m;
 }
 
+/* The progress line: the workers' published counts, summed. */
 static void par_progress(par *P, double t)
 {
     uint64_t states = 0, trans = 0;
@@ -208,48 +202,36 @@ static void par_progress(par *P, double t)
         states += atomic_load_explicit(&P->w[i].pub_states, memory_order_relaxed);
         trans += atomic_load_explicit(&P->w[i].pub_transitions, memory_order_relaxed);
     }
-    fprintf(P->o->progress,
-            "mcheck: %" PRIu64 " states, %.0f states/s, %" PRIu64
-            " transitions, %u workers, store %.1f MB, %.0f s\n",
-            states, t > 0 ? (double)states / t : 0.0, trans, P->n,
-            (double)sstore_bytes(P->st) / 1048576.0, t);
-    fflush(P->o->progress);
+    rt_progress_line(P->o->progress, t, states, trans, "%u workers, store %.1f MB", P->n,
+                     (double)sstore_bytes(P->st) / 1048576.0);
 }
 
-/* Every 8192 units of work: publish the worker's figures; interrupt, time,
- * memory; worker 0 prints the progress line. False when the search stops. */
+/* Every RT_CHECK_WORK units of work: publish the worker's figures;
+ * interrupt, time, memory (the workers' published bytes, summed); worker 0
+ * prints the progress line. False when the search stops. */
 bool par_limits(worker *W)
 {
     par *P = W->P;
     const explore_stats *x = &W->res.stats;
-    W->next_check = search_work(&W->S) + 8192;
+    rt_clock_next(&W->S.lim, search_work(&W->S));
     atomic_store_explicit(&W->pub_states, x->states_stored, memory_order_relaxed);
     atomic_store_explicit(&W->pub_transitions, x->transitions, memory_order_relaxed);
     atomic_store_explicit(&W->pub_bytes, worker_bytes(W), memory_order_relaxed);
     atomic_store_explicit(&W->pub_used, worker_used(W), memory_order_relaxed);
     note_used(P);
-    if (stopped(P)) return false;
-    if (P->o->interrupt && *P->o->interrupt) {
-        set_stop(P, STOP_INTERRUPTED);
-        return false;
-    }
-    double t = now_since(&P->t0);
-    if (P->o->timelimit > 0 && t >= P->o->timelimit) {
-        set_stop(P, STOP_TIMELIMIT);
-        return false;
-    }
-    if (P->o->memlimit && par_memory(P) > P->o->memlimit) {
-        set_stop(P, STOP_MEMLIMIT);
+    if (rt_shared_stopped(&P->rs)) return false;
+    double t = 0;
+    stop_reason why = rt_check_time(&P->M.lim, P->o, &t);
+    if (why == STOP_COMPLETE && rt_memory_over(P->o, par_memory(P))) why = STOP_MEMLIMIT;
+    if (why != STOP_COMPLETE) {
+        rt_shared_stop(&P->rs, why);
         return false;
     }
     /* as the sequential look-ahead: prefetching pays only once lookups
      * miss the caches (the instructions it costs are wasted before) */
     if (!W->prefetch && P->o->lookahead != LOOKAHEAD_OFF && sstore_bytes(P->st) > PREFETCH_STORE_BYTES)
         W->prefetch = true;
-    if (W->id == 0 && P->o->progress && t >= P->next_progress) {
-        par_progress(P, t);
-        P->next_progress = t + 3.0;
-    }
+    if (W->id == 0 && rt_progress_due(&P->M.lim, P->o, t)) par_progress(P, t);
     return true;
 }
 
@@ -297,7 +279,7 @@ static bool insert_batch(worker *W, item_hdr *const *hs, expanding *ex, unsigned
         if (rc == INS_NEW) {
             if (!e->me) {
                 if (!(e->me = node_new(W))) {
-                    set_stop(P, STOP_NOMEM);
+                    rt_shared_stop(&P->rs, STOP_NOMEM);
                     return false;
                 }
                 e->me->parent = h->parent;
@@ -305,7 +287,7 @@ static bool insert_batch(worker *W, item_hdr *const *hs, expanding *ex, unsigned
                 e->me->depth = h->depth;
             }
             if (!stack_reserve(P, out, out->n + 1)) {
-                set_stop(P, STOP_NOMEM);
+                rt_shared_stop(&P->rs, STOP_NOMEM);
                 return false;
             }
             item_hdr *c = item_at(P, out, out->n++);
@@ -346,7 +328,7 @@ bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
         const uint8_t *v = item_vec((item_hdr *)h);
         ex[i] = (expanding){0};
         if (P->o->max_depth && h->depth >= P->o->max_depth) {
-            if (any_enabled(p, v)) atomic_store_explicit(&P->truncated, true, memory_order_relaxed);
+            if (any_enabled(p, v)) atomic_store_explicit(&P->rs.truncated, true, memory_order_relaxed);
             continue;
         }
         if (use_por) {
@@ -363,7 +345,7 @@ bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out)
                 uint8_t *ns = W->vecs + (size_t)n * S->wsize;
                 memcpy(ns, v, S->ssize);
                 if (!run_step(S, ns, t, c, &b->out)) { /* out of memory, or a limit */
-                    set_stop(P, S->lim.stop);
+                    rt_shared_stop(&P->rs, S->lim.stop);
                     return false;
                 }
                 mark_outcome(S, ns, &b->out);
@@ -443,7 +425,7 @@ static bool worker_init(par *P, worker *W, unsigned id)
     S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
                         .max_invisible = o->max_invisible, .fold_start = o->por,
                         .fold_undo = o->por ? malloc(S->ssize) : NULL, .state_bytes = S->ssize,
-                        .ran = S->ran, .stopped = &S->lim.stop, .t0 = &P->t0,
+                        .ran = S->ran, .stopped = &S->lim.stop, .t0 = &P->M.lim.t0,
                         .timelimit = o->timelimit, .interrupt = o->interrupt};
     /* the recent-lookup cache holds fingerprints the shared set holds: with
      * the 64-bit compact store a hash equal to one of them is a state seen */
@@ -510,7 +492,7 @@ static void par_stats(par *P)
     x->search_reserved = bytes;
     x->search_used = atomic_load(&P->used_peak);
     x->buffer_bytes = P->buffer_bytes;
-    x->error_bytes = atomic_load(&P->error_bytes);
+    x->error_bytes = atomic_load(&P->rs.error_bytes);
     x->search_bytes = x->search_reserved + x->buffer_bytes;
 }
 
@@ -537,17 +519,14 @@ static int explore_parallel(const vm_program *p, const explore_options *o, explo
     P->o = o;
     P->r = r;
     P->n = o->workers;
-    clock_gettime(CLOCK_MONOTONIC, &P->t0);
-    P->next_progress = 2.0;
-    atomic_init(&P->stop, STOP_COMPLETE);
-    atomic_init(&P->truncated, false);
+    rt_start(&P->M.lim, RT_PROGRESS_FIRST, RT_PROGRESS_EVERY);
+    rt_shared_init(&P->rs);
     atomic_init(&P->active, 0);
     atomic_init(&P->next[0], 0);
     atomic_init(&P->next[1], 0);
     atomic_init(&P->go, 0);
     atomic_init(&P->bar.waiting, 0);
     atomic_init(&P->bar.round, 0);
-    atomic_init(&P->error_bytes, 0);
     atomic_init(&P->used_peak, 0);
     pthread_mutex_init(&P->err_lock, NULL);
     pthread_mutex_init(&P->dump_lock, NULL);
@@ -583,19 +562,19 @@ static int explore_parallel(const vm_program *p, const explore_options *o, explo
     uint32_t first0 = 0;
     uint64_t nfirst0 = 0;
     if (S0->env.fold_start && !step_fold_starts(&S0->env, s0, &W0->res.stats, false)) {
-        set_stop(P, STOP_NOMEM);
+        rt_shared_stop(&P->rs, STOP_NOMEM);
     } else {
         mark_outcome(S0, s0, &out);
         rc = par_insert(W0, s0, &out, sstore_hash(P->st, s0), &first0, &nfirst0);
     }
     if (rc == INS_ERROR) {
         pthread_mutex_lock(&P->err_lock);
-        if (!record_error(&P->M, &out, NULL, 0)) set_stop(P, P->M.lim.stop);
+        if (!record_error(&P->M, &out, NULL, 0)) rt_shared_stop(&P->rs, P->M.lim.stop);
         pthread_mutex_unlock(&P->err_lock);
     } else if (rc == INS_NEW) {
         item_stack *into = &W0->stack; /* dfs: its stack; bfs: its part of level 0 */
         if (!stack_reserve(P, into, 1)) {
-            set_stop(P, STOP_NOMEM);
+            rt_shared_stop(&P->rs, STOP_NOMEM);
         } else {
             item_hdr *h = item_at(P, into, 0);
             *h = (item_hdr){.parent = NULL, .via = {-1, 0}, .depth = 0, .first = first0,
@@ -608,7 +587,7 @@ static int explore_parallel(const vm_program *p, const explore_options *o, explo
             unsigned started = 0;
             for (; started < P->n; started++)
                 if (pthread_create(&P->w[started].th, NULL, worker_main, &P->w[started])) break;
-            if (started < P->n) set_stop(P, STOP_NOMEM); /* those started stop at once */
+            if (started < P->n) rt_shared_stop(&P->rs, STOP_NOMEM); /* those started stop at once */
             atomic_store_explicit(&P->go, started < P->n ? 2 : 1, memory_order_release);
             for (unsigned i = 0; i < started; i++) pthread_join(P->w[i].th, NULL);
         }
@@ -619,14 +598,9 @@ static int explore_parallel(const vm_program *p, const explore_options *o, explo
     for (uint32_t v = 0; v < p->nvars; v++)
         if (p->vars[v].cls == VM_SHARED) r->stats.shared_elements += p->vars[v].size;
     r->stats.discharged = ls_discharged(P->det);
-    stop_reason stop = (stop_reason)atomic_load(&P->stop);
-    if (stop == STOP_COMPLETE && atomic_load(&P->truncated)) stop = STOP_DEPTH;
-    r->stop = stop;
-    if (stop == STOP_MEMLIMIT)
-        r->memlimit_part = explore_memlimit_part(&r->stats, o->search == SEARCH_BFS);
-    if (r->nerrors) r->verdict = r->errors[0].kind;
-    else if (stop == STOP_COMPLETE) r->verdict = VERDICT_OK;
-    else r->verdict = VERDICT_INCOMPLETE;
+    stop_reason stop = (stop_reason)atomic_load(&P->rs.stop);
+    if (stop == STOP_COMPLETE && atomic_load(&P->rs.truncated)) stop = STOP_DEPTH;
+    rt_result(r, stop, o);
     if (stop == STOP_COMPLETE && o->store.kind != STORE_BITSTATE) {
         /* what any worker ran */
         for (unsigned i = 1; i < P->n; i++)
@@ -635,8 +609,8 @@ static int explore_parallel(const vm_program *p, const explore_options *o, explo
                     W0->S.ran[b][pc] |= P->w[i].S.ran[b][pc];
         collect_unreached(p, W0->S.ran, r);
     }
-    search_finish_stats(&r->stats, &P->t0);
-    if (o->progress && r->stats.seconds >= 2.0) par_progress(P, r->stats.seconds);
+    search_finish_stats(&r->stats, &P->M.lim.t0);
+    if (rt_progress_last(o, r->stats.seconds)) par_progress(P, r->stats.seconds);
     par_free(P, P->n);
     return 0;
 
@@ -663,7 +637,8 @@ static const char *parallel_refuses(const explore_options *o, char *msg, size_t 
     return NULL;
 }
 
-/* Its own runtime: the workers, the shared store (above). */
+/* It drives its own run: the workers, the shared store (above), over the
+ * shared runtime's atomic variant (runtime_int.h). */
 const engine engine_parallel = {
     .name = "parallel",
     .selects = parallel_selects,

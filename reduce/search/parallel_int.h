@@ -77,7 +77,8 @@ typedef struct worker {
     unsigned id;
     pthread_t th;
     search S;               /* its own: detector (a clone), step env, ran table, recent
-                               cache, persistent-set tables, statistics (S.r = &res) */
+                               cache, persistent-set tables, statistics (S.r = &res),
+                               S.lim.next_check: the work at which to look at the limits */
     explore_result res;
     item_stack stack;       /* dfs: its items; bfs: the part of the next level it made */
     item_stack in;          /* dfs: items handed to it */
@@ -89,7 +90,6 @@ typedef struct worker {
     pnode *free_nodes;
     void **slabs;
     size_t nslabs, slabs_cap;
-    uint64_t next_check;    /* work at which to look at the limits */
     bool prefetch;          /* the store has outgrown the caches: prefetch its lookups */
     double idle;            /* seconds waiting for work */
     uint64_t steals;        /* times it was handed work */
@@ -113,18 +113,14 @@ typedef struct par {
     unsigned n;
     worker *w;
     ls_detector *det;       /* worker 0's; the others' are clones of it */
-    search M;               /* the shared result: record_error() on M, under err_lock */
+    search M;               /* the shared result: record_error() on M, under err_lock;
+                               M.lim: the run's clock and progress (worker 0's) */
     pthread_mutex_t err_lock, dump_lock;
-    /* read at every transition: a line of its own */
-    _Alignas(64) _Atomic int stop; /* stop_reason; STOP_COMPLETE while the search goes on */
-    _Alignas(64) _Atomic bool truncated; /* --max-depth pruned a path */
-    _Atomic uint64_t active;/* dfs: workers that hold work */
-    _Atomic uint64_t error_bytes;
+    runtime_shared rs;      /* the stop, --max-depth's truncation, the errors' bytes */
+    _Alignas(64) _Atomic uint64_t active; /* dfs: workers that hold work */
     uint64_t buffer_bytes;  /* the workers' fixed buffers (worker_buffers()) */
     _Atomic uint64_t used_peak; /* the most bytes of items and nodes held, sampled */
     size_t isize;           /* bytes of an item */
-    struct timespec t0;
-    double next_progress;
     /* bfs */
     _Alignas(64) _Atomic uint64_t next[2]; /* level k: the next item to take, next[k & 1] */
     uint64_t level;         /* the level being expanded */
@@ -135,8 +131,6 @@ typedef struct par {
 
 /* ---- parallel.c: what the worker loops call ------------------------------- */
 
-/* Stop the search (the first reason stays). */
-void set_stop(par *P, stop_reason why);
 /* Room for `need` items in s; false if memory runs out. */
 bool stack_reserve(par *P, item_stack *s, size_t need);
 /* Expand items hs[0..m): their successors inserted, the new ones pushed
@@ -144,11 +138,6 @@ bool stack_reserve(par *P, item_stack *s, size_t need);
 bool expand(worker *W, item_hdr *const *hs, unsigned m, item_stack *out);
 /* Publish W's counts and check the limits; false when the search stops. */
 bool par_limits(worker *W);
-
-static inline bool stopped(const par *P)
-{
-    return atomic_load_explicit(&P->stop, memory_order_relaxed) != STOP_COMPLETE;
-}
 
 static inline item_hdr *item_at(const par *P, const item_stack *s, size_t i)
 {
@@ -165,7 +154,7 @@ static inline bool S_por(const worker *W)
 
 static inline bool par_limits_ok(worker *W)
 {
-    if (search_work(&W->S) < W->next_check) return !stopped(W->P);
+    if (search_work(&W->S) < W->S.lim.next_check) return !rt_shared_stopped(&W->P->rs);
     return par_limits(W);
 }
 

@@ -95,9 +95,9 @@ static bool steal(worker *W)
     bool got = false;
     for (;;) {
         deny_pending(W, REQ_NONE);
-        if (stopped(P) || atomic_load_explicit(&P->active, memory_order_acquire) == 0) break;
-        if (P->o->interrupt && *P->o->interrupt) {
-            set_stop(P, STOP_INTERRUPTED);
+        if (rt_shared_stopped(&P->rs) || atomic_load_explicit(&P->active, memory_order_acquire) == 0) break;
+        if (rt_interrupted(P->o)) {
+            rt_shared_stop(&P->rs, STOP_INTERRUPTED);
             break;
         }
         worker *V = NULL;
@@ -141,7 +141,7 @@ static void dfs_worker(worker *W)
     bool counted = W->stack.n > 0; /* counted in P->active: worker 0, with the initial state */
     for (;;) {
         while (W->stack.n > 0) {
-            if (stopped(P)) goto out;
+            if (rt_shared_stopped(&P->rs)) goto out;
             int rq = atomic_load_explicit(&W->request, memory_order_acquire);
             if (rq > 0) answer(W, rq - 1);
             unsigned m = W->stack.n < PAR_ITEMS ? (unsigned)W->stack.n : PAR_ITEMS;
@@ -208,7 +208,7 @@ static void next_level(void *arg)
         for (unsigned w = 0; w < P->n; w++) total += part(&P->w[w], P->level + 1)->n;
         P->level++;
         atomic_store_explicit(&P->next[(P->level + 1) & 1], 0, memory_order_relaxed);
-        P->done = stopped(P) || total == 0;
+        P->done = rt_shared_stopped(&P->rs) || total == 0;
         if (P->done || P->n == 1 || total >= (uint64_t)BFS_SMALL * P->n) return;
         if (!level_alone(W, P->level)) {
             P->done = true;
@@ -234,7 +234,7 @@ static void bfs_worker(worker *W)
         starts[P->n] = total;
         part(W, k + 1)->n = 0; /* level k - 1's, read by every worker before the barrier */
         unsigned per = S_por(W) ? 1 : PAR_ITEMS, w = 0;
-        while (!stopped(P)) {
+        while (!rt_shared_stopped(&P->rs)) {
             uint64_t i = atomic_fetch_add_explicit(&P->next[k & 1], BFS_CHUNK,
                                                    memory_order_relaxed);
             if (i >= total) break;

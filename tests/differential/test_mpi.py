@@ -12,15 +12,16 @@ on this one machine (registered in ctest only when CMake found MPI).
     Eraser and Goldilocks detectors (their set ids differ between ranks:
     the vectors are translated) and with the compact store; the per-rank
     figures add up to the totals;
-  * many rounds a level (MCHECK_MPI_ROUND_BYTES=256) change nothing;
+  * many rounds a level (--mpi-round-bytes 256) change nothing;
   * no early termination: a model whose frontier is one state a level (on
     one rank, the others idle) for 60 levels is searched to its end;
   * the first error stops every rank; its trace is as short as the
     sequential BFS's, and the JSON report's path replays (mcheck --replay)
     to an error of the same kind;
   * --timelimit and --memlimit stop every rank with exit 3 and the figures
-    so far; options the distributed search does not have are usage errors;
-  * a progress line every round (MCHECK_MPI_PROGRESS=0): its last one holds
+    so far; options the distributed search does not have, and bad values of
+    its own (--mpi-round-bytes, --mpi-progress), are usage errors;
+  * a progress line every round (--mpi-progress 0): its last one holds
     every rank's states and the last level;
   * failures: rank 1 out of memory (mcheck-mpi_failalloc, --failalloc),
     SIGTERM to rank 1 and SIGUSR1 to mpirun stop every rank with exit 3 and
@@ -140,10 +141,12 @@ def figures(js):
             json.dumps(js.get("unreached")))
 
 
-def compare(o, model, args, np, label, env=ENV):
-    """A complete distributed search against the sequential BFS."""
+def compare(o, model, args, np, label, env=ENV, mpi_args=()):
+    """A complete distributed search against the sequential BFS; mpi_args:
+    mcheck-mpi's own options (--mpi-round-bytes)."""
     rs, s, _ = seq(o, ["--store=exact", "--all-errors"] + args, model)
-    rm, m, err = mpi(o, np, ["--store=exact", "--all-errors"] + args, model, env=env)
+    rm, m, err = mpi(o, np, ["--store=exact", "--all-errors"] + args + list(mpi_args), model,
+                     env=env)
     if not check(s is not None and m is not None, f"{label}: no report ({err[-500:]})"):
         return None
     check(rs == rm, f"{label}: exit {rm}, sequential {rs}")
@@ -175,15 +178,14 @@ def bundled(o):
     rm, m, _ = mpi(o, 3, ["--all-errors"], phil)
     check(s and m and figures(s) == figures(m), "philosophers compact -np 3: counts differ")
     # many rounds a level
-    env = dict(ENV, MCHECK_MPI_ROUND_BYTES="256")
-    compare(o, phil, ["-D", "N=4"], 3, "philosophers N=4, 256-byte rounds", env=env)
+    rounds = ["--mpi-round-bytes", "256"]
+    compare(o, phil, ["-D", "N=4"], 3, "philosophers N=4, 256-byte rounds", mpi_args=rounds)
     compare(o, os.path.join(o.models, "prodcons_monitor.bc"), [], 4,
-            "prodcons_monitor, 256-byte rounds", env=env)
+            "prodcons_monitor, 256-byte rounds", mpi_args=rounds)
     # the progress line, every round: the last one has every rank's states
     rm, m, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "3",
                       o.mcheck_mpi, "--json", "--progress", "--por=off", "--all-errors", "-D",
-                      "N=4", phil],
-                     env=dict(env, MCHECK_MPI_PROGRESS="0"))
+                      "N=4"] + rounds + ["--mpi-progress", "0", phil])
     lines = [ln for ln in err.splitlines() if ln.startswith("mcheck: ") and "states/s" in ln]
     want = m and (f"mcheck: {m['stats']['states_stored']} states, " ,
                   f" level {m['stats']['max_depth']}, 3 ranks, ")
@@ -261,7 +263,9 @@ def limits_and_usage(o):
           f"--memlimit: exit {rm}, {m and m['stop']}")
     for args, what in ((["--por", "-j", "2"], "-j"),
                        (["--por=off", "--search=dfs"], "--search=dfs"),
-                       (["--por", "--store=bitstate"], "--store=bitstate")):
+                       (["--por", "--store=bitstate"], "--store=bitstate"),
+                       (["--mpi-round-bytes", "0"], "--mpi-round-bytes"),
+                       (["--mpi-progress", "-1"], "--mpi-progress")):
         p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
                             o.mcheck_mpi] + args + [phil], capture_output=True, text=True,
                            env=ENV)
@@ -292,10 +296,10 @@ def signalled(o, label, sig, to_mpirun):
     to rank 1. Returns (exit status, JSON report, stderr, seconds from the
     signal to mpirun's exit), or None if the search never started."""
     model = os.path.join(o.models, "philosophers_ordered.bc")
-    env = dict(ENV, MCHECK_MPI_PROGRESS="0.2", MCHECK_MPI_ROUND_BYTES="65536")
     p = subprocess.Popen(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
-                          o.mcheck_mpi, "--json", "--progress", "--por=off", "-D", "N=8", model],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                          o.mcheck_mpi, "--json", "--progress", "--por=off", "--mpi-progress",
+                          "0.2", "--mpi-round-bytes", "65536", "-D", "N=8", model],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
     err, deadline = b"", time.time() + 60
     while b" states/s, " not in err and time.time() < deadline and p.poll() is None:
         if select.select([p.stderr], [], [], 1.0)[0]:

@@ -210,6 +210,7 @@ enum {
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
     OPT_LTL,
     OPT_FAIR,
+    OPT_MPI_ROUND, OPT_MPI_PROGRESS,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -220,7 +221,7 @@ static bool search_only_option(int o)
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
     case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
-    case OPT_LTL:
+    case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS:
         return true;
     default:
         return false;
@@ -372,6 +373,11 @@ int cli_parse(int argc, char **argv, cli *c)
         {"liveness-test-bits", required_argument, 0, OPT_LIVENESS_BITS},
         {"ltl", required_argument, 0, OPT_LTL},
         {"fair", no_argument, 0, OPT_FAIR},
+#ifdef MCHECK_MPI
+        /* testing and tuning, not in --help (docs/usage.md) */
+        {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
+        {"mpi-progress", required_argument, 0, OPT_MPI_PROGRESS},
+#endif
         {0, 0, 0, 0},
     };
     unsigned long long v;
@@ -546,6 +552,20 @@ int cli_parse(int argc, char **argv, cli *c)
             c->eo.liveness_test_bits = (unsigned)v;
             break;
         case OPT_FAIR: c->eo.fair = true; break;
+        case OPT_MPI_ROUND:
+            if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
+                return bad_usage("--mpi-round-bytes: expected a number of bytes, got '%s'",
+                                 optarg);
+            c->eo.mpi_round_bytes = v;
+            break;
+        case OPT_MPI_PROGRESS: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (!*optarg || *end || !(t >= 0) || t > 1e9)
+                return bad_usage("--mpi-progress: expected seconds, got '%s'", optarg);
+            c->eo.mpi_progress = t;
+            break;
+        }
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
