@@ -101,6 +101,9 @@ typedef struct explore_options {
     uint64_t max_invisible;   /* BoundedInvis bound (default 100000) */
     double timelimit;         /* seconds; 0: none */
     uint64_t memlimit;        /* bytes; 0: none */
+    bool memlimit_default;    /* memlimit is mcheck's default (a share of the
+                                 physical memory), not the user's: checked when
+                                 the clock is, not after every transition */
     bool all_errors;          /* keep searching after an error */
     unsigned max_traces;      /* with all_errors: keep the paths of this many
                                  errors (0: 10); later ones are only counted */

@@ -241,11 +241,13 @@ static inline uint64_t search_work(const search *S)
     return x->instructions + x->transitions * (1 + S->vsize / 64);
 }
 
-/* limits_check(), with the common case (no --memlimit, clock not due) inline:
+/* limits_check(), with the common case (no --memlimit of the user's, clock not
+ * due) inline (the default --memlimit is checked when the clock is):
  * false when the search must stop (S->lim.stop says why). */
 static inline bool limits_ok(search *S)
 {
-    if (!S->o->memlimit && search_work(S) < S->lim.next_check) return true; /* rt_clock_due() */
+    if ((!S->o->memlimit || S->o->memlimit_default) && search_work(S) < S->lim.next_check)
+        return true; /* rt_clock_due() */
     return limits_check(S);
 }
 

@@ -40,6 +40,7 @@ typedef struct cli {
     const char *store_set;     /* the last store option given (--store, ...) */
     bool sleep_set;            /* --sleep-sets was given */
     bool search_set;           /* --search was given */
+    bool memlimit_set;         /* --memlimit was given */
     bool sched_set;            /* --scheduling was given */
 } cli;
 

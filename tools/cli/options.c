@@ -118,6 +118,8 @@ static void usage(FILE *out)
           "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
           "  --memlimit MB          stop cleanly when the search's reserved memory (store,\n"
           "                         stack or queue, buffers, errors kept) would pass MB\n"
+          "                         (default: 3/4 of the physical memory, or of the\n"
+          "                         cgroup's limit if lower; 0: none)\n"
           "  --timelimit S          stop cleanly after S seconds\n"
           "\n"
           "output:\n"
@@ -316,6 +318,7 @@ static int starvation_usage(const cli *c)
  * stateless searches have sleep sets of their own; an explicit
  * --lookahead=child|sibling|on is the search without --por. There the
  * default quietly means composition; only an explicit --por is refused. */
+
 static bool por_by_default(const cli *c)
 {
     if (c->eo.reduce != REDUCE_COMPOSE || c->eo.search == SEARCH_STATELESS ||
@@ -486,9 +489,10 @@ int cli_parse(int argc, char **argv, cli *c)
             c->eo.max_invisible = v;
             break;
         case OPT_MEMLIMIT:
-            if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
+            if (!parse_u64(optarg, &v) || v > (1ull << 40))
                 return bad_usage("--memlimit: expected megabytes, got '%s'", optarg);
             c->eo.memlimit = v << 20;
+            c->memlimit_set = true;
             break;
         case OPT_TIMELIMIT: {
             char *end;
@@ -643,5 +647,11 @@ int cli_parse(int argc, char **argv, cli *c)
     }
 #endif
     if (!c->por_set) c->eo.por = por_by_default(c);
+#ifndef MCHECK_MPI /* mcheck-mpi: per rank, and ranks may share a machine: no default */
+    if (!c->memlimit_set) {
+        c->eo.memlimit = tool_memory_limit() / 4 * 3; /* a share for the rest of the machine */
+        c->eo.memlimit_default = c->eo.memlimit != 0;
+    }
+#endif
     return 0;
 }
