@@ -233,6 +233,25 @@ def test_limits():
               f"{name}: exit 3, interrupted, statistics")
 
 
+def test_stateless_loop_note():
+    """--search=stateless and --scheduling=races on a model that loops say
+    at the start (stderr) that it may run very long and what bounds it; not
+    with --max-depth, --quiet or a model without a loop, nor for the
+    stateful search."""
+    loop = model("loop.bc", "thread t\n    reg i\nL:\n    add i, i, 1\n    jmp L\n")
+    note = "mcheck: note: --search=stateless stores no state, and this model loops"
+    for opts in (["--search=stateless"], ["--scheduling=races"]):
+        code, _, err = run(*opts, "--timelimit", "2", loop)
+        check(code == 3 and note in err and "--max-depth N" in err, f"{opts}: the note ({err!r})")
+        for quiet in (["--max-depth", "50"], ["--quiet"]):
+            code, _, err = run(*opts, *quiet, "--timelimit", "2", loop)
+            check(note not in err, f"{opts} {quiet}: no note ({err!r})")
+        code, _, err = run(*opts, model("ok.bc", OK))
+        check(code == 0 and note not in err, f"{opts} without a loop: no note ({err!r})")
+    code, _, err = run("--timelimit", "2", loop)
+    check(note not in err, f"the stateful search: no note ({err!r})")
+
+
 def test_bounded_invisible():
     spin = model("spin.bc", "shared x\nlock m\nthread t\n    acquire m\nloop:\n    add r0, r0, 1\n"
                             "    jmp loop\n")
@@ -1286,7 +1305,8 @@ def main():
     global MCHECK
     MCHECK = sys.argv[1]
     for t in (test_usage, test_diagnostics_teach, test_define_changes_the_model, test_simulate, test_json_report,
-              test_limits, test_bounded_invisible, test_composed_trace_lists_every_instruction,
+              test_limits, test_stateless_loop_note, test_bounded_invisible,
+              test_composed_trace_lists_every_instruction,
               test_race_option, test_eraser_note, test_trace_states, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
               test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,

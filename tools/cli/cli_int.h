@@ -100,6 +100,8 @@ enum {
  * NULL unless MODEL_OK. */
 int model_load(const model_request *rq, vm_program **pp, ltl_automaton **ltl, char *err, size_t n,
                int *exit_code);
+/* Does some thread jump back (a loop: executions of every length)? */
+bool model_loops(const vm_program *p);
 
 /* ---- replay (replay_cli.c) --------------------------------------------- */
 

@@ -3,7 +3,8 @@
  * with the -D overrides, spurious wakeups set, and what the options make
  * visible marked: progress labels for --liveness (vm/progress.c), the
  * props' points for --ltl (vm/props.c), whose formula is translated
- * (reduce/liveness/ltl.c). */
+ * (reduce/liveness/ltl.c). Also whether the model loops, for the note
+ * before a search that stores no state. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,4 +47,15 @@ int model_load(const model_request *rq, vm_program **pp, ltl_automaton **ltl, ch
     *pp = p;
     *exit_code = 0;
     return MODEL_OK;
+}
+
+bool model_loops(const vm_program *p)
+{
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
+            const vm_insn *in = &p->bodies[b].code[pc];
+            enum vm_format f = vm_ops[in->op].format;
+            if ((f == VM_FMT_L || f == VM_FMT_AL) && (uint32_t)in->obj <= pc) return true;
+        }
+    return false;
 }
