@@ -225,6 +225,10 @@ static int check_lasso(const replay_request *rq, const recorded *r, const vm_pro
     if (r->starvation && l.starved < 0)
         return replay_file_error(rq, "\"starved\": no thread '%s' on the replayed path",
                           r->starved_name);
+    if (r->starvation && ((uint32_t)l.starved >= p->nthreads ||
+                          vm_tstatus_of(p, t->final_state, l.starved) == VM_T_UNUSED))
+        return replay_file_error(rq, "\"starved_tid\": no thread %d on the replayed path (the "
+                                     "model has %u thread slots)", l.starved, p->nthreads);
     explore_options o = r->eo;
     o.search = SEARCH_DFS;
     o.workers = 0;
@@ -350,7 +354,7 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
     if (oc == OUT_DIVERGED)
         fprintf(stderr, "mcheck: error: %s does not replay on %s: %s\n", rq->file, rq->model, why);
     trace_free(&t);
-    return oc == OUT_STOPPED ? 3 : oc == OUT_DIVERGED ? 2 : error ? 1 : 0;
+    return oc == OUT_STOPPED ? 3 : oc == OUT_DIVERGED ? 4 : error ? 1 : 0;
 }
 
 int replay_run(const replay_request *rq)

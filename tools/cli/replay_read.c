@@ -111,6 +111,17 @@ static cJSON *parse_file(const replay_request *rq, int *status)
         }
         return NULL;
     }
+    /* JSON has no raw control bytes: between tokens only space, tab, CR and
+     * LF, inside strings only escapes (cJSON would take any as whitespace) */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char b = (unsigned char)buf[i];
+        if (b < 0x20 && b != '\t' && b != '\n' && b != '\r') {
+            free(buf);
+            fprintf(stderr, "mcheck: error: %s is not JSON: control byte 0x%02x at offset %zu\n",
+                    rq->file, b, i);
+            return NULL;
+        }
+    }
     const char *end = NULL;
     json_mem.limit = rq->eo->memlimit > len ? (size_t)(rq->eo->memlimit - len) : 1;
     if (!rq->eo->memlimit) json_mem.limit = 0;
