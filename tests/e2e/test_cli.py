@@ -113,6 +113,10 @@ def test_usage():
         check(code == 0 and "verdict: ok" in out, f"--lookahead={la} runs")
     code, out, err = run("-D", "NOPE=3", ok)
     check(code == 2 and "NOPE" in err, f"-D of an undeclared const: exit 2 ({err!r})")
+    for opt in ("--seed", "--steps"):  # the search runs every interleaving: not ignored silently
+        code, out, err = run(opt, "3", ok)
+        check(code == 2 and f"mcheck: error: {opt} applies to --simulate" in err,
+              f"{opt} without --simulate: exit 2 ({err!r})")
     code, out, err = run("-D", "K=x", ok)
     check(code == 2, "-D with a bad value: exit 2")
     bad = model("bad.bc", "lock m\nthread t\n    acquire l3\n")

@@ -385,6 +385,7 @@ int cli_parse(int argc, char **argv, cli *c)
     };
     unsigned long long v;
     int o, e, li = -1;
+    const char *sim_opt = NULL; /* --seed or --steps given */
     c->seed = 1;
     c->steps = 10000;
     opterr = 0;
@@ -436,9 +437,11 @@ int cli_parse(int argc, char **argv, cli *c)
             break;
         case OPT_SEED:
             if (!parse_u64(optarg, &c->seed)) return bad_usage("--seed: bad number '%s'", optarg);
+            sim_opt = "--seed";
             break;
         case OPT_STEPS:
             if (!parse_u64(optarg, &c->steps)) return bad_usage("--steps: bad number '%s'", optarg);
+            sim_opt = "--steps";
             break;
         case OPT_DUMP: c->dump = true; break;
         case OPT_REDUCE:
@@ -588,6 +591,8 @@ int cli_parse(int argc, char **argv, cli *c)
         return bad_usage("%s%s cannot be used with --replay",
                          c->search_only[1] ? "--" : "-", c->search_only);
     if (c->replay_error && !c->replay) return bad_usage("--replay-error needs --replay FILE");
+    if (sim_opt && !c->simulate) /* the search explores every run: no seed, no step count */
+        return bad_usage("%s applies to --simulate", sim_opt);
     if (c->trace_html && (c->dump || c->simulate))
         return bad_usage("--trace-html applies to the search, not to %s",
                          c->dump ? "--dump" : "--simulate");
