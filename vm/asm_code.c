@@ -35,28 +35,27 @@ static void add_label(asm_ctx *c, uint32_t li, const tok *t, uint32_t pc)
     asm_strmap_put(c, &c->b.labelmap, t->p, t->len, (int32_t)(c->b.labels.n - 1));
 }
 
-static bool declare_reg(asm_ctx *c, uint32_t li, const tok *t)
+static void declare_reg(asm_ctx *c, uint32_t li, const tok *t)
 {
     int32_t prev;
-    if (!asm_check_not_reserved(c, li, t)) return false;
+    if (!asm_check_not_reserved(c, li, t)) return;
     if ((prev = asm_lookup_global(c, t->p, t->len)) >= 0) {
         const decl *d = &c->decls.v[prev];
         asm_error_at(c, li, t->col, "duplicate name '%.*s'", NAMEARG(t->p, t->len));
         asm_note_at(c, d->li, d->col, "'%.*s' is declared here as %s", NAMEARG(d->name, d->len),
                     asm_kind_phrase(d));
-        return false;
+        return;
     }
     if (asm_strmap_get(&c->b.regmap, t->p, t->len, &prev)) {
         const namedreg *r = &c->b.regs.v[prev];
         asm_error_at(c, li, t->col, "duplicate register '%.*s'", NAMEARG(t->p, t->len));
         asm_note_at(c, r->li, r->col, "previous definition is here");
-        return false;
+        return;
     }
     namedreg *r = VEC_PUSH(c, c->b.regs);
-    if (!r) return false;
+    if (!r) return;
     *r = (namedreg){t->p, t->len, li, t->col, -1};
     asm_strmap_put(c, &c->b.regmap, t->p, t->len, (int32_t)(c->b.regs.n - 1));
-    return true;
 }
 
 /* `reg a, b, c` */
@@ -69,7 +68,8 @@ static void declare_regs(asm_ctx *c, uint32_t li)
             asm_cur_fail(&k, "a register name");
             return;
         }
-        if (!declare_reg(c, li, t)) return;
+        declare_reg(c, li, t); /* a bad name is said, and the rest are still declared */
+        if (c->oom) return;
         k.i++;
     } while (cur_accept(&k, ','));
     asm_cur_expect_end(&k);

@@ -285,6 +285,12 @@ static void read_statement(asm_ctx *c, uint32_t li)
     }
     if (is_decl) {
         ln->kind = L_DECL;
+        if (is_body_kind(kind)) {
+            c->ended_at = -1;
+        } else if (c->cur_body >= 0) { /* said below if body lines follow */
+            c->ended_at = (int32_t)li;
+            c->ended_body = c->cur_body;
+        }
         close_body(c, li);
         c->swallow = false;
         if (i > 0) asm_error_at(c, li, t[0].col, "a declaration cannot have a label");
@@ -297,6 +303,19 @@ static void read_statement(asm_ctx *c, uint32_t li)
     }
     ln->bad = true;
     if (c->swallow) return;
+    if (c->ended_at >= 0) { /* one error, at the declaration that cut the body */
+        const line *dl = &c->lines.v[c->ended_at];
+        const tok *kw = &line_toks(c, dl)[dl->stmt];
+        const decl *b = &c->decls.v[c->ended_body];
+        asm_error_at(c, (uint32_t)c->ended_at, kw->col,
+                     "'%.*s' inside the body of %s %.*s: a declaration ends a body, so its "
+                     "lines after it are outside any body; declare it before the body",
+                     NAMEARG(kw->p, kw->len), b->kind == S_THREAD ? "thread" : "proc",
+                     NAMEARG(b->name, b->len));
+        c->ended_at = -1;
+        c->swallow = true;
+        return;
+    }
     if (!first)
         asm_error_at(c, li, t[0].col, "label outside any thread body");
     else if (tok_word(first, "reg"))
@@ -312,6 +331,7 @@ static void read_statement(asm_ctx *c, uint32_t li)
 void asm_read_toplevel(asm_ctx *c)
 {
     c->cur_body = -1;
+    c->ended_at = -1;
     for (uint32_t li = 0; li < c->lines.n && !c->oom; li++) read_statement(c, li);
     close_body(c, c->lines.n);
     if (c->nkind[S_THREAD] == 0) asm_error_at_top(c, "no thread in the model");

@@ -203,6 +203,9 @@ typedef struct asm_ctx {
     int32_t cur_body; /* decl being read by pass 1, or -1 */
     VEC(uint32_t) prop_lines; /* `prop` lines, read by props.c after the bodies */
     bool swallow;     /* after a broken thread/proc line: ignore its body */
+    int32_t ended_at; /* a declaration (not a body's) that ended a body, line
+                         index; -1 once a body starts (pass 1) */
+    int32_t ended_body; /* the body it ended */
     body_ctx b;
     /* diagnostics: the MAX_SHOWN first by position */
     int nerrors;

@@ -111,8 +111,28 @@ void test_no_cascades(void)
     CHECK_CONTAINS(r.diag, "t.bc:5:10: error: array size must be positive, got 0");
     CHECK_CONTAINS(r.diag, "t.bc:8:7: error: undefined label 'l'");
     done(&r);
-    EXPECT_ERROR("thread main\n  reg x\nshared y\n  reg z\n",
-                 "t.bc:4:3: error: 'reg' outside any thread body");
+    /* a declaration inside a body ends it: said once, at the declaration */
+    r = run("thread main\n  reg x\nshared y\n  reg z\n  mov z, 1\n");
+    CHECK_EQ_INT(r.nerr, 1);
+    CHECK_CONTAINS(r.diag, "t.bc:3:1: error: 'shared' inside the body of thread main: a "
+                           "declaration ends a body, so its lines after it are outside any body; "
+                           "declare it before the body");
+    done(&r);
+    r = run("volatile x\nthread t\n    reg a\n    const K = 3\n    load a, x\n");
+    CHECK_EQ_INT(r.nerr, 1);
+    CHECK_CONTAINS(r.diag, "t.bc:4:5: error: 'const' inside the body of thread t");
+    done(&r);
+    /* between bodies a declaration is fine; a stray line after one is not */
+    r = run("thread main\n  nop\nshared y\nthread u\n  nop\n");
+    CHECK(r.p != NULL && r.nerr == 0);
+    done(&r);
+    EXPECT_ERROR("shared y\n  reg z\nthread u\n", "t.bc:2:3: error: 'reg' outside any thread body");
+    /* a bad name in a reg list: that name only, the others declared */
+    r = run("volatile x\nthread t\n    reg r, r1, c\n    load r1, x\n    add c, r1, 1\n"
+            "    store x, c\n");
+    CHECK_EQ_INT(r.nerr, 1);
+    CHECK_CONTAINS(r.diag, "t.bc:3:12: error: 'r1' is reserved and cannot be used as a name");
+    done(&r);
     EXPECT_ERROR("thread main\nl: const N = 1\n", "t.bc:2:1: error: a declaration cannot have a label");
 }
 
