@@ -243,7 +243,7 @@ def test_stateless_loop_note():
     with --max-depth, --quiet or a model without a loop, nor for the
     stateful search."""
     loop = model("loop.bc", "thread t\n    reg i\nL:\n    add i, i, 1\n    jmp L\n")
-    note = "mcheck: note: --search=stateless stores no state, and this model loops"
+    note = "mcheck: note: --search=stateless stores no state, and this model has a loop"
     for opts in (["--search=stateless"], ["--scheduling=races"]):
         code, _, err = run(*opts, "--timelimit", "2", loop)
         check(code == 3 and note in err and "--max-depth N" in err, f"{opts}: the note ({err!r})")

@@ -143,10 +143,10 @@ static int run_search(cli *c, vm_program *p)
     c->eo.dump_states = dump;
     c->eo.interrupt = &interrupted;
     if (c->eo.search == SEARCH_STATELESS && !c->eo.max_depth && !c->quiet && model_loops(p))
-        fprintf(stderr, "mcheck: note: --search=stateless stores no state, and this model loops: "
-                        "it has executions of every length, so the search deepens its bound up "
-                        "to 10000 steps and may run very long; give --max-depth N (\"no error "
-                        "in any execution of N steps\") or --timelimit S\n");
+        fprintf(stderr, "mcheck: note: --search=stateless stores no state, and this model has a "
+                        "loop (a jump back): if a thread can loop for ever, the search deepens "
+                        "its bound up to 10000 steps and may run very long; give --max-depth N "
+                        "(\"no error in any execution of N steps\") or --timelimit S\n");
     if (!c->quiet && (c->progress || isatty(STDERR_FILENO))) c->eo.progress = stderr;
     catch_signal(SIGINT);
     catch_signal(SIGTERM);
