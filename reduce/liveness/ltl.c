@@ -1,5 +1,7 @@
 /* ltl.c: mcheck --ltl: a formula over the model's props (SPIN's syntax: []
- * <> U V ! && || -> <-> true false, parentheses) parsed, negated, put in
+ * <> U V ! && || -> <-> true false, parentheses; also G F R W and the words
+ * always eventually until stronguntil release weakuntil not and or implies
+ * equivalent, and TLA+'s ~ /\ \/ => <=>; a prop keeps its name) parsed, negated, put in
  * negation normal form and translated to a Büchi automaton by the tableau
  * of Gerth, Peled, Vardi and Wolper ("Simple on-the-fly automatic
  * verification of linear temporal logic", PSTV 1995, section 3: nodes with
@@ -18,7 +20,8 @@
 
 enum fop { F_TRUE, F_FALSE, F_PROP, F_NPROP, F_AND, F_OR, F_U, F_R,
            /* only before the normal form: */
-           F_NOT, F_IMPL, F_EQUIV, F_ALW, F_EVT };
+           F_NOT, F_IMPL, F_EQUIV, F_ALW, F_EVT,
+           F_W /* only while parsing: W is built from R */ };
 
 typedef struct fnode {
     uint8_t op;
@@ -88,10 +91,60 @@ static bool peek_word(lparse *x, size_t *n)
 
 static int equiv(lparse *x);
 
+/* The prop named w (n bytes), or -1. */
+static int prop_named(const lparse *x, const char *w, size_t n)
+{
+    for (uint32_t i = 0; i < x->p->nprops; i++)
+        if (strlen(x->p->props[i].name) == n && !strncmp(x->p->props[i].name, w, n)) return (int)i;
+    return -1;
+}
+
+/* The word t (and, or, ...) at x->i, not a prop's name: consumed. */
+static bool eat_word(lparse *x, const char *t)
+{
+    size_t n;
+    if (!peek_word(x, &n) || n != strlen(t) || strncmp(x->s + x->i, t, n)) return false;
+    if (prop_named(x, t, n) >= 0) return false;
+    x->i += n;
+    return true;
+}
+
+/* Is the word at w (n bytes) one of the space-separated words of `list`,
+ * and no prop's name (a prop keeps its name)? */
+static bool keyword(const lparse *x, const char *w, size_t n, const char *list)
+{
+    for (const char *k = list; *k;) {
+        size_t m = strcspn(k, " ");
+        if (m == n && !strncmp(k, w, n)) return prop_named(x, w, n) < 0;
+        k += m + (k[m] == ' ');
+    }
+    return false;
+}
+
+/* Unary temporal operators spelled as words: G/always, F/eventually (SPIN,
+ * Spot), and not; F_NOT, F_ALW, F_EVT, or -1. */
+static int unary_word(const lparse *x, const char *w, size_t n)
+{
+    if (keyword(x, w, n, "G always")) return F_ALW;
+    if (keyword(x, w, n, "F eventually")) return F_EVT;
+    if (keyword(x, w, n, "not")) return F_NOT;
+    return -1;
+}
+
+/* Binary temporal operators spelled as words: U until stronguntil, V R
+ * release, W weakuntil; F_U, F_R, F_W, or -1. */
+static int binary_word(const lparse *x, const char *w, size_t n)
+{
+    if (keyword(x, w, n, "U until stronguntil")) return F_U;
+    if (keyword(x, w, n, "V R release")) return F_R;
+    if (keyword(x, w, n, "W weakuntil")) return F_W;
+    return -1;
+}
+
 static int unary(lparse *x)
 {
     size_t n;
-    if (eat(x, "!")) { int a = unary(x); return a < 0 ? a : mk(x, F_NOT, a, -1, -1); }
+    if (eat(x, "!") || eat(x, "~")) { int a = unary(x); return a < 0 ? a : mk(x, F_NOT, a, -1, -1); }
     if (eat(x, "[]")) { int a = unary(x); return a < 0 ? a : mk(x, F_ALW, a, -1, -1); }
     if (eat(x, "<>")) { int a = unary(x); return a < 0 ? a : mk(x, F_EVT, a, -1, -1); }
     if (eat(x, "(")) {
@@ -108,33 +161,40 @@ static int unary(lparse *x)
     const char *w = x->s + x->i;
     size_t col = x->i + 1;
     x->i += n;
+    int op = unary_word(x, w, n);
+    if (op >= 0) {
+        int a = unary(x);
+        return a < 0 ? a : mk(x, (uint8_t)op, a, -1, -1);
+    }
     if (n == 1 && *w == 'X')
         return perr(x, "the next operator X (column %zu) is not supported: the reduction "
                     "preserves only stutter-invariant properties (LTL without X)", col);
     if (n == 4 && !strncmp(w, "true", 4)) return mk(x, F_TRUE, -1, -1, -1);
     if (n == 5 && !strncmp(w, "false", 5)) return mk(x, F_FALSE, -1, -1, -1);
-    if (n == 1 && (*w == 'U' || *w == 'V'))
-        return perr(x, "'%c' at column %zu needs a left operand", *w, col);
-    for (uint32_t i = 0; i < x->p->nprops; i++)
-        if (strlen(x->p->props[i].name) == n && !strncmp(x->p->props[i].name, w, n)) {
-            if (i >= 64) return perr(x, "at most 64 props can be used in a formula");
-            return mk(x, F_PROP, -1, -1, (int)i);
-        }
+    if (binary_word(x, w, n) >= 0)
+        return perr(x, "'%.*s' at column %zu needs a left operand", (int)n, w, col);
+    int i = prop_named(x, w, n);
+    if (i >= 64) return perr(x, "at most 64 props can be used in a formula");
+    if (i >= 0) return mk(x, F_PROP, -1, -1, i);
     return perr(x, "unknown prop '%.*s' at column %zu (declare it in the model: prop %.*s = ...)",
                 (int)n, w, col, (int)n, w);
 }
 
-/* U and V: right associative, tighter than && */
+/* U, V (R) and W: right associative, tighter than &&. a W b is
+ * b R (a || b): a holds until b, or for ever. */
 static int until(lparse *x)
 {
     int a = unary(x);
     if (a < 0) return a;
     size_t n;
-    if (peek_word(x, &n) && n == 1 && (x->s[x->i] == 'U' || x->s[x->i] == 'V')) {
-        uint8_t op = x->s[x->i] == 'U' ? F_U : F_R;
-        x->i++;
+    int op;
+    if (peek_word(x, &n) && (op = binary_word(x, x->s + x->i, n)) >= 0) {
+        x->i += n;
         int b = until(x);
-        return b < 0 ? b : mk(x, op, a, b, -1);
+        if (b < 0) return b;
+        if (op != F_W) return mk(x, (uint8_t)op, a, b, -1);
+        int ab = mk(x, F_OR, a, b, -1);
+        return ab < 0 ? ab : mk(x, F_R, b, ab, -1);
     }
     return a;
 }
@@ -142,7 +202,7 @@ static int until(lparse *x)
 static int conjunction(lparse *x)
 {
     int a = until(x);
-    while (a >= 0 && eat(x, "&&")) {
+    while (a >= 0 && (eat(x, "&&") || eat(x, "/\\") || eat_word(x, "and"))) {
         int b = until(x);
         a = b < 0 ? b : mk(x, F_AND, a, b, -1);
     }
@@ -152,7 +212,7 @@ static int conjunction(lparse *x)
 static int disj(lparse *x)
 {
     int a = conjunction(x);
-    while (a >= 0 && eat(x, "||")) {
+    while (a >= 0 && (eat(x, "||") || eat(x, "\\/") || eat_word(x, "or"))) {
         int b = conjunction(x);
         a = b < 0 ? b : mk(x, F_OR, a, b, -1);
     }
@@ -162,7 +222,7 @@ static int disj(lparse *x)
 static int impl(lparse *x)
 {
     int a = disj(x);
-    if (a >= 0 && eat(x, "->")) {
+    if (a >= 0 && (eat(x, "->") || eat(x, "=>") || eat_word(x, "implies"))) {
         int b = impl(x);
         return b < 0 ? b : mk(x, F_IMPL, a, b, -1);
     }
@@ -172,7 +232,7 @@ static int impl(lparse *x)
 static int equiv(lparse *x)
 {
     int a = impl(x);
-    while (a >= 0 && eat(x, "<->")) {
+    while (a >= 0 && (eat(x, "<->") || eat(x, "<=>") || eat_word(x, "equivalent"))) {
         int b = impl(x);
         a = b < 0 ? b : mk(x, F_EQUIV, a, b, -1);
     }
@@ -219,6 +279,7 @@ static int nnf(lparse *x, int f, bool neg)
     case F_EVT: /* <> a == true U a */
         return sub(x, neg ? F_R : F_U, sub(x, neg ? F_FALSE : F_TRUE, 0, 0, -1),
                    nnf(x, n->l, neg), -1);
+    case F_W: break; /* never built: until() writes W with R */
     }
     return -1;
 }

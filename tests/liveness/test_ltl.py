@@ -233,6 +233,47 @@ def errors(mcheck, d):
         check(code == 2 and want in err, f"--ltl with {opt}: exit {code}: {err.strip()[:200]}")
 
 
+# Other spellings of the same formula (SPIN's words, Spot's G F R W, TLA+'s
+# connectives): each must give the canonical one's verdict and counts; a
+# prop named like an operator keeps its name.
+SPELLINGS = [
+    ("[] (p -> <> q)", ["G (p -> F q)", "always (p implies eventually q)", "[](p => <>q)",
+                        "G(p -> F(q))"]),
+    ("[] <> p && <> [] !q", ["G F p /\\ F G !q", "G F p and F G ~q", "[]<>p && <>[] not q"]),
+    ("p U q", ["p until q", "p stronguntil q"]),
+    ("p V !q", ["p R !q", "p release !q"]),
+    ("(p U q) || [] p", ["p W q", "p weakuntil q"]),  # another automaton: the verdict only
+    ("<> p || <> q", ["F p \\/ F q", "F p or F q"]),
+    ("p <-> q", ["p <=> q", "p equivalent q"]),
+]
+
+
+def spellings(mcheck, d):
+    for name, model in (("seq", SEQ), ("until", UNTIL)):
+        path = os.path.join(d, f"spell_{name}.bc")
+        with open(path, "w") as f:
+            f.write(model)
+        for canon, others in SPELLINGS:
+            _, want, err = verdict(mcheck, ["--ltl", canon, path])
+            if not check(want is not None, f"{name} {canon!r}: {err.strip()[:200]}"):
+                continue
+            for other in others:
+                _, got, err = verdict(mcheck, ["--ltl", other, path])
+                counts = "W" not in other and "weakuntil" not in other
+                same = got and (got["verdict"], counts and got["stats"]["states_stored"]) == \
+                    (want["verdict"], counts and want["stats"]["states_stored"])
+                check(same, f"{name}: {other!r} is {canon!r} ({got and got['verdict']}, "
+                            f"{want['verdict']}) {err.strip()[:200]}")
+    # a prop may be named like an operator word: it stays the prop
+    path = os.path.join(d, "named_G.bc")
+    with open(path, "w") as f:
+        f.write("volatile x\nprop G = x == 1\nprop F = x == 0\nthread t\n    store x, 1\n")
+    for formula, want in (("<> G", "ok"), ("F", "ok"), ("[] F", "ltl_violated"), ("G", "ltl_violated")):
+        _, js, err = verdict(mcheck, ["--ltl", formula, path])
+        check(js and js["verdict"] == want, f"props G, F: {formula!r} is {want} "
+                                            f"({js and js['verdict']}) {err.strip()[:200]}")
+
+
 def models(mcheck):
     for name, formula, want in [("reqgrant_unfair", "[] (req0 -> <> grant0)", "ltl_violated"),
                                 ("reqgrant_unfair", "[] (req1 -> <> grant1)", "ok"),
@@ -264,6 +305,7 @@ SPIN_FORMULAS = [
     "q V !p", "p V !q", "<> (p && <> q)", "[] <> p -> [] <> q", "<> p -> <> q",
     "(<> [] q) || ([] <> p)", "[] (q -> [] q)", "[] (p -> (p U !p))", "!(p U (q && !p))",
     "<> (q U [] !p)", "true", "false", "[] true", "<> false", "(p <-> q) U true",
+    "p W q", "!p W q", "[] (p -> (q W !p))", "!(q W p)",
 ]
 
 
@@ -525,6 +567,7 @@ def main():
             return finish()
         exact(mcheck, d)
         errors(mcheck, d)
+        spellings(mcheck, d)
         if not spin_missing():
             spin_models(mcheck, d)
             spin_translator(mcheck, d)
