@@ -6,11 +6,13 @@
  * constants with == != < <= > >=, combined by ! && || and parentheses. A
  * prop may read only what changes at a visible operation, so that it is
  * constant along the invisible tail of a composed step (Stoller's reduction
- * with LTL-X): volatile variables (loads and stores are visible); lock
+ * with LTL-X): volatile variables (loads and stores are visible); shared
+ * variables (vm_mark_props() makes every store to one a prop reads
+ * visible, so a step starts where its value changes); lock
  * owners (acquire is visible; vm_mark_props() makes the releases of the
  * locks props read visible); locations at labels (vm_mark_props() makes the
  * labelled instructions visible, as progress.c does for progress labels).
- * A shared or unshared variable is refused. Not here: procs (spawned
+ * An unshared variable is refused. Not here: procs (spawned
  * threads), channels, registers. */
 #include "assemble_int.h"
 
@@ -123,13 +125,9 @@ static bool value(pxparse *x)
     if (d->kind == S_CONST) return emit(x, VM_PX_INT, d->value, 0);
     uint32_t e;
     if (d->kind == S_VAR) {
-        if (d->cls != VM_VOLATILE)
-            return error_at(x, t->col, "a prop may read only volatile variables: ", t->p, t->len,
-                            d->cls == VM_SHARED
-                                ? " is shared, and the reduction changes it in invisible steps, "
-                                  "where no prop is looked at"
-                                : " is unshared, and the reduction changes it in invisible "
-                                  "steps, where no prop is looked at");
+        if (d->cls == VM_UNSHARED)
+            return error_at(x, t->col, "a prop may read only volatile and shared variables: ",
+                            t->p, t->len, " is unshared (one thread's own)");
         if (!index_of(x, d, t, &e)) return false;
         return emit(x, VM_PX_ELEM, (int32_t)(x->c->p->vars[d->id].first_elem + e), 0);
     }
@@ -319,6 +317,20 @@ uint32_t vm_mark_props(vm_program *p)
                     n += !b->code[succ[q]].visible;
                     b->code[succ[q]].visible = 1;
                 }
+            }
+            if (x->op == VM_PX_ELEM) { /* a shared variable: its stores visible */
+                for (uint32_t b = 0; b < p->nbodies; b++)
+                    for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
+                        vm_insn *in = &p->bodies[b].code[pc];
+                        if (in->op != VM_OP_store || in->visible) continue;
+                        const vm_var *v = &p->vars[in->obj];
+                        if (v->cls != VM_SHARED || (uint32_t)x->a < v->first_elem ||
+                            (uint32_t)x->a >= v->first_elem + v->size)
+                            continue;
+                        in->visible = 1;
+                        n++;
+                    }
+                continue;
             }
             if (x->op != VM_PX_OWNER) continue;
             for (uint32_t b = 0; b < p->nbodies; b++)

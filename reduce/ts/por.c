@@ -308,6 +308,12 @@ por *por_new(const vm_program *p)
         }
     }
     free(facts);
+    /* a shared element a prop reads is an object of its accesses: its
+     * stores must be seen as visible steps by --ltl --por (live_por.c) */
+    for (uint32_t i = 0; i < p->nprops; i++)
+        for (uint32_t k = 0; k < p->props[i].ncode; k++)
+            if (p->props[i].code[k].op == VM_PX_ELEM)
+                P->discharged[p->props[i].code[k].a] = 0;
     P->obj_chan = p->nlocks;
     P->obj_spawn = P->obj_chan + p->nchans;
     P->obj_elem = P->obj_spawn + 1;

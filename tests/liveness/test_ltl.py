@@ -12,7 +12,8 @@ finds an acceptance cycle. Without spin these are skipped with the reason
 printed, unless CI is set (then they fail).
 
 Random differential: on models of tests/lib/gen_model.c (with --volatile for
-even seeds), props over volatile elements and a lock's owner, six formulas
+even seeds), props over volatile elements and a lock's owner (on seeds
+divisible by 3 also sz over a shared element: [] sz, <> sz, response, <>[]), six formulas
 ([] p, <> p, response, p U q, <>[] p, []<> p) and three over the owner
 ([] !held, [] (held -> <> !held), [] !(p && held)); on seeds 1 and 2
 modulo 4 (and seed 17) also a location prop az = T@Lz on a label inserted
@@ -518,6 +519,14 @@ def random_differential(mcheck, gen, d, count, seed0):
             formulas += ["[] !hz", "[] (hz -> <> !hz)"] + (["[] !(pz && hz)"] if vols else [])
         if not check(formulas, f"seed {seed}: gen_model {kind} declares a volatile or a lock"):
             continue
+        shared = [n for l in lines if l.startswith("shared") for n in decl_names(l, "shared")]
+        if shared and seed % 3 == 0:
+            # a prop over a shared variable (its own random stream): its
+            # stores become visible under --ltl, and --por keeps them visible
+            srnd = random.Random(f"sz{seed}")
+            props.append(f"prop sz = {srnd.choice(shared)} {srnd.choice(['!=', '=='])} "
+                         f"{srnd.randrange(2)}")
+            formulas += ["[] sz", "<> sz", "[] (sz -> <> !sz)", "<> [] sz"]
         if seed % 4 in (1, 2):
             # a location prop on a label inside a thread's start (its own
             # random stream: the other props stay what they were)
