@@ -205,8 +205,8 @@ def exact(mcheck, d):
 
 def errors(mcheck, d):
     bad = [
-        ("volatile x\nshared s\nprop p = s == 1\nthread t\n    store x, 1\n",
-         "3:10: error: a prop may read only volatile variables: 's' is shared"),
+        ("volatile x\nunshared s\nprop p = s == 1\nthread t\n    store x, 1\n",
+         "3:10: error: a prop may read only volatile and shared variables: 's' is unshared"),
         ("volatile x\nprop p = x ==\nthread t\n    store x, 1\n", "2:14: error: expected a value"),
         ("volatile x\nprop p = t@nowhere\nthread t\n    store x, 1\n", "error: thread 't' has no label 'nowhere'"),
         ("volatile x[2]\nprop p = x == 1\nthread t\n    store x[0], 1\n", "error: 'x' is an array"),
