@@ -1210,6 +1210,21 @@ def test_shorten():
         check(code == 1 and "trace (66 steps, 282 instructions):\n" in out
               and "note: depth-first traces can be long" in out and "shortening" not in out,
               f"{' '.join(args)}: the depth-first path, as before")
+    # a safety error of the nested searches (--liveness=npc, --ltl) is shortened too,
+    # and replays; a lasso is not (its cycle is no error state)
+    prog = model("phil_prog.bc", open(phil).read().replace(
+        "    load  m, meals[self]", "progress_eat:\n    load  m, meals[self]"))
+    for opts in (["--liveness=npc"], ["--ltl", "false"]):
+        tj = os.path.join(TMP, "nested_short.json")
+        code, out, _ = run(*opts, "-D", "N=4", "--trace-json", tj, prog)
+        check(code == 1 and "error: deadlock" in out and re.search(
+              r"trace \(4 steps, 16 instructions; shortened from \d+ steps by a breadth-first", out),
+              f"{opts}: the deadlock's trace shortened ({out[:300]})")
+        code, out, _ = run("--replay", tj, prog)
+        check(code == 1 and "replay: reproduced (deadlock" in out, f"{opts}: it replays ({code})")
+    code, out, _ = run("--liveness=npc", "-D", "N=4", phil)
+    check(code == 1 and "non-progress cycle" in out and "shortened from" not in out,
+          f"a lasso is not shortened ({out[:200]})")
     # over the budget: the depth-first path, and one line saying why
     code, out, _ = run("--por=off", "--shorten=10", phil)
     check(code == 1 and "trace (66 steps, 282 instructions):\n" in out

@@ -101,14 +101,23 @@ static bool stream_entry(void *ctx, const trace *t, const trace_entry *e)
 /* After a depth-first search: the first error's path shortened
  * (explore_shorten) within the budget, replacing r->errors[0] when a
  * shorter one is found; false if it is not tried (--shorten=off,
- * --search=bfs, no error). Only the first: with --all-errors the others are
+ * --search=bfs, no error, a lasso, --liveness=starvation). Only the first: with --all-errors the others are
  * other error states, and shortening each to "the same error" could map
  * two onto one path (any two deadlocks). */
 static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, double seconds,
                           shorten_stats *sh)
 {
-    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || c->eo.liveness || c->eo.ltl)
+    if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || r->errors[0].lasso ||
+        c->eo.liveness == LIVENESS_STARVATION) /* its graph is built breadth-first */
         return false;
+    /* a safety error of --liveness=npc or --ltl: the outer search is the
+     * plain DFS over the same program (its extra visible points included),
+     * so the plain BFS looks for the shorter path */
+    explore_options o = c->eo;
+    o.liveness = LIVENESS_OFF;
+    o.ltl = NULL;
+    o.ltl_text = NULL;
+    o.liveness_test_bits = 0;
     uint64_t states = r->stats.states_stored;
     shorten_budget b = {
         .states = c->shorten_states ? c->shorten_states
@@ -118,7 +127,7 @@ static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, 
         .memlimit = c->eo.memlimit, /* the search's memory is freed by now */
     };
     explore_error e;
-    explore_shorten(p, &c->eo, &r->errors[0], &b, &e, sh); /* -1: sh says out of memory */
+    explore_shorten(p, &o, &r->errors[0], &b, &e, sh); /* -1: sh says out of memory */
     if (sh->outcome == SHORTEN_SHORTER) {
         free(r->errors[0].path);
         r->errors[0] = e;
