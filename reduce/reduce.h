@@ -101,6 +101,7 @@ typedef struct explore_options {
     uint64_t max_invisible;   /* BoundedInvis bound (default 100000) */
     double timelimit;         /* seconds; 0: none */
     uint64_t memlimit;        /* bytes; 0: none */
+    bool shorten_off;         /* --shorten=off: lassos as the nested search found them */
     bool memlimit_default;    /* memlimit is mcheck's default (a share of the
                                  physical memory), not the user's: checked when
                                  the clock is, not after every transition */
@@ -387,6 +388,11 @@ typedef struct explore_result {
     uint32_t nworkers;
     explore_rank *ranks;      /* mcheck-mpi: one per rank (NULL: one process) */
     uint32_t nranks;
+    /* --liveness=npc, --ltl: the lasso of errors[0] was shortened
+     * (reduce/liveness/lasso_bfs.c) from this many steps (0: it was not),
+     * by breadth-first searches that kept lasso_bfs_states states */
+    uint32_t lasso_shortened_from;
+    uint64_t lasso_bfs_states;
 } explore_result;
 
 /* Can explore_run() run these options? NULL if so, else why not: the text

@@ -328,11 +328,77 @@ void nested_record(search *S, const explore_step *path, uint32_t m, uint32_t mst
     if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_ERROR; /* one cycle is the answer */
 }
 
-/* A cycle met by the nested search: the moves of the stack to `top`, then
- * `last` into q2, the cycle starting at outer level `mark`. FOUND if it
- * passed the replay check and was recorded; NOT_FOUND if it failed
- * (counted); STOPPED if the search must stop otherwise. */
-static int cycle_found(search *S, size_t top, size_t mark, explore_step last, uint32_t q2)
+/* The steps of moves path[0..n) (the moves without a step left out) and,
+ * of those, the ones before move `start` into *before. */
+static uint32_t steps_of(const explore_step *path, uint32_t n, uint32_t start, uint32_t *before)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == start) *before = k;
+        k += path[i].tid >= 0;
+    }
+    if (start >= n) *before = k;
+    return k;
+}
+
+/* A shorter lasso through the seed (outer level `seed`) than path (n moves,
+ * the cycle from `start`): lasso_bfs.c's, within --shorten's default budget;
+ * on success *path, *qs, *n and *start are replaced (the old freed) and the
+ * result says how long the first was. Never stops the search. */
+static void shorter_lasso(search *S, size_t seed, explore_step **path, uint32_t **qs, uint32_t *n,
+                          uint32_t *start)
+{
+    const buchi *A = &ND(S)->A;
+    uint32_t ns = 0;
+    explore_step *sp = malloc((seed + 1) * sizeof *sp);
+    uint32_t *sq = malloc((seed + 1) * sizeof *sq);
+    uint8_t *v = malloc(S->wsize);
+    explore_stats dry = {0};
+    bool ok = sp && sq && v && search_initial(S, v, &dry);
+    if (ok) ns = stack_moves(S, seed, SIZE_MAX, sp, sq, NULL); /* the moves to the seed */
+    for (uint32_t i = 0; ok && i < ns; i++)
+        if (sp[i].tid >= 0) ok = lasso_step(S, v, sp[i], &dry);
+    free(sp);
+    free(sq);
+    stop_reason was = S->lim.stop;
+    uint64_t stored = S->r->stats.states_stored + S->r->stats.np_states;
+    uint32_t budget = stored > 100000 ? (stored < UINT32_MAX / 4 ? (uint32_t)stored : UINT32_MAX / 4)
+                                      : 100000;
+    explore_step *np;
+    uint32_t *nq, nn, nstart;
+    uint64_t states = 0;
+    if (ok) {
+        A->set(v + S->vsize, ND(S)->frames[seed].q, false);
+        ok = lasso_shorten(S, v, ND(S)->frames[seed].q, budget, &np, &nq, &nn, &nstart,
+                           &states) == 1;
+    }
+    free(v);
+    S->lim.stop = was; /* a budget or memory the shortening ran out of stops nothing */
+    uint32_t b0, b1;
+    if (!ok) return;
+    uint32_t from = steps_of(*path, *n, *start, &b0), to = steps_of(np, nn, nstart, &b1);
+    if (to >= from) {
+        free(np);
+        free(nq);
+        return;
+    }
+    free(*path);
+    free(*qs);
+    *path = np;
+    *qs = nq;
+    *n = nn;
+    *start = nstart;
+    S->r->lasso_shortened_from = from;
+    S->r->lasso_bfs_states = states;
+}
+
+/* A cycle met by the nested search from the seed at outer level `seed`:
+ * the moves of the stack to `top`, then `last` into q2, the cycle starting
+ * at outer level `mark`. FOUND if it passed the replay check and was
+ * recorded; NOT_FOUND if it failed (counted); STOPPED if the search must
+ * stop otherwise. */
+static int cycle_found(search *S, size_t seed, size_t top, size_t mark, explore_step last,
+                       uint32_t q2)
 {
     explore_step *path = malloc((top + 1) * sizeof *path);
     uint32_t *qs = malloc((top + 1) * sizeof *qs);
@@ -347,13 +413,15 @@ static int cycle_found(search *S, size_t top, size_t mark, explore_step last, ui
     path[n] = last;
     qs[n++] = q2;
     bool ok = nested_lasso_holds(S, path, qs, n, start);
-    free(qs);
     if (!ok) {
         free(path);
+        free(qs);
         if (S->lim.stop != STOP_COMPLETE) return STOPPED;
         S->r->stats.cycles_rejected++;
         return NOT_FOUND;
     }
+    if (!S->o->shorten_off) shorter_lasso(S, seed, &path, &qs, &n, &start);
+    free(qs);
     /* the trace keeps the steps; the other moves are implied */
     uint32_t m = 0, mstart = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -426,7 +494,7 @@ static int nested(search *S, size_t seed)
         A->set(ns + S->vsize, q2, false);
         uint64_t level = map_get(&ND(S)->onstack, stack_key(S, ns));
         if (level) { /* on the outer stack: it reaches the seed */
-            res = cycle_found(S, depth, (size_t)level - 1, st, q2);
+            res = cycle_found(S, seed, depth, (size_t)level - 1, st, q2);
             if (res != NOT_FOUND) break;
         }
         A->set(ns + S->vsize, q2, true);

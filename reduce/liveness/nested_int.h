@@ -101,6 +101,16 @@ bool nested_lasso_holds(search *S, const explore_step *path, const uint32_t *qs,
 /* Record the cycle lasso_holds() accepted (m steps, the cycle from
  * mstart) as the error; the search stops. */
 void nested_record(search *S, const explore_step *path, uint32_t m, uint32_t mstart);
+/* lasso_bfs.c: the shortest stem to the seed (its vector, the tail set for
+ * the outer search, and automaton state seed_q) and the shortest cycle
+ * back to it, by breadth-first search over the product, each within
+ * `budget` states; replayed. 1 with the lasso in *path, *qs (malloc'd; n
+ * moves, the cycle from move *start), 0 if not found within the budget or
+ * the replay failed, -1 if memory ran out (S->lim.stop set). *states: the
+ * states both searches kept. */
+int lasso_shorten(search *S, const uint8_t *seed, uint32_t seed_q, uint32_t budget,
+                  explore_step **path, uint32_t **qs, uint32_t *n, uint32_t *start,
+                  uint64_t *states);
 /* The engine's free_ctx, reserved and used. */
 void nested_free(search *S);
 uint64_t nested_reserved(const search *S);

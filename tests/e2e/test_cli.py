@@ -1222,9 +1222,24 @@ def test_shorten():
               f"{opts}: the deadlock's trace shortened ({out[:300]})")
         code, out, _ = run("--replay", tj, prog)
         check(code == 1 and "replay: reproduced (deadlock" in out, f"{opts}: it replays ({code})")
-    code, out, _ = run("--liveness=npc", "-D", "N=4", phil)
-    check(code == 1 and "non-progress cycle" in out and "shortened from" not in out,
-          f"a lasso is not shortened ({out[:200]})")
+    # a lasso: the shortest stem to the nested search's seed and the shortest
+    # cycle back (reduce/liveness/lasso_bfs.c), replayed; --shorten=off keeps it
+    tj = os.path.join(TMP, "lasso_short.json")
+    code, out, _ = run("--liveness=npc", "-D", "N=4", "--trace-json", tj, phil)
+    check(code == 1 and "the cycle is steps 16-21)" in out and
+          "trace (21 steps, 96 instructions; shortened from 76 steps by a breadth-first search"
+          in out, f"npc: the lasso shortened ({out[:300]})")
+    code, out, _ = run("--replay", tj, phil)
+    check(code == 1 and "replay: reproduced (non-progress cycle" in out,
+          f"the shortened lasso replays ({code}, {out[-300:]})")
+    code, out, _ = run("--liveness=npc", "--shorten=off", "-D", "N=4", phil)
+    check(code == 1 and "trace (76 steps, 347 instructions):" in out,
+          f"--shorten=off: the nested search's lasso ({out[:300]})")
+    rg = os.path.join(MODELS, "reqgrant_unfair.bc")
+    for opts, want in ((["--shorten=off"], "trace (25 steps,"), ([], "trace (15 steps, 19 instructions; "
+                                                                      "shortened from 25 steps")):
+        code, out, _ = run("--ltl", "[] (req0 -> <> grant0)", *opts, rg)
+        check(code == 1 and want in out, f"--ltl {opts}: {want!r} ({out[:300]})")
     # over the budget: the depth-first path, and one line saying why
     code, out, _ = run("--por=off", "--shorten=10", phil)
     check(code == 1 and "trace (66 steps, 282 instructions):\n" in out

@@ -107,6 +107,11 @@ static bool stream_entry(void *ctx, const trace *t, const trace_entry *e)
 static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, double seconds,
                           shorten_stats *sh)
 {
+    if (r->nerrors && r->errors[0].lasso && r->lasso_shortened_from) { /* the nested search's */
+        *sh = (shorten_stats){.outcome = SHORTEN_SHORTER, .stop = STOP_COMPLETE,
+                              .from = r->lasso_shortened_from, .states = r->lasso_bfs_states};
+        return true;
+    }
     if (c->no_shorten || c->eo.search != SEARCH_DFS || !r->nerrors || r->errors[0].lasso ||
         c->eo.liveness == LIVENESS_STARVATION) /* its graph is built breadth-first */
         return false;

@@ -428,6 +428,7 @@ int cli_parse(int argc, char **argv, cli *c)
             break;
         case OPT_SHORTEN:
             c->no_shorten = !strcmp(optarg, "off");
+            c->eo.shorten_off = c->no_shorten;
             c->shorten_given = !c->no_shorten;
             c->shorten_states = 0;
             if (!c->no_shorten && strcmp(optarg, "on") &&
