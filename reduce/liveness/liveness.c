@@ -435,4 +435,5 @@ const engine engine_npc = {
     .free_ctx = npc_free,
     .reserved = npc_reserved,
     .used = npc_used,
+    .rows = npc_rows,
 };

@@ -654,6 +654,7 @@ const engine engine_ltl = {
     .free_ctx = ltl_ctx_free,
     .reserved = ltl_reserved,
     .used = ltl_used,
+    .rows = ltl_rows,
 };
 
 static bool ltl_lasso_selects(const explore_options *o) { return o->check_lasso && o->ltl; }
@@ -670,4 +671,5 @@ const engine engine_ltl_lasso = {
     .free_ctx = ltl_ctx_free,
     .reserved = ltl_reserved,
     .used = ltl_used,
+    .rows = ltl_rows,
 };
