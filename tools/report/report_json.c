@@ -356,12 +356,6 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     fprintf(out, "}");
 }
 
-void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting, const shorten_stats *sh)
-{
-    error_json(out, NULL, p, er, t, adapting, false, sh, false);
-}
-
 void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
                             const trace *t, bool adapting, bool all, const shorten_stats *sh)
 {
