@@ -393,6 +393,9 @@ typedef struct explore_result {
      * by breadth-first searches that kept lasso_bfs_states states */
     uint32_t lasso_shortened_from;
     uint64_t lasso_bfs_states;
+    const struct engine *engine; /* the engine that ran, for its statistics'
+                                    rows (explore_stats_rows()); NULL: the
+                                    distributed search's (mcheck-mpi) */
 } explore_result;
 
 /* Can explore_run() run these options? NULL if so, else why not: the text
@@ -423,6 +426,67 @@ uint64_t explore_counted_bytes(const explore_stats *x);
 /* The process's peak resident set size so far, in bytes (getrusage; 0 if
  * it cannot be read). */
 uint64_t explore_peak_rss(void);
+
+/* ---- the statistics' rows (reduce/engine/rows.c) ----------------------- */
+
+/* A report prints the common fields of explore_stats and, among them, the
+ * rows of the engine that ran and of what wraps it (--por, the workers or
+ * ranks), which explore_stats_rows() hands to the report's sink: a text row
+ * with its label and its wording, or a JSON member with its key. Each has
+ * a place; the report asks for one place at a time, so it names no search. */
+typedef enum stats_place {
+    STATS_COUNTS,    /* text: first; a search that stores no state counts here */
+    STATS_SEARCH,    /* text: after the steps; JSON: after STATS_REDUCTION */
+    STATS_REDUCTION, /* text: after STATS_SEARCH; JSON: after "end_states" */
+    STATS_DETECTOR,  /* text: after the detector's lines (only with one) */
+    STATS_LOAD,      /* text: after the time; JSON: after "shortening" */
+} stats_place;
+
+typedef enum stats_kind {
+    STATS_COUNT,     /* a uint64_t */
+    STATS_SIGNED,    /* an int64_t */
+    STATS_NULL,      /* null: the value does not apply */
+    STATS_SECONDS,   /* a double, to the microsecond */
+    STATS_ARRAY,     /* opens an array ("key":[), closed by STATS_END */
+    STATS_OBJECT,    /* opens an object ({) in an array, closed by STATS_END */
+    STATS_END,
+} stats_kind;
+
+typedef struct stats_member {
+    stats_kind kind;
+    const char *key;          /* NULL for an object in an array and for the end */
+    uint64_t count;
+    int64_t number;
+    double seconds;
+} stats_member;
+
+typedef struct stats_sink stats_sink;
+struct stats_sink {
+    stats_place at;           /* the place the report prints now: explore_stats_rows()
+                                 hands over only its rows */
+    /* A text row: its label (the report pads it to 20 columns) and value. */
+    void (*row)(stats_sink *k, const char *label, const char *value);
+    /* A JSON member of "stats". */
+    void (*member)(stats_sink *k, const stats_member *m);
+    void *out;                /* the report's own (its FILE, its state) */
+};
+
+/* What the common fields are for the engine that ran r with options o. */
+typedef struct stats_frame {
+    bool stores;              /* it stores states: states stored and matched, the
+                                 store, its omission, the detector's time; else
+                                 its rows at STATS_COUNTS say what it counted */
+    const char *frontier;     /* what it keeps its frontier in: "stack" or "queue" */
+    const char *rate_of;      /* what the time's rate counts ("states", ...) */
+    uint64_t rate_count;      /* and how many */
+} stats_frame;
+
+stats_frame explore_stats_frame(const explore_options *o, const explore_result *r);
+/* Hand the rows at k->at to k: those of the engine that ran r, then of
+ * --por, then the load of each worker or rank. */
+void explore_stats_rows(const explore_options *o, const explore_result *r, stats_sink *k);
+/* b bytes for people: "512 B", "1.5 KB", ... "2.0 TB", written into buf (n bytes). */
+const char *explore_human_bytes(double b, char *buf, size_t n);
 
 /* Parse a name of the same tables: true and *out set if `s` names a value. */
 bool reduce_mode_parse(const char *s, reduce_mode *out);

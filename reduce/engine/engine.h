@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "reduce.h"
+#include "rows.h"
 
 struct search;
 
@@ -52,6 +53,9 @@ typedef struct engine {
      * statistics' bytes used). NULL: none beyond the DFS frames'. */
     uint64_t (*reserved)(const struct search *S);
     uint64_t (*used)(const struct search *S, uint64_t levels);
+    /* Its statistics' rows beyond the common fields (rows.h; the reports
+     * print them: explore_stats_rows()). NULL: none. */
+    void (*rows)(const explore_options *o, const explore_result *r, stats_sink *k);
 } engine;
 
 /* The table (engines.c): the engine that runs o, never NULL (the plain DFS

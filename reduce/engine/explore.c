@@ -73,6 +73,7 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     char msg[512];
     if (explore_check(o, msg, sizeof msg)) return refused(r, EXPLORE_REFUSED);
     const engine *e = engine_for(o);
+    r->engine = e; /* its statistics' rows (explore_stats_rows()) */
     if (e->drive) return e->drive(p, o, r);
     S.p = p;
     S.o = o;

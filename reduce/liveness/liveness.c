@@ -78,4 +78,5 @@ const engine engine_npc = {
     .free_ctx = nested_free,
     .reserved = nested_reserved,
     .used = nested_used,
+    .rows = npc_rows,
 };

@@ -235,6 +235,7 @@ const engine engine_ltl = {
     .free_ctx = nested_free,
     .reserved = nested_reserved,
     .used = nested_used,
+    .rows = ltl_rows,
 };
 
 static bool ltl_lasso_selects(const explore_options *o) { return o->check_lasso && o->ltl; }
@@ -251,4 +252,5 @@ const engine engine_ltl_lasso = {
     .free_ctx = nested_free,
     .reserved = nested_reserved,
     .used = nested_used,
+    .rows = ltl_rows,
 };

@@ -22,6 +22,7 @@
  * first, memory linear in states and edges; --memlimit counts it),
  * strong fairness, --por, bitstate, BFS order options, -j (its engine
  * refuses them). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -705,6 +706,18 @@ static const char *starvation_refuses(const explore_options *o, char *msg, size_
     return NULL;
 }
 
+static void starvation_rows(const explore_options *o, const explore_result *r, stats_sink *k)
+{
+    (void)o;
+    const explore_stats *x = &r->stats;
+    stats_row(k, STATS_SEARCH, "starvation", "%" PRIu64 " thread%s checked, %" PRIu64
+              " SCCs completed", x->starvation_checks, x->starvation_checks == 1 ? "" : "s",
+              x->sccs);
+    stats_count(k, STATS_SEARCH, "threads_checked", x->starvation_checks);
+    stats_count(k, STATS_SEARCH, "sccs", x->sccs);
+    stats_count(k, STATS_SEARCH, "cycles_rejected", x->cycles_rejected);
+}
+
 /* The copy byte of --liveness follows the stored vector (always 0 here). */
 const engine engine_starvation = {
     .name = "starvation",
@@ -715,6 +728,7 @@ const engine engine_starvation = {
     .ctx_size = sizeof(sv_ctx),
     .run = liveness_starvation,
     .free_ctx = sv_free,
+    .rows = starvation_rows,
 };
 
 static bool starvation_lasso_selects(const explore_options *o)
@@ -732,4 +746,5 @@ const engine engine_starvation_lasso = {
     .ctx_size = sizeof(sv_ctx),
     .run = starvation_check_lasso,
     .free_ctx = sv_free,
+    .rows = starvation_rows,
 };

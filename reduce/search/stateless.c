@@ -18,6 +18,7 @@
  * stateless_races.c's (races_int.h): race-driven transactions, a dynamic
  * partial-order reduction; the loop, the path and the sleep sets stay
  * here. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,45 @@ static const char *stateless_refuses(const explore_options *o, char *msg, size_t
     return NULL;
 }
 
+/* It stores no state: executions, not states, and the iterations of its
+ * depth bound; sleep sets, the race-driven nodes, the preemption bound. */
+static void stateless_rows(const explore_options *o, const explore_result *r, stats_sink *k)
+{
+    const explore_stats *x = &r->stats;
+    stats_row(k, STATS_COUNTS, "executions", "%" PRIu64 " (no state stored)", x->executions);
+    stats_row(k, STATS_COUNTS, "iterations",
+              "%" PRIu64 " (iterative deepening; last depth bound %" PRIu64 ")", x->iterations,
+              x->depth_bound);
+    if (o->preemption_bound >= 0)
+        stats_row(k, STATS_SEARCH, "sleep sets", "off (with a preemption bound)");
+    else if (o->no_sleep_sets)
+        stats_row(k, STATS_SEARCH, "sleep sets", "off (--sleep-sets=off)");
+    else
+        stats_row(k, STATS_SEARCH, "sleep sets", "%" PRIu64 " steps not taken (revisits avoided)",
+                  x->sleep_avoided);
+    if (o->scheduling_races)
+        stats_row(k, STATS_SEARCH, "race-driven",
+                  "%" PRIu64 " light nodes (no choice), %" PRIu64 " races found (backtrack "
+                  "points added), %" PRIu64 " fallbacks to full",
+                  x->light_nodes, x->races_found, x->race_fallbacks);
+    if (o->preemption_bound >= 0)
+        stats_row(k, STATS_SEARCH, "preemption bound", "%" PRId64 "%s (%" PRIu64 " steps left out)",
+                  x->preemption_bound, o->preemption_iterate ? ", raised from 0" : "",
+                  x->preemption_pruned);
+    stats_count(k, STATS_SEARCH, "executions", x->executions);
+    stats_count(k, STATS_SEARCH, "iterations", x->iterations);
+    stats_count(k, STATS_SEARCH, "depth_bound", x->depth_bound);
+    stats_count(k, STATS_SEARCH, "sleep_avoided", x->sleep_avoided);
+    stats_count(k, STATS_SEARCH, "preemption_pruned", x->preemption_pruned);
+    if (o->preemption_bound >= 0)
+        stats_signed(k, STATS_SEARCH, "preemption_bound", x->preemption_bound);
+    else
+        stats_null(k, STATS_SEARCH, "preemption_bound");
+    stats_count(k, STATS_SEARCH, "light_nodes", x->light_nodes);
+    stats_count(k, STATS_SEARCH, "races_found", x->races_found);
+    stats_count(k, STATS_SEARCH, "race_fallbacks", x->race_fallbacks);
+}
+
 /* No store: the initial state is its first level. */
 const engine engine_stateless = {
     .name = "stateless",
@@ -381,4 +421,5 @@ const engine engine_stateless = {
     .free_ctx = stateless_free,
     .reserved = stateless_reserved,
     .used = stateless_used,
+    .rows = stateless_rows,
 };

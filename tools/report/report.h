@@ -70,13 +70,13 @@ void report_adapt_text(FILE *out, const vm_program *p, const explore_adaptation 
 void report_json(FILE *out, const report_run *run, const vm_program *p,
                  const explore_result *r, const trace *traces);
 
-/* The --trace-json file: the error as report_error_json() prints it,
+/* The --trace-json file: the error as report_error_json_mode() prints it,
  * starting with what mcheck --replay needs besides its "path": "model",
  * "options" (the ones that shape the steps, and the -D overrides) and,
  * after --adapt, "adapted" (docs/usage.md). */
 void report_trace_file_json(FILE *out, const report_run *run, const vm_program *p,
                             const explore_error *er, const trace *t);
-/* The fields of report_error_json() but "trace" and its status: the
+/* The fields of report_error_json_mode() but "trace" and its status: the
  * caller wrote `{"trace":[...]` and report_trace_status_json() first
  * (--trace-json streams the whole trace while it is replayed, mcheck.c). */
 void report_error_json_after_trace(FILE *out, const report_run *run, const vm_program *p,

@@ -34,11 +34,8 @@ bool report_not_shortened(const shorten_stats *sh, char *buf, size_t n);
 
 /* One error as a JSON object (also --trace-json); `t` is NULL when the
  * trace could not be replayed for lack of memory; `adapting`: the run used
- * --adapt (its hint does not suggest it again); `sh`: how its path was
- * shortened (NULL: not tried). */
-void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting, const shorten_stats *sh);
-/* report_error_json() with --trace=all (`all`) or the compact trace. */
+ * --adapt (its hint does not suggest it again); `all`: --trace=all, else
+ * the compact trace; `sh`: how its path was shortened (NULL: not tried). */
 void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
                             const trace *t, bool adapting, bool all, const shorten_stats *sh);
 

@@ -356,12 +356,6 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
     fprintf(out, "}");
 }
 
-void report_error_json(FILE *out, const vm_program *p, const explore_error *er,
-                       const trace *t, bool adapting, const shorten_stats *sh)
-{
-    error_json(out, NULL, p, er, t, adapting, false, sh, false);
-}
-
 void report_error_json_mode(FILE *out, const vm_program *p, const explore_error *er,
                             const trace *t, bool adapting, bool all, const shorten_stats *sh)
 {
@@ -401,6 +395,57 @@ static void print_unreached_json(FILE *out, const vm_program *p, const explore_r
         fprintf(out, ",\"pc\":%" PRIu32 "}", r->unreached[i].pc);
     }
     fprintf(out, "]");
+}
+
+/* The JSON sink: members of "stats" after the common ones, and arrays of
+ * objects; text rows are the text report's. */
+typedef struct json_rows {
+    FILE *out;
+    int depth;                /* arrays and objects open */
+    bool empty[4];            /* the one open at each depth has no member yet */
+    char close[4];            /* and what closes it */
+} json_rows;
+
+static void json_member(stats_sink *k, const stats_member *m)
+{
+    json_rows *j = k->out;
+    if (m->kind == STATS_END) {
+        if (j->depth) fputc(j->close[j->depth--], j->out);
+        return;
+    }
+    if (j->depth && j->empty[j->depth])
+        j->empty[j->depth] = false;
+    else
+        fputc(',', j->out);
+    if (m->key) {
+        json_string(j->out, m->key);
+        fputc(':', j->out);
+    }
+    switch (m->kind) {
+    case STATS_COUNT: fprintf(j->out, "%" PRIu64, m->count); break;
+    case STATS_SIGNED: fprintf(j->out, "%" PRId64, m->number); break;
+    case STATS_NULL: fprintf(j->out, "null"); break;
+    case STATS_SECONDS: fprintf(j->out, "%.6f", m->seconds); break;
+    case STATS_ARRAY:
+    case STATS_OBJECT:
+        fputc(m->kind == STATS_ARRAY ? '[' : '{', j->out);
+        if (j->depth + 1 < 4) {
+            j->depth++;
+            j->empty[j->depth] = true;
+            j->close[j->depth] = m->kind == STATS_ARRAY ? ']' : '}';
+        }
+        break;
+    case STATS_END: break;
+    }
+}
+
+/* The rows at one place among the common members (explore_stats_rows()). */
+static void print_rows_json(FILE *out, const explore_options *eo, const explore_result *r,
+                            stats_place at)
+{
+    json_rows j = {.out = out};
+    stats_sink k = {.at = at, .member = json_member, .out = &j};
+    explore_stats_rows(eo, r, &k);
 }
 
 void report_json(FILE *out, const report_run *run, const vm_program *p, const explore_result *r,
@@ -497,44 +542,8 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
             x->locksets, x->detector_seconds, x->search_used, x->search_reserved,
             x->buffer_bytes, x->error_bytes, explore_counted_bytes(x), x->refused_bytes,
             x->end_states);
-    if (eo->por) /* only with --por: the default report stays as it was */
-        fprintf(out, ",\"discharged_elements\":%" PRIu64 ",\"shared_elements\":%" PRIu64,
-                x->discharged, x->shared_elements);
-    /* bitstate covers part of the states, by an estimate; the others all */
-    if (eo->por)
-        fprintf(out, ",\"por_reduced_states\":%" PRIu64 ",\"por_proviso_states\":%" PRIu64,
-                x->por_reduced, x->por_proviso);
-    if (eo->search == SEARCH_STATELESS) { /* only then: the other reports stay as they were */
-        fprintf(out, ",\"executions\":%" PRIu64 ",\"iterations\":%" PRIu64
-                     ",\"depth_bound\":%" PRIu64 ",\"sleep_avoided\":%" PRIu64
-                     ",\"preemption_pruned\":%" PRIu64 ",\"preemption_bound\":",
-                x->executions, x->iterations, x->depth_bound, x->sleep_avoided,
-                x->preemption_pruned);
-        if (eo->preemption_bound >= 0)
-            fprintf(out, "%" PRId64, x->preemption_bound);
-        else
-            fprintf(out, "null");
-        fprintf(out, ",\"light_nodes\":%" PRIu64 ",\"races_found\":%" PRIu64
-                     ",\"race_fallbacks\":%" PRIu64,
-                x->light_nodes, x->races_found, x->race_fallbacks);
-    }
-    if (eo->liveness == LIVENESS_STARVATION) /* starvation.c */
-        fprintf(out, ",\"threads_checked\":%" PRIu64 ",\"sccs\":%" PRIu64
-                     ",\"cycles_rejected\":%" PRIu64,
-                x->starvation_checks, x->sccs, x->cycles_rejected);
-    else if (eo->liveness) /* --liveness=npc only (liveness.c) */
-        fprintf(out, ",\"np_states\":%" PRIu64 ",\"np_transitions\":%" PRIu64
-                     ",\"progress_steps_skipped\":%" PRIu64 ",\"nested_searches\":%" PRIu64
-                     ",\"nested_states\":%" PRIu64 ",\"nested_transitions\":%" PRIu64
-                     ",\"cycles_rejected\":%" PRIu64,
-                x->np_states, x->np_transitions, x->progress_skipped, x->nested_searches,
-                x->nested_states, x->nested_transitions, x->cycles_rejected);
-    if (eo->ltl) /* --ltl only (ltl_search.c) */
-        fprintf(out, ",\"nested_searches\":%" PRIu64 ",\"nested_states\":%" PRIu64
-                     ",\"nested_transitions\":%" PRIu64 ",\"cycles_rejected\":%" PRIu64
-                     ",\"automaton_states\":%" PRIu32,
-                x->nested_searches, x->nested_states, x->nested_transitions, x->cycles_rejected,
-                eo->ltl->nstates);
+    print_rows_json(out, eo, r, STATS_REDUCTION);
+    print_rows_json(out, eo, r, STATS_SEARCH);
     if (eo->store.kind == STORE_BITSTATE)
         fprintf(out, ",\"coverage\":%.6g", 1.0 - x->omission);
     else
@@ -551,27 +560,6 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
                 sh->outcome == SHORTEN_SHORTER ? "true" : "false");
     else
         fprintf(out, ",\"shortening\":null");
-    if (r->nworkers) { /* -j N: what each worker did */
-        fprintf(out, ",\"workers\":[");
-        for (uint32_t i = 0; i < r->nworkers; i++) {
-            const explore_worker *w = &r->workers[i];
-            fprintf(out, "%s{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64
-                         ",\"idle_seconds\":%.6f,\"handed_work\":%" PRIu64 "}",
-                    i ? "," : "", w->states, w->transitions, w->idle, w->steals);
-        }
-        fprintf(out, "]");
-    }
-    if (r->nranks) { /* mcheck-mpi: what each rank did */
-        fprintf(out, ",\"ranks\":[");
-        for (uint32_t i = 0; i < r->nranks; i++) {
-            const explore_rank *k = &r->ranks[i];
-            fprintf(out, "%s{\"states_stored\":%" PRIu64 ",\"transitions\":%" PRIu64
-                         ",\"messages\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
-                         ",\"store_bytes\":%" PRIu64 ",\"wait_seconds\":%.6f}",
-                    i ? "," : "", k->states, k->transitions, k->messages, k->bytes,
-                    k->store_bytes, k->wait);
-        }
-        fprintf(out, "]");
-    }
+    print_rows_json(out, eo, r, STATS_LOAD);
     fprintf(out, "}}\n");
 }
