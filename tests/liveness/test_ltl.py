@@ -163,7 +163,26 @@ thread b
     store x, 2
 """
 
+# props over a shared variable: its stores are made visible (the state where
+# s is 1 inside the critical section is seen), and --por keeps them visible
+# steps (else it could run t's section through before u's store)
+SHARED = """shared s
+lock m
+volatile y
+prop p = s == 1
+prop q = y == 1
+thread t
+    acquire m
+    store s, 1
+    store s, 2
+    release m
+thread u
+    store y, 1
+"""
+
 CASES = [
+    (SHARED, "[] !p", "ltl_violated"), (SHARED, "[] (q -> !p)", "ltl_violated"),
+    (SHARED, "<> [] !p", "ok"),
     (LABEL_LOOP, "<> [] at", "ltl_violated"), (LABEL_LOOP, "[] (at -> <> !at)", "ok"),
     (LABEL_PC0, "at0 U atm", "ltl_violated"), (LABEL_PC0, "<> atm", "ok"),
     (START_LABEL, "!at", "ok"), (START_LABEL, "<> at", "ok"), (START_LABEL, "at", "ltl_violated"),
