@@ -102,6 +102,9 @@ typedef struct explore_options {
     double timelimit;         /* seconds; 0: none */
     uint64_t memlimit;        /* bytes; 0: none */
     bool shorten_off;         /* --shorten=off: lassos as the nested search found them */
+    const struct engine *engine; /* the engine to run (mcheck-mpi: engine_mpi,
+                                    reduce_mpi.h); NULL: the one the table picks
+                                    (reduce/engine/engines.c) */
     bool memlimit_default;    /* memlimit is mcheck's default (a share of the
                                  physical memory), not the user's: checked when
                                  the clock is, not after every transition */

@@ -15,6 +15,12 @@
  * does not support ("-j", "--store=bitstate", ...), for a usage error. */
 const char *explore_mpi_unsupported(const explore_options *o);
 
+/* The distributed search as an engine (reduce/engine/engine.h): set
+ * explore_options.engine to it and explore_run() runs explore_mpi(), and
+ * explore_check() refuses what it does not support (with every option the
+ * sequential searches have that it lacks: --liveness, --ltl, stateless). */
+extern const struct engine engine_mpi;
+
 /* The search, collective over MPI_COMM_WORLD (MPI initialized). Returns 0,
  * or -1 if the options are unsupported or nothing could be allocated on
  * some rank (then r holds STOP_NOMEM on every rank). Free r with

@@ -2,7 +2,9 @@
  * sequential engine checks alike. A new search is a file of its own with
  * its `engine` and one line here; the first engine whose selects() holds
  * runs, so the table goes from the most specific options to the plain DFS,
- * which selects everything. */
+ * which selects everything. An engine built into another program only
+ * (mcheck-mpi's distributed search, reduce/mpi/mpi.c) is named by the
+ * options instead (explore_options.engine). */
 #include <stdio.h>
 
 #include "engine.h"
@@ -22,6 +24,7 @@ static const engine *const engines[] = {
 
 const engine *engine_for(const explore_options *o)
 {
+    if (o->engine) return o->engine; /* one named by the caller (mcheck-mpi's) */
     for (size_t i = 0; i < sizeof engines / sizeof *engines; i++)
         if (engines[i]->selects(o)) return engines[i];
     return &engine_dfs;

@@ -514,6 +514,10 @@ static stop_reason levels(msearch *M, uint64_t total)
 
 const char *explore_mpi_unsupported(const explore_options *o)
 {
+    if (o->liveness) return o->liveness == LIVENESS_NPC ? "--liveness=npc" : "--liveness=starvation";
+    if (o->ltl || o->ltl_text) return "--ltl";
+    if (o->check_lasso) return "a lasso's check";
+    if (o->scheduling_races) return "--scheduling=races";
     if (o->search != SEARCH_BFS)
         return o->search == SEARCH_DFS ? "--search=dfs" : "--search=stateless";
     if (o->por && o->reduce != REDUCE_COMPOSE) return "--por without composed steps";
@@ -667,6 +671,7 @@ static bool initial(msearch *M)
 int explore_mpi(const vm_program *p, const explore_options *o, explore_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->engine = &engine_mpi; /* its rows: the common ones and a row per rank */
     if (explore_mpi_unsupported(o)) {
         r->stop = STOP_NOMEM;
         r->verdict = VERDICT_INCOMPLETE;
@@ -706,3 +711,27 @@ int explore_mpi(const vm_program *p, const explore_options *o, explore_result *r
     free(M);
     return 0;
 }
+
+/* ---- the engine ------------------------------------------------------------- */
+
+static bool mpi_selects(const explore_options *o)
+{
+    (void)o;
+    return true; /* named by the options, never picked from the table */
+}
+
+static const char *mpi_refuses(const explore_options *o, char *msg, size_t n)
+{
+    const char *what = explore_mpi_unsupported(o);
+    if (!what) return NULL;
+    snprintf(msg, n, "%s is not supported by mcheck-mpi (its search is breadth-first, over an "
+                     "exact or compact store in each rank)", what);
+    return msg;
+}
+
+const engine engine_mpi = {
+    .name = "mpi",
+    .selects = mpi_selects,
+    .refuses = mpi_refuses,
+    .drive = explore_mpi,
+};

@@ -181,10 +181,8 @@ static int run_search(cli *c, vm_program *p)
         if (html) fclose(html);
         return 2;
     }
-    int rc = explore_mpi(p, &c->eo, &r);
-#else
-    int rc = c->adapt ? explore_adapt(p, &c->eo, &r, &ad) : explore_run(p, &c->eo, &r);
 #endif
+    int rc = c->adapt ? explore_adapt(p, &c->eo, &r, &ad) : explore_run(p, &c->eo, &r);
     if (dump) fclose(dump);
     if (c->adapt) {
         if (!c->json) report_adapt_text(stdout, p, &ad);
@@ -286,6 +284,7 @@ int MCHECK_MAIN(int argc, char **argv)
     explore_options_default(&c.eo);
 #ifdef MCHECK_MPI
     c.eo.search = SEARCH_BFS; /* the one order the distributed search has */
+    c.eo.engine = &engine_mpi; /* the search explore_run() runs and checks */
 #endif
     int rc = cli_parse(argc, argv, &c);
     if (rc != 0) {

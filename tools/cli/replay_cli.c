@@ -238,6 +238,7 @@ static int check_lasso(const replay_request *rq, const recorded *r, const vm_pro
     o.target = NULL;
     o.progress = o.dump_states = NULL;
     o.check_lasso = &l;
+    o.engine = NULL; /* the sequential check, also in mcheck-mpi */
     explore_result res;
     int rc = explore_run(p, &o, &res);
     if (rc != 0) {
