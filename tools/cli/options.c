@@ -28,7 +28,7 @@ static void usage(FILE *out)
           "\n"
           "modes:\n"
           "  (default)              exhaustive search\n"
-          "  --simulate             run one random interleaving, one line per step\n"
+          "  --simulate             run one random interleaving, one line per instruction\n"
           "      --seed N           random seed (default 1)\n"
           "      --steps N          step limit (default 10000)\n"
           "  --dump                 print the assembled program and state layout\n"
@@ -52,7 +52,7 @@ static void usage(FILE *out)
           "                         persistent and sleep sets; on by default wherever it\n"
           "                         is sound (not with --reduce=none, --search=stateless,\n"
           "                         --liveness=starvation); --por=off is composition\n"
-          "                         alone, whose counts are LANGUAGE.md's\n"
+          "                         alone, whose counts the language fixes\n"
           "  --race=off|ld|eraser|goldilocks\n"
           "                         check the locking discipline (Stoller's LD') or races\n"
           "                         during the search (default ld: the reduction is\n"
@@ -137,7 +137,8 @@ static void usage(FILE *out)
           "  --quiet                no progress lines\n"
           "  --help, --version\n"
           "\n"
-          "exit status: 0 no error, 1 error found, 2 bad input or usage, 3 incomplete\n",
+          "exit status: 0 no error, 1 error found, 2 bad input or usage, 3 incomplete,\n"
+          "4 a --replay path the model cannot follow\n",
           out);
 #ifdef MCHECK_MPI
     fputs("\nmcheck-mpi: the search distributed over MPI ranks (mpirun -np K mcheck-mpi\n"
