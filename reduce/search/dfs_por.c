@@ -43,6 +43,8 @@ typedef struct por_frame {
                           taken here (explored from an ancestor, or here) */
     uint64_t indep;    /* of the enabled threads, those independent of tid's step */
     uint64_t hash;     /* of the level's stored vector */
+    bool reduced;      /* its persistent set left a thread out, and the proviso
+                          has not expanded it fully yet (statistics) */
 } por_frame;
 
 /* The engine's private context (S->ctx). */
@@ -120,11 +122,13 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
 {
     f->enabled = enabled_mask(S->p, s);
     f->sleep = z & f->enabled;
-    if (again) {
+    if (again) { /* explored before: counted then */
         f->todo = again & f->enabled;
+        f->reduced = false;
     } else {
         uint64_t ps = por_persistent(S->por, s, f->enabled);
         if (ps != f->enabled) S->r->stats.por_reduced++;
+        f->reduced = ps != f->enabled;
         f->todo = ps & ~f->sleep;
         if (!f->todo && (f->enabled & ~f->sleep)) {
             /* the persistent set is all asleep: none of its steps is taken
@@ -133,6 +137,7 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
              * holds vacuously, every thread not asleep is expanded */
             f->todo = f->enabled & ~f->sleep;
             if (ps != f->enabled) S->r->stats.por_proviso++;
+            f->reduced = false;
         }
     }
     f->done = 0;
@@ -196,7 +201,8 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
              * other threads' steps would have gone on: every thread's step
              * not asleep is explored from this state */
             f->todo = f->enabled & ~f->done & ~f->sleep;
-            x->por_proviso++;
+            if (f->reduced) x->por_proviso++; /* of the states counted reduced */
+            f->reduced = false;
         }
         uint64_t z = f->sleep & f->indep; /* the successor's sleep set */
         uint64_t again = 0;               /* a seen state's threads to explore again */

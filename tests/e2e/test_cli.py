@@ -256,6 +256,18 @@ def test_stateless_loop_note():
     check(note not in err, f"the stateful search: no note ({err!r})")
 
 
+def test_por_counts_are_a_subset():
+    """The persistent-set statistics: the states the proviso expanded fully
+    are some of the states whose set left a thread out (a state explored
+    again for threads woken from the sleep set is not counted again)."""
+    for name, n in (("philosophers_ordered.bc", "6"), ("philosophers.bc", "5")):
+        code, out, _ = run("--json", "--all-errors", "-D", f"N={n}", os.path.join(MODELS, name))
+        st = json.loads(out)["stats"]
+        check(0 < st["por_proviso_states"] <= st["por_reduced_states"],
+              f"{name}: {st['por_proviso_states']} expanded fully of "
+              f"{st['por_reduced_states']} reduced")
+
+
 def test_bounded_invisible():
     spin = model("spin.bc", "shared x\nlock m\nthread t\n    acquire m\nloop:\n    add r0, r0, 1\n"
                             "    jmp loop\n")
@@ -1339,7 +1351,8 @@ def main():
     global MCHECK
     MCHECK = sys.argv[1]
     for t in (test_usage, test_diagnostics_teach, test_define_changes_the_model, test_simulate, test_json_report,
-              test_limits, test_stateless_loop_note, test_bounded_invisible,
+              test_limits, test_stateless_loop_note, test_por_counts_are_a_subset,
+              test_bounded_invisible,
               test_composed_trace_lists_every_instruction,
               test_race_option, test_eraser_note, test_trace_states, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
