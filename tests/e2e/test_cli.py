@@ -352,19 +352,30 @@ def test_eraser_note():
         js = json.loads(out)
         check(js["notes"] == [ERASER_NOTE], f"--race=eraser {extra}: JSON notes {js['notes']}")
     for args in (["--race=eraser", "--reduce=none"], ["--race=ld"], ["--race=goldilocks"],
-                 ["--race=off"]):
+                 ["--race=off", "--reduce=none"]):
         code, out, _ = run(*args, racy)
         check("note: the reduced search" not in out, f"{args}: no Eraser note")
         code, out, _ = run("--json", *args, racy)
         check(json.loads(out)["notes"] == [], f"{args}: JSON notes is []")
+    # --race=off under the reduction: the header says so, and a note that the
+    # reduction then trusts the model (a missed error is possible)
+    for args in (["--race=off"], ["--race=off", "--por=off"], ["--race=off", "--scheduling=races"]):
+        code, out, _ = run(*args, racy)
+        lines = out.splitlines()
+        check("race=off" in lines[0] and lines[1].startswith("note: --race=off: nothing checks "
+              "the locking discipline"), f"{args}: header and note\n{out[:400]}")
+        code, out, _ = run("--json", *args, racy)
+        notes = json.loads(out)["notes"]
+        check(len(notes) == 1 and notes[0].startswith("--race=off: nothing checks"),
+              f"{args}: JSON notes {notes}")
 
 
 PHIL2_STATE_4 = """        state after step 4:
           meals = {0, 0}
           fork[0]: held by phil[0], depth 1
           fork[1]: held by phil[1], depth 1
-          phil[0]: running at line 19: acquire fork[right]; left = 0, right = 1, m = 0
-          phil[1]: running at line 19: acquire fork[right]; left = 1, right = 0, m = 0
+          phil[0]: blocked at line 19: acquire fork[right]; left = 0, right = 1, m = 0
+          phil[1]: blocked at line 19: acquire fork[right]; left = 1, right = 0, m = 0
 """
 
 STATES_MODEL = """lock m, l[3]

@@ -17,9 +17,14 @@ const char *stop_text(stop_reason s);
 /* What the run's options leave out, one sentence each (text: "note: "
  * lines after the options line; JSON: the "notes" array): the reduced
  * search with --race=eraser keeps every LD' violation, not every Eraser
- * report (only LD' is what the reduction preserves, Stoller's Theorem 9).
- * Returns how many it set in notes[0 .. max). */
+ * report (only LD' is what the reduction preserves, Stoller's Theorem 9);
+ * with --race=off the reduced search trusts the model to follow the
+ * discipline (RACE_OFF_NOTE). Returns how many it set in notes[0 .. max). */
 #define REPORT_NOTES_MAX 4
+#define RACE_OFF_NOTE                                                                            \
+    "--race=off: nothing checks the locking discipline, which the reduced search relies on "  \
+    "(Stoller's Theorem 9): in a program with a data race it may miss an error; --race=ld "    \
+    "(the default) checks it, --reduce=none needs no discipline"
 int report_run_notes(const explore_options *eo, const char **notes, int max);
 /* The instructions a `progress*` label names (--liveness=npc: none, and
  * every cycle is a non-progress cycle; the reports say so). */

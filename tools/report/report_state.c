@@ -148,12 +148,16 @@ static void threads(const state_out *o, const vm_program *p, const uint8_t *s)
         const vm_body *b = vm_thread_body(p, s, (int)t);
         uint32_t pc = vm_tpc(p, s, (int)t);
         const vm_insn *in = report_thread_insn(p, s, (int)t);
+        /* running, but no step of it can run (a held lock, an empty channel,
+         * a join of a live thread): blocked, as the deadlock's list says */
+        bool blocked = st == VM_T_RUNNING && vm_enabled(p, s, (int)t) == 0;
         if (o->json) {
             fputs("{\"name\":", o->f);
             json_string(o->f, name);
-            fprintf(o->f, ",\"tid\":%" PRIu32 ",\"status\":\"%s\"", t, status_word[st]);
+            fprintf(o->f, ",\"tid\":%" PRIu32 ",\"status\":\"%s\"%s", t, status_word[st],
+                    blocked ? ",\"blocked\":true" : "");
         } else {
-            fprintf(o->f, "%s: %s", name, status_word[st]);
+            fprintf(o->f, "%s: %s", name, blocked ? "blocked" : status_word[st]);
         }
         if (st == VM_T_ENDED) {
             fputs(o->json ? "}" : "\n", o->f);

@@ -275,8 +275,8 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     if (eo->workers) snprintf(jobs, sizeof jobs, ", workers=%u", eo->workers);
     if (r->nranks) snprintf(jobs, sizeof jobs, ", ranks=%" PRIu32, r->nranks); /* mcheck-mpi */
     fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s%s)\n", VM_VERSION,
-            run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", eo->race != LS_OFF ? ", race=" : "",
-            eo->race != LS_OFF ? race_mode_name(eo->race) : "", a ? ", adapt" : "",
+            run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", ", race=",
+            race_mode_name(eo->race), a ? ", adapt" : "",
             p->spurious_wakeups ? ", spurious-wakeups" : "",
             eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
             search_order_name(eo->search),

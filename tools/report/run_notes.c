@@ -32,6 +32,10 @@ int report_run_notes(const explore_options *eo, const char **notes, int max)
     if (eo->race == LS_ERASER && eo->reduce == REDUCE_COMPOSE && n < max)
         notes[n++] = "the reduced search keeps every LD' violation, not every Eraser report; "
                      "--reduce=none finds them all";
+    /* Stoller's reduction is sound for programs that follow the discipline
+     * the detector checks (Theorem 9): without one it trusts the model */
+    if (eo->race == LS_OFF && eo->reduce == REDUCE_COMPOSE && n < max)
+        notes[n++] = RACE_OFF_NOTE;
     return n;
 }
 
