@@ -32,6 +32,15 @@
   (tests/ref/refcheck.py -D DEPTH=65536 --ld: 65537/65536 reduced,
   262142/262141 full; too slow to rerun here). Its trace is 65536 steps
   long, so it is not a tests/semantics model (its golden would be megabytes).
+- The default --memlimit (3/4 of the memory, or of the memory cgroup's
+  limit): --help states it ("the default here: N MB"), at most 3/4 of the
+  physical memory; in a child memory cgroup of 512 MB it is 384 MB; and
+  (not under AddressSanitizer, whose copies on realloc and shadow memory
+  need more than the quarter left) a model whose registers make every state
+  new stops there with exit 3, the report saying the limit is the default,
+  before the kernel would kill it. The cgroup parts need root and a
+  writable cgroup file system (v1 or v2); without them they are skipped,
+  with the reason printed.
 - Signals: SIGTERM or SIGINT sent three times, 0.02 s apart, to a search
   that runs for minutes, and to its process group as GNU timeout does,
   stop it with its report (exit 3, stop "interrupted"), never kill it.
@@ -333,6 +342,78 @@ def test_repeated_signals(models):
                   f"report {js and js['stop']}, stderr {err.strip()[:200]!r}")
 
 
+def child_cgroup(limit):
+    """A new memory cgroup below this process's, limited to `limit` bytes:
+    the path of its cgroup.procs (a process that writes its pid there moves
+    in) and its directory, or (None, why)."""
+    try:
+        lines = open("/proc/self/cgroup").read().splitlines()
+    except OSError as e:
+        return None, str(e)
+    for line in lines:
+        _, ctl, path = line.split(":", 2)
+        if "memory" in ctl.split(","):
+            base, limit_file = f"/sys/fs/cgroup/memory{path}", "memory.limit_in_bytes"
+            break
+    else:
+        path = next((l.split(":", 2)[2] for l in lines if l.startswith("0::")), None)
+        if path is None:
+            return None, "no memory cgroup in /proc/self/cgroup"
+        base, limit_file = f"/sys/fs/cgroup{path.rstrip('/')}", "memory.max"
+    d = os.path.join(base, f"mcheck-test-{os.getpid()}")
+    try:
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, limit_file), "w") as f:
+            f.write(str(limit))
+    except OSError as e:
+        return None, f"cannot make a memory cgroup under {base}: {e}"
+    return os.path.join(d, "cgroup.procs"), d
+
+
+def in_cgroup(procs, args, env=None):
+    """Run mcheck with args inside the cgroup whose cgroup.procs is `procs`."""
+    def enter():
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+    return subprocess.run([MCHECK] + args, capture_output=True, text=True, preexec_fn=enter,
+                          env=env, timeout=300)
+
+
+def test_default_memlimit(tmp):
+    out = run("--help")[1]
+    m = re.search(r"\(the default here: (\d+) MB\)", out)
+    phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    check(m and 0 < int(m.group(1)) <= phys * 3 // 4 >> 20,
+          f"--help states the default memory limit, at most 3/4 of {phys >> 20} MB "
+          f"({m and m.group(0)})")
+    procs, d = child_cgroup(512 << 20)
+    if procs is None:
+        print(f"skip: the default --memlimit in a cgroup ({d})")
+        return
+    try:
+        p = in_cgroup(procs, ["--help"])
+        check("(the default here: 384 MB)" in p.stdout,
+              f"in a 512 MB cgroup the default is 384 MB ({p.stdout[-300:]!r})")
+        asan = "asan" in subprocess.run(["ldd", MCHECK], capture_output=True, text=True).stdout
+        if asan:
+            print("skip: a search stopped by the default --memlimit (AddressSanitizer build)")
+            return
+        runaway = os.path.join(tmp, "runaway.bc")
+        with open(runaway, "w") as f:
+            f.write("thread t\n    reg a, b, c, d\nloop:\n    add a, a, 1\n    add b, b, 3\n"
+                    "    add c, c, 5\n    add d, d, 7\n    jmp loop\n")
+        p = in_cgroup(procs, [runaway])
+        check(p.returncode == 3 and "search incomplete: memory limit reached" in p.stdout and
+              "memory limit 384.0 MB (the default, 3/4 of the memory; --memlimit MB sets "
+              "another, --memlimit 0 none)" in p.stdout,
+              f"a runaway search stops at the default limit: exit {p.returncode}\n{p.stdout[-800:]}")
+    finally:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
+
 def main():
     global MCHECK
     if len(sys.argv) != 3:
@@ -346,6 +427,7 @@ def main():
         test_memory_figures(models)
         test_memlimit_names_the_part(models, tmp)
         test_lock_depth_limit(tmp)
+        test_default_memlimit(tmp)
     test_repeated_signals(models)
     return finish()
 

@@ -119,8 +119,13 @@ static void usage(FILE *out)
           "  --memlimit MB          stop cleanly when the search's reserved memory (store,\n"
           "                         stack or queue, buffers, errors kept) would pass MB\n"
           "                         (default: 3/4 of the physical memory, or of the\n"
-          "                         cgroup's limit if lower; 0: none)\n"
-          "  --timelimit S          stop cleanly after S seconds\n"
+          "                         cgroup's limit if lower; 0: none)\n",
+          out);
+#ifndef MCHECK_MPI
+    fprintf(out, "                         (the default here: %llu MB)\n",
+            (unsigned long long)(tool_memory_limit() / 4 * 3 >> 20));
+#endif
+    fputs("  --timelimit S          stop cleanly after S seconds\n"
           "\n"
           "output:\n"
           "  --json                 print one JSON object instead of text\n"

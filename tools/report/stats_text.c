@@ -40,7 +40,10 @@ void report_memlimit_text(FILE *out, const explore_options *eo, const explore_re
     const char *frontier = explore_stats_frame(eo, r).frontier;
     char b1[32], b2[32], b3[32], b4[32], b5[32];
     const char *order = eo->search == SEARCH_BFS ? "BFS" : "DFS";
-    fprintf(out, "memory limit %s: ", explore_human_bytes((double)eo->memlimit, b1, sizeof b1));
+    fprintf(out, "memory limit %s%s: ", explore_human_bytes((double)eo->memlimit, b1, sizeof b1),
+            eo->memlimit_default ? " (the default, 3/4 of the memory; --memlimit MB sets another, "
+                                   "--memlimit 0 none)"
+                                 : "");
     switch (r->memlimit_part) {
     case MEM_STORE:
         if (eo->store.kind == STORE_BITSTATE)
