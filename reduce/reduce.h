@@ -16,6 +16,7 @@
 #define MCHECK_REDUCE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,7 +114,8 @@ typedef struct explore_options {
                                  errors (0: 10); later ones are only counted */
     FILE *progress;           /* progress lines every few seconds; NULL: none */
     FILE *dump_states;        /* hex of every stored visible state; NULL: none */
-    volatile sig_atomic_t *interrupt; /* set non-zero to stop the search */
+    atomic_int *interrupt;    /* set non-zero to stop the search (a signal handler
+                                 may: a lock-free atomic is async-signal-safe) */
     bool por;                 /* Stoller's stronger reduction on top of
                                  composition (--por): threads' invisible
                                  starts folded, statically discharged

@@ -86,18 +86,11 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
         if (!S.det) return refused(r, -1);
         ls_hooks(S.det, &S.hooks);
     }
-    S.ssize = p->layout.size + ls_meta_bytes(S.det);
-    S.env = (step_env){.p = p, .hooks = &S.hooks, .det = S.det, .reduce = o->reduce,
-                       .max_invisible = o->max_invisible, .fold_start = o->por,
-                       .fold_undo = o->por ? malloc(S.ssize) : NULL, .state_bytes = S.ssize,
-                       .stopped = &S.lim.stop, .t0 = &S.lim.t0, .timelimit = o->timelimit,
-                       .interrupt = o->interrupt};
-    S.ran = step_ran_new(p);
-    S.env.ran = S.ran;
-    S.vsize = S.ssize + 1;
-    /* the product's bytes follow the vector (liveness.c, ltl_search.c) */
+    /* the product's bytes follow the vector (nested.c) */
     size_t extra = e->product_bytes;
-    S.wsize = (S.vsize + extra + 7) & ~(size_t)7;
+    search_layout(&S, extra);
+    S.ran = step_ran_new(p);
+    search_env(&S, &S.lim.t0);
     /* the stateless search stores no state; sleep sets use --por's
      * independence (not with a preemption bound: stateless.c) */
     bool sleep_sets = e->stateless && !o->no_sleep_sets && o->preemption_bound < 0;

@@ -362,3 +362,17 @@ bool lasso_step(search *S, uint8_t *v, explore_step st, explore_stats *dry)
     mark_outcome(S, v, &out);
     return true;
 }
+
+void search_layout(search *S, size_t product_bytes)
+{
+    S->ssize = S->p->layout.size + ls_meta_bytes(S->det);
+    S->vsize = S->ssize + 1;
+    S->wsize = (S->vsize + product_bytes + 7) & ~(size_t)7;
+}
+
+void search_env(search *S, const struct timespec *t0)
+{
+    S->env = step_env_new(S->p, S->o, &S->hooks, S->det, S->ssize, S->ran);
+    S->env.stopped = &S->lim.stop;
+    S->env.t0 = t0;
+}

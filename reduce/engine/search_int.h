@@ -378,6 +378,16 @@ static HOT_INLINE int insert_successor(search *S, uint8_t *s, step_outcome *out,
     return insert_prepared(S, s, out, 0, false, false, false, first, n);
 }
 
+/* The sizes of the search's vectors (search.c): ssize, the state (vm part
+ * and S->det's metadata); vsize, with the error marker; wsize, the work
+ * vectors', with `product_bytes` after the stored vector (nested.c's
+ * automaton state), rounded up to 8. */
+void search_layout(search *S, size_t product_bytes);
+/* S->env, the composed step's environment (step_env_new()) over S's
+ * detector, hooks, sizes and `ran`, stopping at the run's limits (S->lim,
+ * the clock started at t0). Its fold_undo is NULL if that malloc failed. */
+void search_env(search *S, const struct timespec *t0);
+
 /* ---- dfs.c ----------------------------------------------------------------- */
 
 bool dfs_grow_slow(search *S, size_t need, bool enforce);

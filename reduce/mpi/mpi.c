@@ -583,16 +583,9 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     if (ls_needed(o->race, p) && !(S->det = ls_new_opts(o->race, p, p->layout.size, o->por)))
         return false;
     if (S->det) ls_hooks(S->det, &S->hooks);
-    S->ssize = p->layout.size + ls_meta_bytes(S->det);
-    S->vsize = S->ssize + 1;
-    S->wsize = (S->vsize + 7) & ~(size_t)7;
+    search_layout(S, 0);
     S->ran = step_ran_new(p);
-    /* --por: a spawn step folds the child's invisible start (step.c) */
-    S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
-                        .max_invisible = o->max_invisible, .fold_start = o->por,
-                        .fold_undo = o->por ? malloc(S->ssize) : NULL, .state_bytes = S->ssize,
-                        .ran = S->ran, .stopped = &S->lim.stop, .t0 = &S->lim.t0,
-                        .timelimit = o->timelimit, .interrupt = o->interrupt};
+    search_env(S, &S->lim.t0); /* --por: a spawn step folds the child's start (step.c) */
     S->por = o->por ? por_new(p) : NULL;
     if (o->por && (!S->env.fold_undo || !S->por || !por_cycle_tables(S->por))) return false;
     S->st = store_new(&o->store, S->vsize);

@@ -418,15 +418,9 @@ static bool worker_init(par *P, worker *W, unsigned id)
         if (!S->det) return false;
         ls_hooks(S->det, &S->hooks);
     }
-    S->ssize = p->layout.size + ls_meta_bytes(P->det);
-    S->vsize = S->ssize + 1;
-    S->wsize = (S->vsize + 7) & ~(size_t)7;
+    search_layout(S, 0);
     S->ran = step_ran_new(p);
-    S->env = (step_env){.p = p, .hooks = &S->hooks, .det = S->det, .reduce = o->reduce,
-                        .max_invisible = o->max_invisible, .fold_start = o->por,
-                        .fold_undo = o->por ? malloc(S->ssize) : NULL, .state_bytes = S->ssize,
-                        .ran = S->ran, .stopped = &S->lim.stop, .t0 = &P->M.lim.t0,
-                        .timelimit = o->timelimit, .interrupt = o->interrupt};
+    search_env(S, &P->M.lim.t0);
     /* the recent-lookup cache holds fingerprints the shared set holds: with
      * the 64-bit compact store a hash equal to one of them is a state seen */
     S->recent.on = o->store.kind == STORE_COMPACT && o->store.fingerprint_bits == 64;

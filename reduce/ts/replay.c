@@ -443,13 +443,14 @@ int trace_replay_with(const vm_program *p, const explore_options *o, const explo
     t->det = det; /* the sink may name the detector's sets */
     size_t state_bytes = p->layout.size + ls_meta_bytes(det);
     rctx.state_bytes = state_bytes;
-    bool fold = o->por && o->reduce == REDUCE_COMPOSE;
-    step_env env = {.p = p, .hooks = &h, .det = det, .reduce = o->reduce,
-                    .max_invisible = o->max_invisible, .fold_start = fold,
-                    .fold_undo = fold ? malloc(state_bytes) : NULL, .state_bytes = state_bytes,
-                    .before = replay_before, .cut = replay_cut, .ctx = &rctx};
     uint8_t **ran = step_ran_new(p); /* written by the steps, not read */
-    env.ran = ran;
+    step_env env = step_env_new(p, o, &h, det, state_bytes, ran);
+    env.timelimit = 0; /* trace replay has its own checks (stopped NULL) */
+    env.interrupt = NULL;
+    env.before = replay_before;
+    env.cut = replay_cut;
+    env.ctx = &rctx;
+    bool fold = env.fold_start;
     explore_stats counts = {0}; /* not reported */
     uint8_t *s = malloc(state_bytes);
     rctx.ring = malloc(rctx.keep * sizeof *rctx.ring);

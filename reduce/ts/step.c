@@ -125,6 +125,17 @@ static bool insn_visible(const vm_program *p, const vm_insn *in)
     return (fl & VM_F_VIS) || ((fl & VM_F_MEM) && p->vars[in->obj].cls == VM_VOLATILE);
 }
 
+step_env step_env_new(const vm_program *p, const explore_options *o, const vm_hooks *h,
+                      const ls_detector *det, size_t state_bytes, uint8_t *const *ran)
+{
+    bool fold = o->por && o->reduce == REDUCE_COMPOSE;
+    return (step_env){.p = p, .hooks = h, .det = det, .reduce = o->reduce,
+                      .max_invisible = o->max_invisible, .fold_start = fold,
+                      .fold_undo = fold ? malloc(state_bytes) : NULL,
+                      .state_bytes = state_bytes, .ran = ran, .timelimit = o->timelimit,
+                      .interrupt = o->interrupt};
+}
+
 uint8_t **step_ran_new(const vm_program *p)
 {
     size_t rows = p->nbodies * sizeof(uint8_t *), bytes = 0;

@@ -57,7 +57,7 @@ typedef struct step_env {
     stop_reason *stopped;
     const struct timespec *t0;  /* the run's start (CLOCK_MONOTONIC) */
     double timelimit;           /* seconds; 0: none */
-    const volatile sig_atomic_t *interrupt;
+    const atomic_int *interrupt;
 } step_env;
 
 #define STEP_LIMIT_EVERY (1u << 20)
@@ -111,6 +111,15 @@ bool step_fold_starts(const step_env *e, uint8_t *s, explore_stats *x, bool obse
 /* A ran table for step_env.ran: a row of p->bodies[b].ncode zero bytes per
  * body b, in one allocation (free() it); NULL if out of memory. */
 uint8_t **step_ran_new(const vm_program *p);
+/* The environment of the composed step under options o, the one way the
+ * search, -j, MPI and trace replay make it: the program, the detector det
+ * behind hooks h, --reduce, --max-invisible, --por's folded starts (their
+ * roll-back buffer fold_undo malloc'd: NULL if that failed, which the
+ * caller checks), states of state_bytes bytes, and the table `ran`. The
+ * run's limits (stopped, t0, timelimit, interrupt) and a replay's
+ * before/cut/ctx are the caller's to set. */
+step_env step_env_new(const vm_program *p, const explore_options *o, const vm_hooks *h,
+                      const ls_detector *det, size_t state_bytes, uint8_t *const *ran);
 
 /* The pending instruction of thread `tid` if it is a `spawn`, else NULL. */
 const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid);

@@ -25,12 +25,16 @@
 #include "reduce_mpi.h" /* mcheck-mpi: this file built again, cli/mcheck_mpi.c */
 #endif
 
-static volatile sig_atomic_t interrupted;
+/* Set by the handler, read by the search (every -j worker): a lock-free
+ * atomic, which a handler may write (C11 7.14.1.1) and threads may share. */
+static atomic_int interrupted;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    int saved = errno; /* a handler leaves errno as it found it */
+    atomic_store(&interrupted, 1);
+    errno = saved;
 }
 
 /* The handler stays for every later signal (no SA_RESETHAND, unlike what
@@ -41,6 +45,7 @@ static void catch_signal(int sig)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART; /* as signal() has it: interrupted calls go on */
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
 }
