@@ -11,7 +11,12 @@ ratios B/A as well. Both runs of a pair see the same moment's interference
 is steadier than ratios of runs taken in turn; use it on a 2-core machine
 with nothing else running.
 
-usage: bench/ab.py [--runs N] [--paired] MCHECK_A MCHECK_B [...] -- MCHECK_ARGS...
+--callgrind: count the instructions each build executes (valgrind's
+callgrind, one run each: repeatable, whatever the load) and print each
+count and its ratio to the first build's. Options a build does not know
+make it exit 2, which is reported.
+
+usage: bench/ab.py [--runs N] [--paired | --callgrind] MCHECK_A MCHECK_B [...] -- MCHECK_ARGS...
 e.g.   bench/ab.py --runs 5 /tmp/mcheck-before build/tools/mcheck -- \
            --reduce=none --race=off -D ITEMS=2000 -D CAP=6 models/prodcons_monitor.bc
 """
@@ -53,6 +58,18 @@ def cpu_seconds(cmd):
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def instructions(cmd):
+    """The instructions cmd executes (callgrind's Ir)."""
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode not in (0, 1, 3):
+        sys.exit(f"{' '.join(cmd)}: exit {p.returncode}")
+    for line in p.stderr.splitlines():
+        if "refs:" in line:
+            return int(line.split("refs:")[1].replace(",", ""))
+    sys.exit(f"{' '.join(cmd)}: no instruction count in valgrind's output")
+
+
 def main():
     argv = sys.argv[1:]
     if "--" not in argv:
@@ -62,9 +79,17 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--paired", action="store_true",
                     help="two builds: run them at the same time, one on each core")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions instead of timing (valgrind, one run each)")
     ap.add_argument("builds", nargs="+")
     opts = ap.parse_args(argv[:cut])
     args = ["--quiet"] + argv[cut + 1:]
+    if opts.callgrind:
+        ir = {b: instructions([b] + args) for b in opts.builds}
+        base = ir[opts.builds[0]]
+        for b in opts.builds:
+            print(f"{b}: {ir[b]:,} instructions (x{ir[b] / base:.4f} of the first)")
+        return
     if opts.paired and len(opts.builds) != 2:
         sys.exit("--paired compares two builds")
     times = {b: [] for b in opts.builds}
