@@ -18,6 +18,12 @@
 #include "reduce_mpi.h" /* mcheck-mpi: explore_mpi_unsupported() */
 #endif
 
+#ifndef MCHECK_MPI
+/* The default --memlimit: 3/4 of the memory the process may use (a share
+ * for the rest of the machine); 0 if that is unknown. */
+static uint64_t default_memlimit(void) { return tool_memory_limit() / 4 * 3; }
+#endif
+
 static void usage(FILE *out)
 {
     fputs("usage: mcheck [options] MODEL.bc\n"
@@ -123,7 +129,7 @@ static void usage(FILE *out)
           out);
 #ifndef MCHECK_MPI
     fprintf(out, "                         (the default here: %llu MB)\n",
-            (unsigned long long)(tool_memory_limit() / 4 * 3 >> 20));
+            (unsigned long long)(default_memlimit() >> 20));
 #endif
     fputs("  --timelimit S          stop cleanly after S seconds\n"
           "\n"
@@ -657,7 +663,7 @@ int cli_parse(int argc, char **argv, cli *c)
     if (!c->por_set) c->eo.por = por_by_default(c);
 #ifndef MCHECK_MPI /* mcheck-mpi: per rank, and ranks may share a machine: no default */
     if (!c->memlimit_set) {
-        c->eo.memlimit = tool_memory_limit() / 4 * 3; /* a share for the rest of the machine */
+        c->eo.memlimit = default_memlimit();
         c->eo.memlimit_default = c->eo.memlimit != 0;
     }
 #endif
