@@ -239,9 +239,9 @@ MUTANTS = [
     # its replay check, and npc's automaton (liveness.c)
     ("liveness-progress-taken",
      "--liveness=npc: the copy and the nested search take progress steps too",
-     ["reduce/liveness/nested.c"],
-     r"if \(f->kind == MOVE_NONPROGRESS && f->fr\.nchoices && is_progress\(p, S->cur, f->fr\.tid\)\) \{",
-     "if (f->kind == 7 && f->fr.nchoices && is_progress(p, S->cur, f->fr.tid)) {"),
+     ["reduce/liveness/nested_int.h"],
+     r"return k != MOVE_NONPROGRESS \|\| !is_progress\(p, v, t\);",
+     "return k != 7 || !is_progress(p, v, t);"),
     ("nested-no-replay-check",
      "--liveness=npc, --ltl: a cycle is recorded without the replay check",
      ["reduce/liveness/nested.c"],

@@ -90,15 +90,15 @@ static int bfs_to(lbfs *b, const uint8_t *v0, uint32_t q0, uint64_t goal, explor
     for (uint32_t i = 0; i < b->n; i++) {
         uint32_t q = b->nodes[i].q;
         uint64_t props = A->guards ? props_of(p, vec_of(b, i)) : 0;
-        bool terminal = !any_enabled(p, vec_of(b, i));
+        bool terminal = A->stutters && !any_enabled(p, vec_of(b, i));
         for (uint32_t e = A->succ_off[q]; e < A->succ_off[q + 1]; e++) {
             uint32_t q2 = A->succ[e];
-            uint8_t kind = A->kind ? A->kind[e] : MOVE_STEP;
-            if (A->guards && !ltl_enters(A->guards, q2, props)) continue;
-            bool nostep = kind == MOVE_EPS || (A->stutters && terminal);
+            uint8_t kind = buchi_kind(A, e);
+            if (!buchi_enters(A, q2, props)) continue;
+            bool nostep = buchi_no_step(A, kind, terminal);
             for (int32_t t = nostep ? -1 : 0; t < (nostep ? 0 : (int32_t)p->nthreads); t++) {
                 uint64_t nc = t < 0 ? 1 : vm_enabled(p, vec_of(b, i), t);
-                if (t >= 0 && nc && kind == MOVE_NONPROGRESS && is_progress(p, vec_of(b, i), t))
+                if (t >= 0 && nc && !buchi_takes(p, kind, vec_of(b, i), t))
                     continue;
                 for (uint64_t c = 0; c < nc; c++) {
                     explore_step st = {t, c};

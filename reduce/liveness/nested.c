@@ -150,7 +150,7 @@ static inline bool next_thread_step(search *S, nd_frame *f, explore_step *st)
         }
         if (f->fr.nchoices == 0) {
             f->fr.nchoices = vm_enabled(p, S->cur, f->fr.tid);
-            if (f->kind == MOVE_NONPROGRESS && f->fr.nchoices && is_progress(p, S->cur, f->fr.tid)) {
+            if (f->fr.nchoices && !buchi_takes(p, f->kind, S->cur, f->fr.tid)) {
                 S->r->stats.progress_skipped += f->fr.nchoices;
                 f->fr.choice = f->fr.nchoices;
             }
@@ -195,14 +195,14 @@ static bool next_move_slow(search *S, nd_frame *f, bool at_bound, uint32_t *q2, 
             continue;
         }
         uint32_t e = off + f->edge, b = A->succ[e];
-        uint8_t k = A->kind ? A->kind[e] : MOVE_STEP;
+        uint8_t k = buchi_kind(A, e);
         if (k != MOVE_EPS && at_bound && !f->cut) {
             f->cut = 1;
             if (any_enabled(S->p, S->cur)) S->lim.truncated = true;
         }
         bool skip = k == MOVE_EPS ? f->round2 : f->cut;
-        if (!skip && (!A->guards || ltl_enters(A->guards, b, f->props))) {
-            if (k == MOVE_EPS || (A->stutters && f->terminal)) {
+        if (!skip && buchi_enters(A, b, f->props)) {
+            if (buchi_no_step(A, k, f->terminal)) {
                 if (f->fr.choice == 0) {
                     f->fr.choice = 1;
                     f->fr.tid = -1;
@@ -276,14 +276,14 @@ static bool edge_allows(const search *S, uint32_t q, uint32_t b, explore_step st
 {
     const buchi *A = &ND(S)->A;
     const vm_program *p = S->p;
-    if (A->guards && !ltl_enters(A->guards, b, props_of(p, v))) return false;
+    if (!buchi_enters(A, b, A->guards ? props_of(p, v) : 0)) return false;
     if (st.tid >= (int32_t)p->nthreads) return false;
     for (uint32_t e = A->succ_off[q]; e < A->succ_off[q + 1]; e++) {
         if (A->succ[e] != b) continue;
-        uint8_t k = A->kind ? A->kind[e] : MOVE_STEP;
+        uint8_t k = buchi_kind(A, e);
         if (st.tid < 0) {
-            if (k == MOVE_EPS || (A->stutters && !any_enabled(p, v))) return true;
-        } else if (k == MOVE_STEP || (k == MOVE_NONPROGRESS && !is_progress(p, v, st.tid))) {
+            if (buchi_no_step(A, k, !any_enabled(p, v))) return true;
+        } else if (k != MOVE_EPS && buchi_takes(p, k, v, st.tid)) {
             return true;
         }
     }

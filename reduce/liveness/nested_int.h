@@ -47,6 +47,29 @@ typedef struct buchi {
     void (*describe)(char *msg, size_t n, uint32_t m, uint32_t mstart);
 } buchi;
 
+/* The rules of a move along edge e of A (the search, nested.c; the replay
+ * check; the lasso's breadth-first search, lasso_bfs.c), in one place: */
+static inline uint8_t buchi_kind(const buchi *A, uint32_t e)
+{
+    return A->kind ? A->kind[e] : MOVE_STEP;
+}
+/* May the automaton enter b from a state whose props are `props`? */
+static inline bool buchi_enters(const buchi *A, uint32_t b, uint64_t props)
+{
+    return !A->guards || ltl_enters(A->guards, b, props);
+}
+/* Is the move along an edge of kind k one without a step (an EPS edge, or
+ * the stutter of a state where no thread is enabled: `terminal`)? */
+static inline bool buchi_no_step(const buchi *A, uint8_t k, bool terminal)
+{
+    return k == MOVE_EPS || (A->stutters && terminal);
+}
+/* May thread t's step in state v be taken along an edge of kind k? */
+static inline bool buchi_takes(const vm_program *p, uint8_t k, const uint8_t *v, int t)
+{
+    return k != MOVE_NONPROGRESS || !is_progress(p, v, t);
+}
+
 /* A level of the product search: a state, its automaton state q and
  * nested flag (in the bytes after the stored vector, so the undo log
  * restores them), and the move being taken from it. */
