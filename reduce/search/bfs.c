@@ -144,6 +144,14 @@ static bool bfs_drain(search *S, bfs_slot *slots, uint8_t *vecs, unsigned nb)
     for (unsigned k = 0; k < nb; k++) {
         bfs_slot *b = &slots[k];
         uint8_t *v = vecs + (size_t)k * S->wsize;
+        if (k && b->parent != slots[k - 1].parent && S->o->max_states &&
+            x->states_stored >= S->o->max_states) {
+            /* explore_shorten()'s bound, checked before each state's
+             * successors as the plain loop does: the same count either way */
+            S->lim.stop = STOP_STATELIMIT;
+            for (; k < nb; k++) x->instructions -= slots[k].instructions; /* not taken */
+            return false;
+        }
         x->transitions++;
         uint32_t first;
         uint64_t nfirst;
