@@ -35,10 +35,12 @@
  * object of t's step (it might be the first to interfere); a disabled one
  * adds the threads that can enable it (the owner of the lock it acquires or
  * re-acquires, the threads that may notify on its lock or use its channel,
- * the thread it joins). The seed is the lowest enabled thread, the one
- * composition's depth-first search runs first (por_persistent()). With
- * more than 64 threads the sets
- * are not computed (every enabled thread is explored). */
+ * the thread it joins). A thread waiting on a lock (not yet notified) is
+ * added only while someone outside the set could still notify it
+ * (closure(), waiters_of(): Stoller's Figure 3). The seed is the lowest
+ * enabled thread, the one composition's depth-first search runs first
+ * (por_persistent()). With more than 64 threads the sets are not computed
+ * (every enabled thread is explored). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,11 @@ struct por {
     uint64_t *step;            /* nthreads * words */
     const uint64_t **fut;      /* per thread: its future at its pc, or NULL if not live */
     uint64_t *adj;             /* per thread: the threads it adds to a closure */
+    uint64_t *pend;            /* per thread: the waiting threads it would add
+                                  (deferred: waiters_still()) */
+    uint64_t *notif;           /* per waiting thread: who may notify its lock first */
+    int32_t *wowner;           /* per waiting thread: its lock's owner, or -1 */
+    uint64_t waiting;          /* the waiting threads of the last state */
     uint64_t *tmp;             /* words */
     uint8_t **cyc;             /* per unit, per pc: CYC_* (por_cycle_tables()), or NULL */
 };
@@ -326,8 +333,12 @@ por *por_new(const vm_program *p)
     P->step = calloc((size_t)n * P->words, sizeof *P->step);
     P->fut = calloc(n, sizeof *P->fut);
     P->adj = calloc(n, sizeof *P->adj);
+    P->pend = calloc(n, sizeof *P->pend);
+    P->notif = calloc(n, sizeof *P->notif);
+    P->wowner = calloc(n, sizeof *P->wowner);
     P->tmp = calloc(P->words, sizeof *P->tmp);
-    if (!P->static_unit || !P->top_unit || !P->step || !P->fut || !P->adj || !P->tmp)
+    if (!P->static_unit || !P->top_unit || !P->step || !P->fut || !P->adj || !P->pend ||
+        !P->notif || !P->wowner || !P->tmp)
         goto fail;
     for (uint32_t t = 0; t < p->nstatic; t++) {
         uint32_t u = unit_of(P, (uint32_t)p->threads[t].body, p->threads[t].self, t);
@@ -373,6 +384,9 @@ void por_free(por *P)
     free(P->step);
     free(P->fut);
     free(P->adj);
+    free(P->pend);
+    free(P->notif);
+    free(P->wowner);
     free(P->tmp);
     for (uint32_t i = 0; P->cyc && i < P->nunits; i++) free(P->cyc[i]);
     free(P->cyc);
@@ -388,7 +402,7 @@ size_t por_bytes(const por *P)
         const vm_body *b = &P->p->bodies[P->units[i].body];
         n += (size_t)b->ncode * ((b->nregs + 1) * sizeof(vm_absval) + 2 * P->words * 8);
     }
-    return n + (size_t)P->p->nthreads * (P->words * 8 + sizeof(void *));
+    return n + (size_t)P->p->nthreads * (P->words * 8 + sizeof(void *) + 3 * 8 + 4);
 }
 
 /* The unit of live thread t in s. */
@@ -474,6 +488,89 @@ static const uint64_t *owned_masked(por *P, const uint8_t *s, int t, const uint6
     return any ? P->tmp : step;
 }
 
+/* Stoller's Figure 3, the waiters (acquire ▷ wait2 needs owner = θ1 when
+ * θ2 is in the wait set): a thread u waiting on lock L, not yet notified,
+ * runs nothing until a notify on L takes it out of the wait set, and a
+ * notify needs L owned by its thread. In a sequence of steps of threads
+ * outside the persistent set T, the first notify on L would be by such a
+ * thread w that owns L by then: so w is not itself waiting on L in s (it
+ * would need an earlier notify), its future touches L (the notify), and
+ * if L has an owner in s, that owner has released L first, so it is not
+ * in T (T's threads do not run in the sequence). Hence, when L's owner is
+ * in T, or every live thread but u whose future touches L and that is not
+ * waiting on L is in T, u does not run in the sequence at all, so it can
+ * be the first to interfere with nothing and enables nothing: the closure
+ * leaves it out, whoever would add it. Not with --spurious-wakeups (u may
+ * then leave the wait set on its own).
+ *
+ * The waiting threads of s that are live (bits), with each one's notifiers
+ * (P->notif) and its lock's owner (P->wowner). */
+static uint64_t waiters_of(por *P, const uint8_t *s, uint64_t live)
+{
+    const vm_program *p = P->p;
+    if (p->spurious_wakeups || !p->nlocks) return 0;
+    uint32_t lock[64];
+    uint64_t waiting = 0;
+    for (uint64_t ts = live; ts; ts &= ts - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(ts);
+        if (vm_tstatus_of(p, s, (int)t) != VM_T_WAITING) continue;
+        const vm_body *b = vm_thread_body(p, s, (int)t);
+        const vm_insn *in = &b->code[vm_tpc(p, s, (int)t)];
+        if (in->op != VM_OP_wait || b->nregs > VM_MAX_REGS + 64) continue;
+        vm_absval regs[VM_MAX_REGS + 64];
+        concrete_regs(p, s, (int)t, b->nregs, regs);
+        vm_absval self = t < p->nstatic ? p->threads[t].self : vm_tself(p, s, (int)t);
+        vm_absval ix = vm_absop(&in->idx, regs, self, (vm_absval)t);
+        const vm_lockdecl *d = &p->lockdecls[in->obj];
+        if (!known(ix) || ix < 0 || (uint32_t)ix >= d->size) continue;
+        lock[t] = d->first + (uint32_t)ix;
+        waiting |= 1ull << t;
+    }
+    for (uint64_t us = waiting; us; us &= us - 1) {
+        uint32_t u = (uint32_t)__builtin_ctzll(us), l = lock[u];
+        uint64_t nf = 0;
+        for (uint64_t ws = live & ~(1ull << u); ws; ws &= ws - 1) {
+            uint32_t w = (uint32_t)__builtin_ctzll(ws);
+            if ((waiting >> w) & 1 && lock[w] == l) continue;
+            if ((P->fut[w][l >> 6] >> (l & 63)) & 1) nf |= 1ull << w;
+        }
+        P->notif[u] = nf;
+        P->wowner[u] = vm_lock_owner(p, s, l);
+    }
+    return waiting;
+}
+
+/* The closure of T over P->adj, and of the waiting threads some member
+ * would add (P->pend) those that may still run in a sequence outside it
+ * (waiters_of()), one at a time (each added waiter brings its notifiers,
+ * and with them its fellow waiters may stay out); it stops early once T
+ * meets `stop`. */
+static uint64_t closure(const por *P, uint64_t T, uint64_t waiting, uint64_t stop)
+{
+    uint64_t work = T;
+    for (;;) {
+        while (work && !(T & stop)) {
+            uint32_t t = (uint32_t)__builtin_ctzll(work);
+            work &= work - 1;
+            uint64_t add = P->adj[t] & ~T;
+            T |= add;
+            work |= add;
+        }
+        if (!waiting || (T & stop)) return T;
+        uint64_t want = 0;
+        for (uint64_t ts = T; ts; ts &= ts - 1) want |= P->pend[__builtin_ctzll(ts)];
+        for (want &= ~T; want; want &= want - 1) {
+            uint32_t u = (uint32_t)__builtin_ctzll(want);
+            int o = P->wowner[u];
+            if (o >= 0 && (T >> o) & 1) continue;
+            if (P->notif[u] & ~T) break;
+        }
+        if (!want) return T;
+        work = want & -want;
+        T |= work;
+    }
+}
+
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
 {
     const vm_program *p = P->p;
@@ -492,7 +589,9 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         if ((enabled >> t) & 1) step[t] = thread_step(P, s, (int)t, u, pc);
     }
     /* the graph of the closure: an enabled thread adds the live threads
-     * whose future meets its step, a disabled one its enablers */
+     * whose future meets its step, a disabled one its enablers; the
+     * waiting threads among them are deferred (closure()) */
+    P->waiting = waiters_of(P, s, live);
     for (uint64_t ts = live; ts; ts &= ts - 1) {
         uint32_t t = (uint32_t)__builtin_ctzll(ts);
         uint64_t add = 0;
@@ -505,7 +604,8 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         } else {
             add = por_enablers(P, s, (int)t, live);
         }
-        P->adj[t] = add;
+        P->pend[t] = add & P->waiting;
+        P->adj[t] = add & ~P->waiting;
     }
     /* the closure of the lowest enabled thread: the smallest persistent set
      * (of this construction) that holds the thread composition's
@@ -518,15 +618,7 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
      * the other order (16 million states without the deadlock composition
      * met after 118; tests/e2e/test_fold_start.py's ring). */
     uint32_t seed = (uint32_t)__builtin_ctzll(enabled);
-    uint64_t T = 1ull << seed, work = T;
-    while (work) {
-        uint32_t t = (uint32_t)__builtin_ctzll(work);
-        work &= work - 1;
-        uint64_t add = P->adj[t] & ~T;
-        T |= add;
-        work |= add;
-    }
-    return T & enabled;
+    return closure(P, 1ull << seed, P->waiting, 0) & enabled;
 }
 
 uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live)
@@ -731,20 +823,14 @@ uint64_t por_persistent_avoiding(por *P, const uint8_t *s, uint64_t enabled, uin
     uint64_t best = por_persistent(P, s, enabled);
     if (!(best & avoid) || P->p->nthreads > 64 || __builtin_popcountll(enabled) <= 1)
         return best;
-    /* por_persistent() left the graph of the closure in P->adj (a row per
-     * live thread): the smallest closure of a seed that avoids them */
+    /* por_persistent() left the graph of the closure in P->adj and P->pend
+     * (a row per live thread): the smallest closure of a seed that avoids
+     * them */
     int best_n = 65;
     uint64_t pick = best;
     for (uint64_t seeds = enabled & ~avoid; seeds && best_n > 1; seeds &= seeds - 1) {
         uint32_t seed = (uint32_t)__builtin_ctzll(seeds);
-        uint64_t T = 1ull << seed, work = T;
-        while (work && !(T & enabled & avoid)) {
-            uint32_t t = (uint32_t)__builtin_ctzll(work);
-            work &= work - 1;
-            uint64_t add = P->adj[t] & ~T;
-            T |= add;
-            work |= add;
-        }
+        uint64_t T = closure(P, 1ull << seed, P->waiting, enabled & avoid);
         int k = __builtin_popcountll(T & enabled);
         if (!(T & enabled & avoid) && k < best_n) {
             best_n = k;

@@ -39,6 +39,10 @@ For each seed, gen_model writes a random disciplined model; then
     or branch on the ids the spawns returned, children use `tid`; thread
     ids come from one counter, so the spawn order matters and two spawns
     never commute), through every check here, --por's included;
+  * every fifth seed (--waiters-every) is a monitor-heavy model (gen_model
+    --waiters: notifiers work under another lock while they hold the
+    monitor's, waiters once woken), for --por's rule that leaves a waiting
+    thread out of a persistent set while nobody outside it can notify it;
   * on every third seed whose model waits (--spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
@@ -67,7 +71,7 @@ For each seed, gen_model writes a random disciplined model; then
 
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
-                       [--spurious-every K] [--spawns-every K]
+                       [--spurious-every K] [--spawns-every K] [--waiters-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
@@ -282,12 +286,17 @@ def check_por(res, full_dump, dumps, label="", full="full-all", compose=("reduce
     return problems
 
 
+def waiters_opt(opts, seed):
+    """['--waiters'] on every --waiters-every-th seed, else []."""
+    return ["--waiters"] if opts.waiters_every > 0 and seed % opts.waiters_every == 0 else []
+
+
 def check_seed(opts, seed):
     """Returns (status, [problem lines], model text, info) with status in
     pass / fail / skip."""
     problems = []
-    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + spawns_opt(opts, seed),
-                         capture_output=True, text=True)
+    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + spawns_opt(opts, seed)
+                         + waiters_opt(opts, seed), capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
         return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, ""
@@ -499,6 +508,8 @@ def check_seed(opts, seed):
             info += ", spurious"
         if spawns_opt(opts, seed):
             info += ", spawns"
+        if waiters_opt(opts, seed):
+            info += ", waiters"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -511,10 +522,13 @@ def main():
                     help="on every K-th seed whose model waits, also search with "
                          "--spurious-wakeups (default 3; 0: never)")
     add_spawns_every(ap)
+    ap.add_argument("--waiters-every", type=int, default=5, metavar="K",
+                    help="every K-th seed's model is monitor-heavy (gen_model --waiters; "
+                         "default 5; 0: never)")
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = spur = spawned = 0
+    passed = failed = skipped = refs = spur = spawned = waiting = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -532,6 +546,8 @@ def main():
                 spur += 1
             if spawns_opt(opts, seed):
                 spawned += 1
+            if waiters_opt(opts, seed):
+                waiting += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -543,7 +559,8 @@ def main():
                 continue
             failed += 1
             repro = (f"{opts.gen_model} {seed} --size {opts.size}"
-                     f"{''.join(' ' + a for a in spawns_opt(opts, seed))} > seed{seed}.bc && "
+                     f"{''.join(' ' + a for a in spawns_opt(opts, seed) + waiters_opt(opts, seed))}"
+                     f" > seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --reduce=none seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --por=off seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --por --race=off seed{seed}.bc")
@@ -552,12 +569,16 @@ def main():
             print(f"  reproduce: {repro}")
             show_model(text, seed, opts.keep)
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
-          f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns))")
+          f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
+          f"{waiting} monitor-heavy (--waiters))")
     if opts.count >= 200 and opts.spurious_every > 0 and not spur:
         print("FAIL no model was searched with --spurious-wakeups")
         failed += 1
     if opts.count >= 200 and opts.spawns_every > 0 and not spawned:
         print("FAIL no model was spawn-heavy (gen_model --spawns)")
+        failed += 1
+    if opts.count >= 200 and opts.waiters_every > 0 and not waiting:
+        print("FAIL no model was monitor-heavy (gen_model --waiters)")
         failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:

@@ -3,6 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
+ *             [--waiters]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -55,6 +56,17 @@
  * por-spawn-per-proc). Without the option no extra random number is drawn,
  * so every seed's model is what it was.
  *
+ * With --waiters (tests/differential/differential.py on a share of its seeds)
+ * the models are monitor-heavy: one or two monitors always; a notifier, while
+ * it holds the monitor's lock, now and then runs a critical section of
+ * another lock (a visible step of the lock's owner), and a waiter, once woken
+ * and out of the monitor, now and then runs one too. Threads wait while
+ * others' steps touch what the waiters touch later: what --por's rule for
+ * waiting threads (reduce/ts/por.c, waiters_of(); Stoller's Figure 3) gets
+ * wrong if it leaves out a waiter that someone outside the persistent set
+ * may still notify (tests/mutate.py's por-waiter-always-deferred). Without
+ * the option no extra random number is drawn.
+ *
  * With --undisciplined (tests/differential/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
  * guard or under another lock (maybe only on one branch of a choose or of a
@@ -98,7 +110,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns]\n");
+                    " [--spawns] [--waiters]\n");
     return 2;
 }
 
@@ -107,12 +119,14 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
-    bool undisc = false, vol = false, sp = false;
+    bool undisc = false, vol = false, sp = false, wt = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
         } else if (!strcmp(argv[i], "--volatile")) {
             vol = true;
+        } else if (!strcmp(argv[i], "--waiters")) {
+            wt = true;
         } else if (!strcmp(argv[i], "--spawns")) {
             sp = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
@@ -152,6 +166,7 @@ int main(int argc, char **argv)
         g.undisc = undisc;
         g.vol = vol;
         g.sp = sp;
+        g.wt = wt;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;
         g.exrate = srnd(&g, 10) < 4 ? 0 : 10 + 5 * srnd(&g, 7);

@@ -121,6 +121,7 @@ static void emit_waiter(gen *g, const monitor *m)
     }
     if (rec) EMIT("    release %s\n", lk);
     EMIT("    release %s\n", lk);
+    if (g->wt && g->nh == 0 && chance(g, 60)) emit_cs(g, 1); /* --waiters: once woken */
 }
 
 static void emit_notifier(gen *g, const monitor *m)
@@ -133,6 +134,8 @@ static void emit_notifier(gen *g, const monitor *m)
         EMIT("    load r3, %s\n    add r3, r3, 1\n    mod r3, r3, %s\n    store %s, r3\n", f, ex(g, 4), f);
     else
         EMIT("    store %s, 1\n", f);
+    /* --waiters: work under another lock while the monitor's is held */
+    if (g->wt && g->nh == 0 && chance(g, 60)) emit_cs(g, 1);
     EMIT("    %s %s\n", chance(g, 50) ? "notify" : "notifyall", lk);
     EMIT("    release %s\n", lk);
 }
@@ -506,6 +509,7 @@ void gen_body(gen *g, int b, bool hazard_here)
     int npieces = g->medium ? between(g, 1, 3) : between(g, 1, 2);
     if ((n >= 2 || total_instances(g) > 2) && npieces > 1) npieces--;
     if (g->sp && !bd->proc && chance(g, 50)) npieces--; /* --spawns: its spawns are its work */
+    if (g->wt && b == g->sig) npieces = 0; /* --waiters: sig only notifies */
     for (int i = 0; i < npieces; i++) t[n++] = (task){R_PIECE, 0};
     if (hazard_here) t[n++] = (task){R_HAZARD, 0};
     shuffle(g, t, n);

@@ -110,6 +110,10 @@ typedef struct gen {
     bool undisc;          /* --undisciplined: break LD' now and then */
     bool vol;             /* --volatile: volatile-heavy (tests/differential/test_races.py) */
     bool sp;              /* --spawns: several static threads spawn procs of their own */
+    bool wt;              /* --waiters: monitors always; notifiers work under
+                             another lock while they hold the monitor's, waiters
+                             once woken */
+    int sig;              /* --waiters: the body that only notifies (the last) */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */
     uint64_t srng;
