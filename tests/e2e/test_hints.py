@@ -5,7 +5,12 @@ small model per pattern (one thread only: `unshared`; an unlocked first access:
 to the variable (models/semaphore_stoller.bc: `volatile` or Goldilocks instead); one writer read by another thread: `volatile` or --race=goldilocks;
 `init T` declared but another thread first; none: the generic line), the text
 lines and the JSON "hint" field, that the declaration the hint names makes the
-model pass, and --adapt's warning. Not checked: the wording beyond key phrases.
+model pass, and --adapt's warning. Also the happens-before line after the
+report's earlier accesses (tools/report/hb_trace.c): a race (two locks),
+all ordered (a hand-over through a channel, a join, a volatile flag), one
+thread alone; the JSON "happens_before"
+field (mutant hb-join-orders-nothing).
+Not checked: the wording beyond key phrases.
 
 usage: test_hints.py MCHECK
 The last line is "N passed, N failed".
@@ -88,6 +93,77 @@ ADAPT_LINE = ("hint: --adapt makes each variable that violates the discipline vo
               "searches again, but it can hide a real race")
 
 
+TWO_LOCKS = """lock a, b
+shared x
+thread t1
+    acquire a
+    store x, 1
+    release a
+thread t2
+    acquire b
+    store x, 2
+    release b
+"""
+
+CHANNEL = """chan c
+lock m
+shared x
+thread producer
+    acquire m
+    store x, 7
+    release m
+    send c, 1
+thread consumer
+    reg v
+    recv v, c
+    store x, 0
+"""
+
+JOIN = """lock m
+shared x
+thread main
+    reg id
+    spawn id, worker, 0
+    join id
+    store x, 1
+proc worker max 1
+    acquire m
+    store x, 2
+    release m
+"""
+
+VOLATILE = """volatile ready
+lock m
+shared x
+thread producer
+    acquire m
+    store x, 7
+    release m
+    store ready, 1
+thread consumer
+    reg v
+wait:
+    load v, ready
+    jz v, wait
+    store x, 0
+"""
+
+def hb_line(out):
+    return [l.strip() for l in out.splitlines() if l.strip().startswith("happens-before:")]
+
+
+def hb_case(name, text, want, js_want, *args):
+    path = write_model(TMP, name + ".bc", text)
+    code, out, err = run_mcheck(MCHECK, "--shorten=off", *args, path)
+    h = hb_line(out)
+    check(code == 1 and "verdict: lock_discipline" in out and len(h) == 1 and want in h[0],
+          f"{name}: happens-before line has {want!r} ({h!r}, {out[:600]!r})")
+    js = json.loads(run_mcheck(MCHECK, "--json", "--shorten=off", *args, path)[1])
+    got = js["error"].get("happens_before") or {}
+    got = {k: got.get(k) for k in js_want}  # the keys the case pins
+    check(got == js_want, f"{name}: JSON happens_before {got!r}, expected {js_want!r}")
+
+
 def hints(text_out):
     return [l for l in text_out.splitlines() if l.startswith("hint: ")]
 
@@ -166,6 +242,29 @@ def main():
     case("no_pattern_eraser", NONE, "if the accesses to 'count' without a common lock are "
          "intended, declare it `unshared` (one thread only), make it `volatile`",
          "--race=eraser")
+
+    # the happens-before check over the report's own trace
+    hb_case("hb_two_locks", TWO_LOCKS, "a data race too: the write of 'x' at step 1 (t1, "
+            "line 5) and the write at step 3 (t2, line 9) are not ordered",
+            {"race": True, "steps": [1, 3]})
+    hb_case("hb_channel", CHANNEL, "the accesses to 'x' in this trace are all ordered",
+            {"race": False, "one_thread": False})
+    hb_case("hb_join", JOIN, "the accesses to 'x' in this trace are all ordered",
+            {"race": False, "one_thread": False}, "--por=off")
+    hb_case("hb_volatile", VOLATILE, "the accesses to 'x' in this trace are all ordered",
+            {"race": False, "one_thread": False})
+    hb_case("hb_one_thread", NONE, "only ",
+            {"race": False, "one_thread": True})
+    # Eraser reports the third write (t1 again, under a: candidates {b} ^ {a})
+    eraser = TWO_LOCKS.replace("    store x, 1\n    release a\n",
+                               "    store x, 1\n    release a\n    acquire a\n    store x, 3\n"
+                               "    release a\n")
+    hb_case("hb_eraser", eraser, "a data race too", {"race": True}, "--race=eraser",
+            "--reduce=none")
+    path = write_model(TMP, "hb_goldilocks.bc", TWO_LOCKS)
+    out = run_mcheck(MCHECK, "--race=goldilocks", path)[1]
+    check("data race on 'x'" in out and not hb_line(out),
+          f"goldilocks: its own report, no happens-before line ({out[:400]!r})")
 
     # a data race is no lock_discipline report: no hint, "hint": null
     path = write_model(TMP, "race.bc", NONE)

@@ -122,6 +122,32 @@ void report_accesses_text(FILE *out, const vm_program *p, const trace *t)
         fputc('\n', out);
     }
     free(pk.idx);
+    report_hb hb;
+    if (!ld || !report_hb_check(p, t, at, &hb)) return;
+    char en[96];
+    vm_elem_name(p, (uint32_t)t->entries[at].elem, en, sizeof en);
+    if (hb.race) {
+        const trace_entry *a = &t->entries[hb.first], *b = &t->entries[hb.second];
+        char an[64], bn[64];
+        vm_thread_name(p, t->final_state, a->tid, an, sizeof an);
+        vm_thread_name(p, t->final_state, b->tid, bn, sizeof bn);
+        fprintf(out, "  happens-before: a data race too: the %s of '%s' at step %" PRIu32
+                " (%s, line %d) and the %s at step %" PRIu32 " (%s, line %d) are not ordered "
+                "by any lock, spawn, join, channel or volatile access between them\n",
+                a->write ? "write" : "read", en, a->step, an, report_entry_insn(p, t, a)->line,
+                b->write ? "write" : "read", b->step, bn, report_entry_insn(p, t, b)->line);
+    } else if (hb.one_thread) {
+        char tn[64];
+        vm_thread_name(p, t->final_state, t->entries[at].tid, tn, sizeof tn);
+        fprintf(out, "  happens-before: only %s accesses '%s' in this trace, so it shows no data "
+                "race (the discipline is broken by one thread alone); --race=goldilocks checks "
+                "every path for races\n", tn, en);
+    } else {
+        fprintf(out, "  happens-before: the accesses to '%s' in this trace are all ordered (a "
+                "lock, spawn, join, channel or volatile access between them): no data race "
+                "here, so the program may be race-free and break only the discipline; "
+                "--race=goldilocks checks every path for races\n", en);
+    }
 }
 
 void report_accesses_json(FILE *out, const vm_program *p, const trace *t)
@@ -160,4 +186,12 @@ void report_accesses_json(FILE *out, const vm_program *p, const trace *t)
     }
     fprintf(out, "]");
     free(pk.idx);
+    report_hb hb;
+    if (!ld || !report_hb_check(p, t, at, &hb)) return;
+    if (hb.race)
+        fprintf(out, ",\"happens_before\":{\"race\":true,\"steps\":[%" PRIu32 ",%" PRIu32 "]}",
+                t->entries[hb.first].step, t->entries[hb.second].step);
+    else
+        fprintf(out, ",\"happens_before\":{\"race\":false,\"one_thread\":%s}",
+                hb.one_thread ? "true" : "false");
 }

@@ -103,6 +103,19 @@ void report_accesses_text(FILE *out, const vm_program *p, const trace *t);
 /* The index of the trace entry whose access the detector reported. */
 bool report_reported_entry(const trace *t, uint32_t *at);
 
+/* The happens-before check over a lock-discipline report's own trace
+ * (hb_trace.c): whether two accesses to the reported element (entry `at`)
+ * race in it (then entries `first` and `second`, the earliest such pair by
+ * its later access), or all are ordered. False when it cannot tell (a
+ * bounded trace, effects not recorded, no memory). */
+typedef struct report_hb {
+    bool race;
+    uint32_t first, second;
+    uint32_t accesses;
+    bool one_thread; /* every access to the element in the trace is by one thread */
+} report_hb;
+bool report_hb_check(const vm_program *p, const trace *t, uint32_t at, report_hb *out);
+
 /* The hint of a lock-discipline error (hint.c): the pattern the search saw
  * and the declaration or option that fits it, then (unless `adapting`,
  * the run's --adapt) what --adapt does and its warning. Returns the number of
