@@ -477,6 +477,43 @@ static void emit_kid_checks(gen *g, int nkids)
     }
 }
 
+/* --handoff: before its spawns, body b writes every child proc's input
+ * hiP (the value into val[P]). */
+static void handoff_in(gen *g, int b, int *val)
+{
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        val[p] = hrnd(g, 3);
+        EMIT("    store hi%d, %d   ; handed over by the spawn\n", p, val[p]);
+    }
+}
+
+/* --handoff, now and then, after the spawns: the input written again (the
+ * child may read either value) or the result read before the join. */
+static void handoff_racy(gen *g, int b, const int *val)
+{
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        int c = hrnd(g, 100);
+        if (c < 12)
+            EMIT("    store hi%d, %d   ; racy: after the spawn\n", p, (val[p] + 1) % 3);
+        else if (c < 24)
+            EMIT("    load r1, ho%d   ; racy: before the join\n", p);
+    }
+}
+
+/* --handoff: after the joins, body b reads every child proc's result and
+ * asserts it is the input plus one (mod 3). */
+static void handoff_out(gen *g, int b, const int *val)
+{
+    EMIT("    reg hvs\n");
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        EMIT("    load hvs, ho%d   ; handed over by the join\n    eq hvs, hvs, %d\n"
+             "    assert hvs, \"ho%d is hi%d + 1\"\n", p, (val[p] + 1) % 3, p, p);
+    }
+}
+
 void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -520,6 +557,11 @@ void gen_body(gen *g, int b, bool hazard_here)
                 t[j] = x;
             }
 
+    if (g->ho && bd->proc && bd->spawner >= 0) {
+        /* --handoff: the input, handed over by the spawn, and the result */
+        EMIT("    reg hvc\n    load hvc, hi%d\n    add hvc, hvc, 1\n    mod hvc, hvc, 3\n"
+             "    store ho%d, hvc\n", b, b);
+    }
     for (int i = 0; i < g->nvars; i++) { /* --undisciplined: `init T` by T */
         const var *v = &g->vars[i];
         if (v->cls != V_INIT || v->init_body != b) continue;
@@ -562,8 +604,11 @@ void gen_body(gen *g, int b, bool hazard_here)
         }
     }
     if (g->sp && !bd->proc && chance(g, 25)) piece(g, 0); /* --spawns: work, then spawn */
+    int hval[MAX_BODIES];
+    if (g->ho) handoff_in(g, b, hval);
     int nkids = emit_spawns(g, b);
     if (g->sp) emit_kid_checks(g, nkids);
+    if (g->ho) handoff_racy(g, b, hval);
 
     /* a counted loop around part of the body (a visible operation may or may
      * not be inside: the count bounds it either way) */
@@ -590,6 +635,7 @@ void gen_body(gen *g, int b, bool hazard_here)
 
     if (nkids) {
         for (int i = 0; i < nkids; i++) EMIT("    join kid%d\n", i);
+        if (g->ho) handoff_out(g, b, hval);
         /* after the joins: the children's updates are visible */
         if (chance(g, 50)) piece(g, 0);
     }

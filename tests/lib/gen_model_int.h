@@ -110,6 +110,8 @@ typedef struct gen {
     bool undisc;          /* --undisciplined: break LD' now and then */
     bool vol;             /* --volatile: volatile-heavy (tests/differential/test_races.py) */
     bool sp;              /* --spawns: several static threads spawn procs of their own */
+    bool ho;              /* --handoff: data handed over by spawn and join */
+    uint64_t hrng;        /* --handoff's own generator (hrnd()) */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */
     uint64_t srng;
@@ -137,6 +139,7 @@ int rnd(gen *g, int n);
 int between(gen *g, int lo, int hi);
 bool chance(gen *g, int pct);
 int srnd(gen *g, int n);
+int hrnd(gen *g, int n);
 const char *ex(gen *g, int v);
 bool brk(gen *g, int pct);
 int new_label(gen *g);
