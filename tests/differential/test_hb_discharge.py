@@ -3,8 +3,9 @@
 (lockset/discharge_hb.c) on random models of tests/lib/gen_model.c, most of
 them with --handoff (each proc gets its input by the spawn and returns its
 result by the join, now and then racily: a write after the spawn, a read
-before the join, two instances writing one result), some also --spawns or
---volatile, every fourth a plain --spawns model.
+before the join or after another child's join, two instances writing one
+result), some also --spawns or --volatile, every fourth a plain --spawns
+model.
 
 With --race=goldilocks the default search (--por) drops the metadata of
 the elements the static analysis proves ordered ("ordered by" in --dump);
@@ -44,8 +45,7 @@ DUMP_LINE = re.compile(r"^  (\S+)\s+discharged: .*, ordered by ([a-z/]+): ")
 
 
 def gen_args(seed, size):
-    mix = (["--spawns", "--handoff"], ["--handoff"], ["--spawns", "--handoff", "--volatile"],
-           ["--spawns"])
+    mix = (["--spawns", "--handoff"], ["--handoff"], ["--handoff", "--volatile"], ["--spawns"])
     return ["--size", size] + mix[seed % 4]
 
 

@@ -59,10 +59,12 @@
  * With --handoff (tests/differential/test_hb_discharge.py) every proc a
  * body spawns gets its input in `hiP`, written by the spawner before the
  * spawn, and returns its result in `hoP`, read by the spawner after the
- * join (with an assert on the value): data that happens-before orders
+ * join (with an assert on the value; arrays indexed by the child's self
+ * when a thread spawns it): data that happens-before orders
  * without a lock (lockset/discharge_hb.c). Now and then the spawner writes
- * the input again after the spawn, or reads the result before the join: a
- * race; two instances of one proc race on the result too. Its choices
+ * the input again after the spawn, or reads the result before the join or
+ * after the join of another child only: a race; two instances of one proc
+ * race on the result too. Its choices
  * come from a third generator (hrnd()), so the rest of the model draws
  * what it draws without the option (the size estimate, and so a redraw,
  * may still differ). Not with --undisciplined. Without the option no extra

@@ -496,9 +496,15 @@ void print_model(gen *g, uint64_t seed)
                (unsigned long long)seed, g->medium ? "medium" : "small", g->sp ? " --spawns" : "",
                g->est);
     for (int b = 0; g->ho && b < g->nbodies; b++) /* --handoff: in and out per proc */
-        if (g->bodies[b].proc && g->bodies[b].spawner >= 0)
-            printf("shared hi%d, ho%d   ; --handoff: %s's input and result\n", b, b,
-                   g->bodies[b].name);
+        if (g->bodies[b].proc && g->bodies[b].spawner >= 0) {
+            int n = handoff_slots(g, b);
+            if (n)
+                printf("shared hi%d[%d], ho%d[%d]   ; --handoff: %s's inputs and results, by self\n",
+                       b, n, b, n, g->bodies[b].name);
+            else
+                printf("shared hi%d, ho%d   ; --handoff: %s's input and result\n", b, b,
+                       g->bodies[b].name);
+        }
     /* the declarations as items (keyword, text, comment), printed below in
      * comma lists of 1-3 consecutive items of one keyword */
     char items[MAX_LOCKS + MAX_VARS + MAX_CHANS][160], notes[MAX_LOCKS + MAX_VARS + MAX_CHANS][64];

@@ -140,6 +140,8 @@ int between(gen *g, int lo, int hi);
 bool chance(gen *g, int pct);
 int srnd(gen *g, int n);
 int hrnd(gen *g, int n);
+/* gen_model_body.c: --handoff's elements per proc (0: scalars) */
+int handoff_slots(const gen *g, int p);
 const char *ex(gen *g, int v);
 bool brk(gen *g, int pct);
 int new_label(gen *g);
