@@ -48,9 +48,13 @@
  *     a variable keeps its metadata unless every accessor runs T); Eraser
  *     only in its shared-modified state, which needs a write; Goldilocks
  *     only on an access racing with a write.
- * What it does not do: happens-before by spawn, join, channels or volatiles
- * (such elements keep their metadata), path sensitivity beyond constant
- * branches, or anything about unshared and volatile variables. */
+ *   Ordered (Goldilocks only): every two conflicting accesses by different
+ *     threads happen one before the other, by spawn, join, a channel or a
+ *     lock held at both (discharge_hb.c argues it and says what it leaves
+ *     out: volatile hand-overs among others). LD' and Eraser report such a
+ *     hand-over by design: for them these elements keep their metadata.
+ * What it does not do: path sensitivity beyond constant branches, or
+ * anything about unshared and volatile variables. */
 #include "lockset_int.h"
 
 #include <stdio.h>
