@@ -48,9 +48,13 @@
  *     a variable keeps its metadata unless every accessor runs T); Eraser
  *     only in its shared-modified state, which needs a write; Goldilocks
  *     only on an access racing with a write.
- * What it does not do: happens-before by spawn, join, channels or volatiles
- * (such elements keep their metadata), path sensitivity beyond constant
- * branches, or anything about unshared and volatile variables. */
+ *   Ordered (Goldilocks only): every two conflicting accesses by different
+ *     threads happen one before the other, by spawn, join, a channel or a
+ *     lock held at both (discharge_hb.c argues it and says what it leaves
+ *     out: volatile hand-overs among others). LD' and Eraser report such a
+ *     hand-over by design: for them these elements keep their metadata.
+ * What it does not do: path sensitivity beyond constant branches, or
+ * anything about unshared and volatile variables. */
 #include "lockset_int.h"
 
 #include <stdio.h>
@@ -152,6 +156,22 @@ static void must_hold(unit_ctx *c, uint32_t b, const vm_absval *regs, vm_absval 
     }
 }
 
+bool ls_unit_held(const vm_program *p, uint32_t b, const vm_absval *regs, vm_absval self,
+                  vm_absval tid, uint64_t *held, bool *seen)
+{
+    uint32_t lw = p->nlocks ? (p->nlocks + 63) / 64 : 1, nc = p->bodies[b].ncode;
+    unit_ctx c = {.p = p, .lw = lw, .held = held, .seen = seen};
+    c.work = malloc(nc * sizeof *c.work);
+    c.queued = malloc(nc * sizeof *c.queued);
+    c.out = malloc(lw * sizeof *c.out);
+    bool ok = c.work && c.queued && c.out;
+    if (ok) must_hold(&c, b, regs, self, tid);
+    free(c.work);
+    free(c.queued);
+    free(c.out);
+    return ok;
+}
+
 ls_elem_facts *ls_discharge_facts(const vm_program *p)
 {
     uint32_t ne = p->nelems ? p->nelems : 1, lw = p->nlocks ? (p->nlocks + 63) / 64 : 1;
@@ -240,6 +260,7 @@ ls_elem_facts *ls_discharge_facts(const vm_program *p)
             }
         if (f[e].threads != 1) f[e].unit = LS_NO_UNIT;
     }
+    if (ok) ok = ls_hb_facts(p, f);
     free(locks);
     free(last);
     free(c.held);
@@ -259,6 +280,12 @@ ls_why ls_discharge_lone_or_lock(const vm_var *v, const ls_elem_facts *x)
     if (!v->stored) return LS_READ_ONLY;
     if (x->threads == 1) return LS_ONE_THREAD;
     return x->lock != NONE ? LS_COMMON_LOCK : LS_CHECKED;
+}
+
+ls_why ls_discharge_goldilocks(const vm_var *v, const ls_elem_facts *x)
+{
+    ls_why why = ls_discharge_lone_or_lock(v, x);
+    return why == LS_CHECKED && (x->hb & LS_HB_ORDERED) ? LS_ORDERED : why;
 }
 
 ls_why ls_discharge_why(ls_kind kind, const vm_program *p, const ls_elem_facts *f,
@@ -289,7 +316,8 @@ static void unit_name(const vm_program *p, int32_t unit, char *buf, size_t n)
 static int shape(ls_kind kind, const vm_program *p, const ls_elem_facts *f, uint32_t e)
 {
     const ls_elem_facts *x = &f[e];
-    return (int)ls_discharge_why(kind, p, f, e) * 16 + (x->threads & 3) * 4 +
+    ls_why why = ls_discharge_why(kind, p, f, e);
+    return ((why == LS_ORDERED ? x->hb : 0) * 8 + (int)why) * 16 + (x->threads & 3) * 4 +
            (x->lock != NONE) * 2 + x->init_ok;
 }
 
@@ -346,6 +374,20 @@ static void print_run(FILE *out, ls_kind kind, const vm_program *p, const vm_var
     }
     if (v->init_body >= 0 && !x->init_ok)
         fprintf(out, ", not only instances of its init thread %s", p->bodies[v->init_body].name);
+    if (why == LS_ORDERED) {
+        static const struct { unsigned bit; const char *name; } edges[] = {
+            {LS_HB_SPAWN, "spawn"}, {LS_HB_JOIN, "join"}, {LS_HB_CHAN, "channel"},
+            {LS_HB_LOCK, "lock"}};
+        fprintf(out, ", ordered by ");
+        const char *s2 = "";
+        for (size_t k = 0; k < sizeof edges / sizeof *edges; k++)
+            if (x->hb & edges[k].bit) {
+                fprintf(out, "%s%s", s2, edges[k].name);
+                s2 = "/";
+            }
+        fprintf(out, ": every two accesses by different threads, one a write, "
+                     "happen one before the other");
+    }
     if (why == LS_CHECKED && kind == LS_LD && x->lock == NONE && x->threads == 1)
         fprintf(out, " (LD' checks a lone thread's accesses too)");
     fprintf(out, "\n");

@@ -183,5 +183,5 @@ const ls_ops ls_ops_goldilocks = {
     .send = on_send,
     .recv = on_recv,
     .canonicalize = canonicalize,
-    .discharge = ls_discharge_lone_or_lock,
+    .discharge = ls_discharge_goldilocks,
 };

@@ -234,7 +234,21 @@ typedef struct ls_elem_facts {
                         must-hold analysis), or UINT32_MAX for none */
     int32_t unit;    /* with threads == 1: that thread, a static id, or
                         -1 - body for a proc body; else LS_NO_UNIT */
+    uint8_t hb;      /* LS_HB_* bits: 0 unless every two conflicting accesses
+                        (one a write) that different threads may make are
+                        ordered by happens-before (discharge_hb.c); then
+                        LS_HB_ORDERED and the edges that order them. Only
+                        Goldilocks uses it (reduce/ts/por.c does not) */
 } ls_elem_facts;
+
+/* ls_elem_facts.hb: the element is ordered, and by which edges. */
+enum {
+    LS_HB_ORDERED = 1u << 0,
+    LS_HB_LOCK = 1u << 1,  /* a lock held at both accesses */
+    LS_HB_SPAWN = 1u << 2, /* the access precedes the spawn of the other thread */
+    LS_HB_JOIN = 1u << 3,  /* the other thread was joined before the access */
+    LS_HB_CHAN = 1u << 4,  /* a send on a channel after one, a recv before the other */
+};
 
 /* Why a detector needs no metadata for an element (discharge.c's header
  * comment argues each case for LD', Eraser and Goldilocks). */
@@ -247,6 +261,10 @@ typedef enum ls_why {
     LS_READ_ONLY,   /* no `store` names its variable: every access is a
                        read of its initial value (LD': and no `init T`
                        whose first access another thread may make) */
+    LS_ORDERED,     /* every two conflicting accesses by different threads
+                       are ordered by happens-before: spawn, join, a
+                       channel, a lock held at both (Goldilocks only;
+                       discharge_hb.c) */
 } ls_why;
 
 /* The facts of every global element (p->nelems entries; those of

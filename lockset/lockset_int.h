@@ -289,6 +289,22 @@ bool ls_covers(const ls_detector *d, uint32_t id, uint32_t v, uint32_t i, bool w
  * read-only variable, a lone accessor or a common lock. */
 ls_why ls_discharge_lone_or_lock(const vm_var *v, const ls_elem_facts *x);
 
+/* Goldilocks's discharge rule: ls_discharge_lone_or_lock(), else
+ * LS_ORDERED when the element's accesses are ordered (x->hb). */
+ls_why ls_discharge_goldilocks(const vm_var *v, const ls_elem_facts *x);
+
+/* The must-hold lock sets of one analysis unit (body b run with self and
+ * tid, regs from vm_absregs()): held[pc * lock words] and seen[pc] (the pc
+ * is reached), as ls_discharge_facts() computes them; held and seen have
+ * the body's ncode entries. False when memory runs out. */
+bool ls_unit_held(const vm_program *p, uint32_t b, const vm_absval *regs, vm_absval self,
+                  vm_absval tid, uint64_t *held, bool *seen);
+
+/* discharge_hb.c: set f[e].hb for every shared element e of p (f made by
+ * ls_discharge_facts(), threads already counted). False when memory runs
+ * out. */
+bool ls_hb_facts(const vm_program *p, ls_elem_facts *f);
+
 /* ---- reports (lockset.c) ---------------------------------------------------- */
 
 /* Fill d->rep; returns true (a hook's "violation"). */

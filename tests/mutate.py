@@ -375,6 +375,25 @@ MUTANTS = [
      ["reduce/policy/shorten.c"],
      r"so\.max_depth = er->len - 1;",
      "so.max_depth = er->len;"),
+    ("hb-spawn-reached-again",
+     "Goldilocks's happens-before discharge: an access the thread can reach again after a spawn "
+     "still counts as before it (issue 28)",
+     ["lockset/discharge_hb.c"],
+     r"if \(!reach\[h->acc\[a\]\.pc\]\) setbit\(h->nbspawn",
+     "if (h->acc[a].pc + 1) setbit(h->nbspawn"),
+    ("hb-join-any-child",
+     "Goldilocks's happens-before discharge: a join of any thread counts as a join of every "
+     "child spawned so far (issue 28)",
+     ["lockset/discharge_hb.c"],
+     r"if \(k >= 0 && F->opend\[k\] == PEND_ONE\) F->opend\[k\] = PEND_NONE;",
+     "for (uint32_t i = 0; k >= -1 && i < F->nsl; i++) if (F->opend[i] == PEND_ONE) "
+     "F->opend[i] = PEND_NONE;"),
+    ("hb-send-any-time",
+     "Goldilocks's happens-before discharge: a send on a channel orders an access even when the "
+     "thread can reach the access again after the send (issue 28)",
+     ["lockset/discharge_hb.c"],
+     r"if \(h->sends\[s\]\.unit != A \|\| !getbit\(h->nbsend \+ \(size_t\)a \* h->dw, s\)\)",
+     "if (h->sends[s].unit != A)"),
 ]
 
 

@@ -3,7 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
- *             [--waiters]
+ *             [--waiters] [--handoff]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -67,6 +67,20 @@
  * may still notify (tests/mutate.py's por-waiter-always-deferred). Without
  * the option no extra random number is drawn.
  *
+ * With --handoff (tests/differential/test_hb_discharge.py) every proc a
+ * body spawns gets its input in `hiP`, written by the spawner before the
+ * spawn, and returns its result in `hoP`, read by the spawner after the
+ * join (with an assert on the value; arrays indexed by the child's self
+ * when a thread spawns it): data that happens-before orders
+ * without a lock (lockset/discharge_hb.c). Now and then the spawner writes
+ * the input again after the spawn, or reads the result before the join or
+ * after the join of another child only: a race; two instances of one proc
+ * race on the result too. Its choices
+ * come from a third generator (hrnd()), so the rest of the model draws
+ * what it draws without the option (the size estimate, and so a redraw,
+ * may still differ). Not with --undisciplined. Without the option no extra
+ * random number is drawn.
+ *
  * With --undisciplined (tests/differential/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
  * guard or under another lock (maybe only on one branch of a choose or of a
@@ -110,7 +124,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns] [--waiters]\n");
+                    " [--spawns] [--waiters] [--handoff]\n");
     return 2;
 }
 
@@ -119,7 +133,7 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
-    bool undisc = false, vol = false, sp = false, wt = false;
+    bool undisc = false, vol = false, sp = false, wt = false, ho = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
@@ -129,6 +143,8 @@ int main(int argc, char **argv)
             wt = true;
         } else if (!strcmp(argv[i], "--spawns")) {
             sp = true;
+        } else if (!strcmp(argv[i], "--handoff")) {
+            ho = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
@@ -146,7 +162,7 @@ int main(int argc, char **argv)
             return usage();
         }
     }
-    if (!seed_s) return usage();
+    if (!seed_s || (ho && undisc)) return usage();
     char *end;
     unsigned long long seed = strtoull(seed_s, &end, 0);
     if (*end) return usage();
@@ -167,6 +183,8 @@ int main(int argc, char **argv)
         g.vol = vol;
         g.sp = sp;
         g.wt = wt;
+        g.ho = ho;
+        g.hrng = seed * 0xd1b54a32d192ed03ull + 0x4a0d0ffull;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;
         g.exrate = srnd(&g, 10) < 4 ? 0 : 10 + 5 * srnd(&g, 7);

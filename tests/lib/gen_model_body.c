@@ -480,6 +480,85 @@ static void emit_kid_checks(gen *g, int nkids)
     }
 }
 
+/* --handoff: the elements of proc p's input and result: one per child its
+ * spawner starts when that is a thread (the child's self is its number),
+ * else 0 (scalars: a proc spawner passes its own self). */
+int handoff_slots(const gen *g, int p)
+{
+    return g->bodies[g->bodies[p].spawner].proc ? 0 : g->bodies[p].per_spawn;
+}
+
+/* "hiP", or "hiP[i]" when the variable is an array. */
+static const char *hv(const gen *g, char io, int p, int i)
+{
+    static char buf[4][24];
+    static int k;
+    char *s = buf[k++ & 3];
+    if (handoff_slots(g, p))
+        snprintf(s, sizeof buf[0], "h%c%d[%d]", io, p, i);
+    else
+        snprintf(s, sizeof buf[0], "h%c%d", io, p);
+    return s;
+}
+
+/* --handoff: before its spawns, body b writes every child proc's input
+ * (the value into val[P]). */
+static void handoff_in(gen *g, int b, int *val)
+{
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        val[p] = hrnd(g, 3);
+        int n = handoff_slots(g, p);
+        for (int i = 0; i < (n ? n : 1); i++)
+            EMIT("    store %s, %d   ; handed over by the spawn\n", hv(g, 'i', p, i), val[p]);
+    }
+}
+
+/* --handoff, now and then, after the spawns: an input written again (the
+ * child may read either value) or a result read before the join. */
+static void handoff_racy(gen *g, int b, const int *val)
+{
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        int c = hrnd(g, 100);
+        if (c < 12)
+            EMIT("    store %s, %d   ; racy: after the spawn\n", hv(g, 'i', p, 0),
+                 (val[p] + 1) % 3);
+        else if (c < 24)
+            EMIT("    load hvs, %s   ; racy: before the join\n", hv(g, 'o', p, 0));
+    }
+}
+
+/* --handoff, now and then, right after body b's join of its child number
+ * `joined` (kid0 .. in emit_spawns' order): the result of a child joined
+ * later read already (racy: another child's join does not order it). */
+static void handoff_between(gen *g, int b, int joined)
+{
+    int k = 0;
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        k += g->bodies[p].per_spawn; /* p's children are kids k - per_spawn .. k - 1 */
+        if (k - 1 > joined && hrnd(g, 100) < 75)
+            EMIT("    load hvs, %s   ; racy: after another child's join, before its own\n",
+                 hv(g, 'o', p, g->bodies[p].per_spawn - 1));
+    }
+}
+
+/* --handoff: after the joins, body b reads every child's result and
+ * asserts it is the input plus one (mod 3). */
+static void handoff_out(gen *g, int b, const int *val)
+{
+    EMIT("    reg hvs\n");
+    for (int p = 0; p < g->nbodies; p++) {
+        if (!g->bodies[p].proc || g->bodies[p].spawner != b) continue;
+        int n = handoff_slots(g, p);
+        for (int i = 0; i < (n ? n : 1); i++)
+            EMIT("    load hvs, %s   ; handed over by the join\n    eq hvs, hvs, %d\n"
+                 "    assert hvs, \"%s is the input + 1\"\n", hv(g, 'o', p, i), (val[p] + 1) % 3,
+                 hv(g, 'o', p, i));
+    }
+}
+
 void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -524,6 +603,12 @@ void gen_body(gen *g, int b, bool hazard_here)
                 t[j] = x;
             }
 
+    if (g->ho && bd->proc && bd->spawner >= 0) {
+        /* --handoff: the input, handed over by the spawn, and the result */
+        const char *sx = handoff_slots(g, b) ? "[self]" : "";
+        EMIT("    reg hvc\n    load hvc, hi%d%s\n    add hvc, hvc, 1\n    mod hvc, hvc, 3\n"
+             "    store ho%d%s, hvc\n", b, sx, b, sx);
+    }
     for (int i = 0; i < g->nvars; i++) { /* --undisciplined: `init T` by T */
         const var *v = &g->vars[i];
         if (v->cls != V_INIT || v->init_body != b) continue;
@@ -566,8 +651,11 @@ void gen_body(gen *g, int b, bool hazard_here)
         }
     }
     if (g->sp && !bd->proc && chance(g, 25)) piece(g, 0); /* --spawns: work, then spawn */
+    int hval[MAX_BODIES];
+    if (g->ho) handoff_in(g, b, hval);
     int nkids = emit_spawns(g, b);
     if (g->sp) emit_kid_checks(g, nkids);
+    if (g->ho) handoff_racy(g, b, hval);
 
     /* a counted loop around part of the body (a visible operation may or may
      * not be inside: the count bounds it either way) */
@@ -593,7 +681,11 @@ void gen_body(gen *g, int b, bool hazard_here)
     }
 
     if (nkids) {
-        for (int i = 0; i < nkids; i++) EMIT("    join kid%d\n", i);
+        for (int i = 0; i < nkids; i++) {
+            EMIT("    join kid%d\n", i);
+            if (g->ho && i + 1 < nkids) handoff_between(g, b, i);
+        }
+        if (g->ho) handoff_out(g, b, hval);
         /* after the joins: the children's updates are visible */
         if (chance(g, 50)) piece(g, 0);
     }

@@ -114,6 +114,8 @@ typedef struct gen {
                              another lock while they hold the monitor's, waiters
                              once woken */
     int sig;              /* --waiters: the body that only notifies (the last) */
+    bool ho;              /* --handoff: data handed over by spawn and join */
+    uint64_t hrng;        /* --handoff's own generator (hrnd()) */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */
     uint64_t srng;
@@ -141,6 +143,9 @@ int rnd(gen *g, int n);
 int between(gen *g, int lo, int hi);
 bool chance(gen *g, int pct);
 int srnd(gen *g, int n);
+int hrnd(gen *g, int n);
+/* gen_model_body.c: --handoff's elements per proc (0: scalars) */
+int handoff_slots(const gen *g, int p);
 const char *ex(gen *g, int v);
 bool brk(gen *g, int pct);
 int new_label(gen *g);

@@ -274,6 +274,7 @@ int main(void)
     TEST_RUN(discharge_threads);
     TEST_RUN(discharge_loop);
     TEST_RUN(discharge_partial);
+    TEST_RUN(discharge_ordered);
     TEST_RUN(clone_interning);
     TEST_RUN(clone_hooks);
     TEST_RUN(clone_reports);

@@ -132,6 +132,7 @@ void discharge_locks(void);
 void discharge_threads(void);
 void discharge_loop(void);
 void discharge_partial(void);
+void discharge_ordered(void);
 
 /* test_lockset_clone.c: clones in several threads */
 void clone_interning(void);
