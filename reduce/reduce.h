@@ -378,6 +378,12 @@ typedef struct explore_result {
     uint32_t nerrors;
     uint64_t error_count[VERDICT_INCOMPLETE]; /* every error found, by kind */
     explore_stats stats;
+    /* A search stopped by --memlimit, --timelimit, --max-states or a signal:
+     * the state it was expanding then (the DFS's top, the BFS's last
+     * successor; a copy of p->layout.size bytes, for the report's hint on
+     * registers that make every state new), else NULL. Sequential stateful
+     * searches only. */
+    uint8_t *stop_state;
     /* Unreached code, like SPIN's "unreached in proctype": only after a
      * complete search (stop STOP_COMPLETE; with all_errors that is one
      * that went past every error). An instruction is reached when a step

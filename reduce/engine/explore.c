@@ -138,6 +138,10 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     r->stats.discharged = ls_discharged(S.det);
     if (S.lim.truncated) rt_stop(&S.lim, STOP_DEPTH);
     rt_result(r, S.lim.stop, o);
+    if (!e->stateless && S.cur && (S.lim.stop == STOP_MEMLIMIT || S.lim.stop == STOP_TIMELIMIT ||
+                                   S.lim.stop == STOP_INTERRUPTED))
+        if ((r->stop_state = malloc(p->layout.size))) /* NULL: no hint */
+            memcpy(r->stop_state, S.cur, p->layout.size);
     /* bitstate may have missed states: then what they run is not unreached */
     if (S.lim.stop == STOP_COMPLETE && o->store.kind != STORE_BITSTATE)
         collect_unreached(p, S.ran, r);
@@ -155,6 +159,8 @@ void explore_result_free(explore_result *r)
     r->nerrors = 0;
     free(r->unreached);
     r->unreached = NULL;
+    free(r->stop_state);
+    r->stop_state = NULL;
     free(r->workers);
     r->workers = NULL;
     free(r->ranks);

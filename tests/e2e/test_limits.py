@@ -41,6 +41,13 @@
   before the kernel would kill it. The cgroup parts need root and a
   writable cgroup file system (v1 or v2); without them they are skipped,
   with the reason printed.
+- The counter hint (tools/report/hint_counter.c): a thread whose register
+  counts up for ever (`loop: add i, i, 1 / jmp loop`) stopped by
+  --timelimit (DFS, BFS, --por=off) or --memlimit ends with a `hint:` line
+  naming the thread, the register, its value and the instruction, and
+  JSON's "stop_hint" the same; a counter kept small by `mod` (the search
+  ends) and a model stopped with small registers (the philosophers at
+  N=9) have none ("stop_hint": null).
 - Signals: SIGTERM or SIGINT sent three times, 0.02 s apart, to a search
   that runs for minutes, and to its process group as GNU timeout does,
   stop it with its report (exit 3, stop "interrupted"), never kill it.
@@ -414,6 +421,43 @@ def test_default_memlimit(tmp):
             pass
 
 
+COUNTER = """thread t
+    reg i
+loop:
+    add i, i, 1
+    jmp loop
+"""
+
+
+def test_counter_hint(tmp, models):
+    path = os.path.join(tmp, "counter.bc")
+    with open(path, "w") as f:
+        f.write(COUNTER)
+    want = "hint: in the last state searched, t's register i is "
+    for opts in ([], ["--search=bfs"], ["--por=off"]):
+        code, out, err = run("--timelimit", "1", *opts, path)
+        line = [l for l in out.splitlines() if l.startswith(want)]
+        check(code == 3 and len(line) == 1 and "updated from itself at line 4 (add i, i, 1)" in
+              line[0] and "bound it (a loop limit, or `mod`)" in line[0],
+              f"counter {opts}: the hint names t's i and its add ({out[:500]!r})")
+        value = int(line[0][len(want):].split(",")[0]) if line else 0
+        check(value >= 1000, f"counter {opts}: its value is large ({value})")
+    code, js, err = run_json("--memlimit", "40", path)
+    check(code == 3 and js and js["stop"] == "memory_limit" and js["stop_hint"]
+          and js["stop_hint"].startswith("in the last state searched, t's register i is "),
+          f"counter --memlimit: JSON stop_hint ({js and js.get('stop_hint')!r})")
+    small = os.path.join(tmp, "counter_mod.bc")
+    with open(small, "w") as f:
+        f.write(COUNTER.replace("    jmp loop", "    mod i, i, 5000\n    jmp loop"))
+    code, js, err = run_json(small)
+    check(code == 0 and js and js["stop_hint"] is None,
+          f"counter kept below 5000 by mod: the search ends, no hint ({js and js.get('stop_hint')!r})")
+    code, js, err = run_json("--timelimit", "1", "-D", "N=9",
+                             os.path.join(models, "philosophers_ordered.bc"))
+    check(code == 3 and js and js["stop"] == "time_limit" and js["stop_hint"] is None,
+          f"philosophers stopped by the time limit: no counter hint ({js and js.get('stop')!r})")
+
+
 def main():
     global MCHECK
     if len(sys.argv) != 3:
@@ -428,6 +472,7 @@ def main():
         test_memlimit_names_the_part(models, tmp)
         test_lock_depth_limit(tmp)
         test_default_memlimit(tmp)
+        test_counter_hint(tmp, models)
     test_repeated_signals(models)
     return finish()
 

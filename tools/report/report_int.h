@@ -134,6 +134,12 @@ void report_accesses_json(FILE *out, const vm_program *p, const trace *t);
 int report_livelock_hint(const vm_program *p, const explore_error *er, const trace *t,
                          report_hints *h);
 
+/* The hint of a run stopped by a resource limit (hint_counter.c): a live
+ * thread of the state the search stopped in whose register is large and
+ * computed from itself (a counter that makes every state new). False when
+ * none (or the search kept no such state). */
+bool report_counter_hint(const vm_program *p, const explore_result *r, char *buf, size_t n);
+
 /* ---- what a report prints of a trace (trace_view.c) -------------------- */
 
 /* One printed line of a trace: an entry, or a line standing for several. */
