@@ -1,6 +1,6 @@
 /* html_int.h: private to the --trace-html page (report_html.c,
- * report_html_walk.c, report_html_style.c): the walk over a trace's rows
- * and the page's style sheet. */
+ * report_html_walk.c, report_html_style.c): the walk over a trace's rows,
+ * the page's style sheet and its script. */
 #ifndef MCHECK_TOOLS_REPORT_HTML_INT_H
 #define MCHECK_TOOLS_REPORT_HTML_INT_H
 
@@ -51,8 +51,10 @@ lane *html_lanes_of(const walk *w, int tid);
  * the object its operand names there (lock element or thread id; -1). */
 const vm_insn *html_stands_at(const walk *w, int tid, int32_t *obj);
 
-/* ---- the style sheet (report_html_style.c) ------------------------------ */
+/* ---- the style sheet and the script (report_html_style.c) --------------- */
 
 extern const char *const html_css;
+/* Scrolls the page, once loaded, to the failing row or the cycle. */
+extern const char *const html_script;
 
 #endif

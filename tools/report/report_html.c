@@ -1,16 +1,22 @@
 /* report_html.c: --trace-html FILE, the first error's replayed trace as one
- * self-contained HTML page (inline CSS; no script, font or image fetched).
- * A header (model, options, verdict, message, hints, path length), then a
- * table with one column per thread and one row per scheduling step: the
- * instructions of the thread that moved, each with report_trace_note()'s
- * note; the locks each thread holds as coloured bars from the acquire's row
- * to the release's; waits and blocked acquires in the waiting thread's
- * column; the failing step marked and, for a deadlock, a last row with what
- * each thread waits for (vm_describe_block). A long trace keeps its first
- * and last rows (HTML_HEAD_ROWS, HTML_TAIL_ROWS) and a long step its first
- * and last instructions; the page says what it left out (--trace-json has
- * it all). It prints what it is given: it replays nothing, decides nothing.
- * The walk over the rows is report_html_walk.c's, the style sheet
+ * self-contained HTML page (inline CSS and one inline script; no script,
+ * font or image fetched). A header (verdict and model; options and verdict
+ * on one line; message, hints, path length and a link to the failing step
+ * or the cycle), then a table with one column per thread and one row per
+ * scheduling step: the instructions of the thread that moved, each with
+ * report_trace_note()'s note; the locks each thread holds as coloured bars
+ * from the acquire's row to the release's; waits and blocked acquires in
+ * the waiting thread's column; the failing step marked and, for a deadlock,
+ * a last row with what each thread waits for (vm_describe_block); for a
+ * lasso (--liveness, --ltl) no failing step but a row marking where the
+ * cycle starts and the cycle's rows marked, its last step as the one that
+ * closes it. The table scrolls in a pane under the header that opens at its
+ * end (the failing step) and, by the script, at the cycle (see
+ * report_html_style.c). A long trace keeps its first and last rows
+ * (HTML_HEAD_ROWS, HTML_TAIL_ROWS) and a long step its first and last
+ * instructions; the page says what it left out (--trace-json has it all).
+ * It prints what it is given: it replays nothing, decides nothing. The walk
+ * over the rows is report_html_walk.c's, the style sheet and the script
  * report_html_style.c's. */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,9 +65,20 @@ static void html_options(FILE *out, const report_run *run, const vm_program *p)
             search_order_name(eo->search));
     if (eo->workers) fprintf(out, ", workers=%u", eo->workers);
     if (eo->max_depth) fprintf(out, ", max-depth=%" PRIu64, eo->max_depth);
+    if (eo->liveness == LIVENESS_STARVATION)
+        fprintf(out, ", liveness=starvation%s", eo->fair ? ", fair" : "");
+    else if (eo->liveness)
+        fprintf(out, ", liveness=npc");
+    if (eo->ltl) {
+        fprintf(out, ", ltl: <code>");
+        esc(out, eo->ltl_text ? eo->ltl_text : "?");
+        fprintf(out, "</code>");
+    }
 }
 
-static void html_head(FILE *out, const report_run *run, const char *what)
+/* The page up to the header's content; `pane`: the page of a trace, whose
+ * table scrolls in a pane under the header (the style sheet's body.pane). */
+static void html_head(FILE *out, const report_run *run, const char *what, bool pane)
 {
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                  "<meta name=\"generator\" content=\"mcheck %s\">\n<title>mcheck: ",
@@ -69,7 +86,8 @@ static void html_head(FILE *out, const report_run *run, const char *what)
     esc(out, what);
     fprintf(out, " in ");
     esc(out, run->model);
-    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n", html_css);
+    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body%s>\n<header>\n", html_css,
+            pane ? " class=\"pane\"" : "");
 }
 
 static void meta_row(FILE *out, const char *name, const char *id)
@@ -77,19 +95,16 @@ static void meta_row(FILE *out, const char *name, const char *id)
     fprintf(out, "<tr><th>%s</th><td id=\"%s\">", name, id);
 }
 
-/* The header rows every page has: model, options, verdict. */
+/* The line under the title every page has: model, options, verdict. */
 static void html_meta(FILE *out, const report_run *run, const vm_program *p,
                       const explore_result *r)
 {
-    meta_row(out, "model", "model");
-    fprintf(out, "<code>");
+    fprintf(out, "<p class=\"run\"><b>model</b><code id=\"model\">");
     esc(out, run->model);
-    fprintf(out, "</code></td></tr>\n");
-    meta_row(out, "options", "options");
+    fprintf(out, "</code> &middot; <b>options</b><span id=\"options\">");
     html_options(out, run, p);
-    fprintf(out, "</td></tr>\n");
-    meta_row(out, "verdict", "verdict");
-    fprintf(out, "%s (%s)</td></tr>\n", verdict_name(r->verdict), stop_text(r->stop));
+    fprintf(out, "</span> &middot; <b>verdict</b><span id=\"verdict\">%s (%s)</span></p>\n",
+            verdict_name(r->verdict), stop_text(r->stop));
 }
 
 static void html_tail(FILE *out)
@@ -102,12 +117,11 @@ static void html_no_error(FILE *out, const report_run *run, const vm_program *p,
                           const explore_result *r)
 {
     bool complete = r->stop == STOP_COMPLETE;
-    html_head(out, run, "no error found");
+    html_head(out, run, "no error found", false);
     fprintf(out, "<h1><span class=\"verdict %s\">%s</span>no error found</h1>\n",
             complete ? "ok" : "incomplete", verdict_name(r->verdict));
-    fprintf(out, "<table class=\"meta\">\n");
     html_meta(out, run, p, r);
-    fprintf(out, "</table>\n</header>\n<main>\n<p id=\"noerror\">%s</p>\n</main>\n",
+    fprintf(out, "</header>\n<main>\n<p id=\"noerror\">%s</p>\n</main>\n",
             complete ? "The search was complete and found no error: there is no trace to show."
                      : "The search stopped before it was complete and found no error in the part "
                        "it searched: there is no trace to show.");
@@ -210,7 +224,7 @@ static void html_insn(FILE *out, const walk *w, uint32_t i, bool bad, const char
     fprintf(out, "<div class=\"i%s\"%s><span class=\"ln\">%d</span><span><code>", bad ? " bad" : "",
             bad ? " id=\"culprit\"" : "", in->line);
     esc(out, in->text);
-    fprintf(out, "</code>");
+    fprintf(out, "</code><wbr>"); /* a narrow column puts the chips on the next line */
     if (lock && e->fx.recorded && e->fx.obj >= 0 && (uint32_t)e->fx.obj < p->nlocks) {
         lock_name(p, e->fx.obj, ln, sizeof ln);
         fprintf(out, "<span class=\"lk k%d\">", e->fx.obj % HTML_COLOURS);
@@ -339,16 +353,56 @@ static void html_writes(FILE *out, const walk *w, uint32_t b, uint32_t e)
     fprintf(out, "</td>");
 }
 
-static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t e, bool fail,
-                     uint32_t bad, const char *msg)
+/* What the rows mark: the failing row, or a lasso's cycle (rows nrows: none). */
+typedef struct marks {
+    uint32_t fail_row;  /* the row of the failing step */
+    uint32_t cycle_row; /* a lasso: the row of the cycle's first step, er->cycle_start + 1 */
+    uint32_t bad;       /* the failing entry (t->n: none) */
+    const explore_error *er;
+} marks;
+
+static uint32_t ncolumns(const walk *w)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->p->nthreads; k++) n += w->col[k] != 0;
+    return n + 2;
+}
+
+/* A lasso: the row before the first row of the cycle shown. */
+static void html_cycle_mark(FILE *out, const walk *w, const marks *mk, uint32_t first_shown)
+{
+    const explore_error *er = mk->er;
+    fprintf(out, "<tr class=\"cycmark\" id=\"cycle\" data-cycle-start=\"%" PRIu32 "\">"
+                 "<td colspan=\"%" PRIu32 "\"><div>&#8635; the cycle starts here: steps %" PRIu32
+                 " to %" PRIu32 " repeat forever (after step %" PRIu32 " the state is again the "
+                 "state after step %" PRIu32 "%s; replayed and compared)",
+            er->cycle_start + 1, ncolumns(w), er->cycle_start + 1, er->len, er->len,
+            er->cycle_start, er->cycle_start ? "" : ", the initial state");
+    if (first_shown != mk->cycle_row)
+        fprintf(out, "; its steps before step %" PRIu32 " are among those left out above",
+                first_shown + (w->start_row ? 0 : 1));
+    fprintf(out, "</div></td></tr>\n");
+}
+
+static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t e,
+                     const marks *mk)
 {
     uint32_t step = w->start_row ? r : r + 1;
-    fprintf(out, "<tr class=\"step%s\" data-step=\"%" PRIu32 "\"%s><td class=\"sn\">",
-            fail ? " fail" : "", step, fail ? " id=\"fail\"" : "");
+    bool fail = r == mk->fail_row, cyc = r >= mk->cycle_row && r < w->nrows;
+    bool first = cyc && r == mk->cycle_row, last = cyc && r == w->nrows - 1;
+    fprintf(out, "<tr class=\"step%s%s%s%s\" data-step=\"%" PRIu32 "\"%s><td class=\"sn\"",
+            fail ? " fail" : "", cyc ? " cyc" : "", first ? " cs" : "", last ? " ce" : "", step,
+            fail ? " id=\"fail\"" : "");
+    if (last)
+        fprintf(out, " title=\"the cycle's last step: after it the state is again the state "
+                     "after step %" PRIu32 ", and step %" PRIu32 " follows\"",
+                mk->er->cycle_start, mk->er->cycle_start + 1);
+    fprintf(out, ">");
     if (step == 0)
         fprintf(out, "start");
     else
-        fprintf(out, "%s%" PRIu32, fail ? "&#10007; " : "", step);
+        fprintf(out, "%s%" PRIu32 "%s", fail ? "&#10007; " : first ? "&#8635; " : "", step,
+                last ? " &#8634;" : "");
     fprintf(out, "</td>");
     for (uint32_t k = 0; k < w->p->nthreads; k++) {
         if (!w->col[k]) continue;
@@ -359,7 +413,7 @@ static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t 
             continue;
         }
         td_open(out, w, (int)k, "mv");
-        html_moves(out, w, (int)k, b, e, bad, msg);
+        html_moves(out, w, (int)k, b, e, mk->bad, mk->er->msg);
         html_bars(out, w, (int)k, r);
         fprintf(out, "</td>");
     }
@@ -369,12 +423,10 @@ static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t 
 
 static void html_gap(FILE *out, const walk *w, uint32_t from, uint32_t to)
 {
-    uint32_t ncols = 0;
-    for (uint32_t k = 0; k < w->p->nthreads; k++) ncols += w->col[k] != 0;
     fprintf(out, "<tr class=\"gap\" data-omitted=\"%" PRIu32 "\"><td colspan=\"%" PRIu32 "\">"
                  "&#8942; steps %" PRIu32 " to %" PRIu32 " (%" PRIu32 " steps) left out to keep "
                  "the page small; --trace-json FILE has them all</td></tr>\n",
-            to - from + 1, ncols + 2, from, to, to - from + 1);
+            to - from + 1, ncolumns(w), from, to, to - from + 1);
 }
 
 /* The deadlock's last row: what each thread that has not ended waits for. */
@@ -405,17 +457,31 @@ static void html_blocked_row(FILE *out, const walk *w)
     fprintf(out, "<td class=\"wr\"></td></tr>\n");
 }
 
+/* The rows to mark: a lasso's cycle (its last step closes the cycle: it
+ * is not a failing step), or the failing step (none for a deadlock: its
+ * own last row says what each thread waits for). */
+static marks html_marks(const walk *w, const explore_error *er, uint32_t bad)
+{
+    const trace *t = w->t;
+    marks mk = {.fail_row = w->nrows, .cycle_row = w->nrows, .bad = bad, .er = er};
+    if (er->lasso) {
+        if (er->cycle_start < er->len) mk.cycle_row = er->cycle_start + (w->start_row ? 1 : 0);
+    } else if (bad < t->n) {
+        mk.fail_row = t->entries[bad].step - (w->start_row ? 0 : 1);
+    } else if (er->kind != VERDICT_DEADLOCK && w->nrows) {
+        mk.fail_row = w->nrows - 1;
+    }
+    return mk;
+}
+
 /* Walk every row (the page needs every thread's lane count before its
  * first row); with `out`, print the rows shown. */
 static void html_walk(FILE *out, walk *w, const explore_error *er, uint32_t bad)
 {
     const trace *t = w->t;
-    uint32_t i = 0, fail_row = w->nrows; /* none */
-    bool cut = w->nrows > HTML_HEAD_ROWS + HTML_TAIL_ROWS;
-    if (bad < t->n)
-        fail_row = t->entries[bad].step - (w->start_row ? 0 : 1);
-    else if (er->kind != VERDICT_DEADLOCK && w->nrows)
-        fail_row = w->nrows - 1;
+    uint32_t i = 0;
+    bool cut = w->nrows > HTML_HEAD_ROWS + HTML_TAIL_ROWS, marked = false;
+    marks mk = html_marks(w, er, bad);
     for (uint32_t r = 0; r < w->nrows; r++) {
         uint32_t step = w->start_row ? r : r + 1, b = i;
         while (i < t->n && t->entries[i].step <= step) i++;
@@ -424,7 +490,36 @@ static void html_walk(FILE *out, walk *w, const explore_error *er, uint32_t bad)
         bool shown = !cut || r < HTML_HEAD_ROWS || r >= w->nrows - HTML_TAIL_ROWS;
         if (cut && r == w->nrows - HTML_TAIL_ROWS)
             html_gap(out, w, (w->start_row ? 0 : 1) + HTML_HEAD_ROWS, step - 1);
-        if (shown) html_row(out, w, r, b, i, r == fail_row, bad, er->msg);
+        if (!shown) continue;
+        if (!marked && r >= mk.cycle_row) {
+            html_cycle_mark(out, w, &mk, r);
+            marked = true;
+        }
+        html_row(out, w, r, b, i, &mk);
+    }
+}
+
+/* The header's link to what the page is about: the failing step, the
+ * deadlock or the cycle (the script opens the page there). */
+static void html_goto(FILE *out, const walk *w, const explore_error *er, uint32_t bad)
+{
+    marks mk = html_marks(w, er, bad);
+    char tn[64];
+    if (mk.cycle_row < w->nrows) {
+        fprintf(out, " &middot; <a class=\"goto cy\" href=\"#cycle\">&#8635; the cycle: steps %"
+                     PRIu32 " to %" PRIu32 "</a>", er->cycle_start + 1, er->len);
+    } else if (er->kind == VERDICT_DEADLOCK) {
+        fprintf(out, " &middot; <a class=\"goto fl\" href=\"#fail\">&#10007; the deadlock, after "
+                     "step %" PRIu32 "</a>", er->len);
+    } else if (mk.fail_row < w->nrows) {
+        fprintf(out, " &middot; <a class=\"goto fl\" href=\"#fail\">&#10007; the failing step: %"
+                     PRIu32, mk.fail_row + (w->start_row ? 0 : 1));
+        if (er->tid >= 0 && (uint32_t)er->tid < w->p->nthreads) {
+            thread_name(w, er->tid, tn, sizeof tn);
+            fprintf(out, ", ");
+            esc(out, tn);
+        }
+        fprintf(out, "</a>");
     }
 }
 
@@ -464,7 +559,7 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
     }
     report_hints hints;
     report_hint(p, er, t, run->adapt != NULL, &hints);
-    html_head(out, run, verdict_name(er->kind));
+    html_head(out, run, verdict_name(er->kind), t != NULL);
     fprintf(out, "<h1><span class=\"verdict\">%s</span>", verdict_name(er->kind));
     esc(out, run->model);
     fprintf(out, "</h1>\n<table class=\"meta\">\n");
@@ -497,7 +592,8 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
     if (w.nrows > HTML_HEAD_ROWS + HTML_TAIL_ROWS)
         fprintf(out, "; the first %d and the last %d rows are shown (--trace-json has them all)",
                 HTML_HEAD_ROWS, HTML_TAIL_ROWS);
-    fprintf(out, " &middot; <a href=\"#fail\">the failing step</a></td></tr>\n");
+    html_goto(out, &w, er, bad);
+    fprintf(out, "</td></tr>\n");
     if (t->diverged) {
         meta_row(out, "warning", "warning");
         fprintf(out, "<span class=\"warn\">the trace did not replay: ");
@@ -517,11 +613,11 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
         esc(out, tn);
         fprintf(out, "</th>");
     }
-    fprintf(out, "<th>shared writes</th></tr></thead>\n<tbody>\n");
+    fprintf(out, "<th class=\"wr\">shared writes</th></tr></thead>\n<tbody>\n");
     html_walk_reset(&w);
     html_walk(out, &w, er, bad);
     if (er->kind == VERDICT_DEADLOCK) html_blocked_row(out, &w);
-    fprintf(out, "</tbody>\n</table>\n</main>\n");
+    fprintf(out, "</tbody>\n</table>\n</main>\n<script>%s</script>\n", html_script);
     html_walk_free(&w);
     html_tail(out);
     return 0;
