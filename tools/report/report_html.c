@@ -99,11 +99,12 @@ static void meta_row(FILE *out, const char *name, const char *id)
 static void html_meta(FILE *out, const report_run *run, const vm_program *p,
                       const explore_result *r)
 {
-    fprintf(out, "<p class=\"run\"><b>model</b><code id=\"model\">");
+    fprintf(out, "<p class=\"run\"><span class=\"lb\">model</span><code id=\"model\">");
     esc(out, run->model);
-    fprintf(out, "</code> &middot; <b>options</b><span id=\"options\">");
+    fprintf(out, "</code> &middot; <span class=\"lb\">options</span><span id=\"options\">");
     html_options(out, run, p);
-    fprintf(out, "</span> &middot; <b>verdict</b><span id=\"verdict\">%s (%s)</span></p>\n",
+    fprintf(out, "</span> &middot; <span class=\"lb\">verdict</span>"
+                 "<span id=\"verdict\">%s (%s)</span></p>\n",
             verdict_name(r->verdict), stop_text(r->stop));
 }
 

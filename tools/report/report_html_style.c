@@ -12,7 +12,7 @@ const char *const html_css =
     "header{padding:10px 20px 8px;border-bottom:1px solid #d0d7de;background:#f6f8fa}"
     "h1{font-size:19px;margin:0 0 2px;font-weight:600}"
     ".run{margin:0 0 6px;font-size:12.5px;color:#57606a}.run code{font-size:12px}"
-    ".run b{font-weight:600;margin-right:4px}"
+    ".run .lb{font-weight:600;margin-right:4px}"
     ".verdict{display:inline-block;padding:0 10px;border-radius:10px;color:#fff;"
     "background:#b42318;margin-right:8px}"
     ".verdict.ok{background:#1a7f37}.verdict.incomplete{background:#9a6700}"
