@@ -8,106 +8,42 @@ html.parser and compared with `--json` of the same search: one column per
 thread, one row per step with the mover's instructions and notes, the lock
 bars of every cell against hold intervals computed from the JSON trace,
 waits and blocked acquires, the failing row and instruction, the header, the
-escaping, nothing fetched from the network. Then Debian's chromium loads some
-of the pages headless: --dump-dom must hold the same structure, --screenshot
-a non-empty PNG of the asked size. Without chromium the browser checks fail
-when CI is set and are skipped (with the reason printed) otherwise. Also: the
-page of a search without error, write errors, --trace-html with --simulate.
-Not checked: how the page looks (look at a screenshot).
+escaping, nothing fetched from the network (one inline script); a lasso
+(--liveness=npc, --ltl, --liveness=starvation) has its cycle marked and no
+failing step. Then Debian's chromium loads some of the pages headless in a
+1400x1000 window: --dump-dom must hold the same structure, and a copy of the
+page with a measuring script appended records the layout into the DOM: the
+failing row (or the cycle's marker and first step) is within the first
+screen and not covered (elementFromPoint), with the page's script and, for
+error traces, without it; the writes column is in view and the page does
+not scroll sideways (four threads: the table fits the width; seven: the
+pane scrolls, the writes column sticks). --screenshot: a PNG of 1400x1000
+in which the failing row's (or the cycle marker's) colour is painted.
+HTML_SHOTS=DIR keeps the screenshots there. Without chromium the browser
+checks fail when CI is set and are skipped (with the reason printed)
+otherwise. Also: the page of a search without error, write errors,
+--trace-html with --simulate. Not checked: how the page looks beyond that
+(look at a screenshot).
 
 usage: test_html.py MCHECK MODELS_DIR
 The last line is "N passed, N failed".
 """
-import html.parser
 import json
 import os
 import re
 import shutil
-import struct
-import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish, run_mcheck, write_model  # noqa: E402
+import html_view  # noqa: E402
+from html_view import (Node, Tree, chromium, check_first_screen, columns, in_browser,  # noqa: E402
+                       layout, page, rows, visible)
 
 TMP = tempfile.mkdtemp(prefix="mcheck-html-")
+html_view.TMP = TMP
 MCHECK = MODELS = None
-CHROMIUM_TIMEOUT = 120  # seconds per browser run; a loaded machine is slow
-VOID = {"br", "meta", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
-
-
-class Node:
-    def __init__(self, tag, attrs, parent):
-        self.tag, self.attrs, self.parent, self.children = tag, dict(attrs), parent, []
-
-    def cls(self):
-        return set((self.attrs.get("class") or "").split())
-
-    def text(self):
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def all(self, pred):
-        out = []
-        for c in self.children:
-            if isinstance(c, Node):
-                if pred(c):
-                    out.append(c)
-                out.extend(c.all(pred))
-        return out
-
-
-class Tree(html.parser.HTMLParser):
-    """The page as a tree, with every start tag and attribute seen."""
-
-    def __init__(self, text):
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", [], None)
-        self.cur = self.root
-        self.tags = []
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        n = Node(tag, attrs, self.cur)
-        self.tags.append((tag, dict(attrs)))
-        self.cur.children.append(n)
-        if tag not in VOID:
-            self.cur = n
-
-    def handle_startendtag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-        self.cur.children.append(Node(tag, attrs, self.cur))
-
-    def handle_endtag(self, tag):
-        n = self.cur
-        while n is not self.root and n.tag != tag:
-            n = n.parent
-        if n is not self.root:
-            self.cur = n.parent
-
-    def handle_data(self, data):
-        self.cur.children.append(data)
-
-    def by_id(self, i):
-        found = self.root.all(lambda n: n.attrs.get("id") == i)
-        return found[0] if len(found) == 1 else None
-
-
-def page(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
-def columns(tree):
-    """{tid: thread name} of the trace table's header."""
-    return {int(th.attrs["data-tid"]): th.text() for th in tree.root.all(
-        lambda n: n.tag == "th" and "data-tid" in n.attrs)}
-
-
-def rows(tree):
-    """The rows of the trace table's body (a browser adds a tbody to the header's table)."""
-    t = tree.by_id("trace")
-    return t.all(lambda n: n.tag == "tr" and n.parent.tag == "tbody") if t else []
 
 
 def cells(tr):
@@ -138,9 +74,20 @@ def insn_lines(td):
     return out
 
 
-def self_contained(name, text, tree):
-    """Nothing the page would fetch: no script, no external reference."""
-    check(not any(t == "script" for t, _ in tree.tags), f"{name}: no <script> in the page")
+NETWORK = ("fetch", "XMLHttpRequest", "import", "WebSocket", "src", "http", "open(", "eval")
+
+
+def self_contained(name, text, tree, script=True):
+    """Nothing the page would fetch: no external reference; one inline
+    script (a trace's page: it scrolls the pane) that names no network API,
+    none on a page without a trace."""
+    scripts = tree.root.all(lambda n: n.tag == "script")
+    if script:
+        check(len(scripts) == 1 and not scripts[0].attrs and
+              not any(w in scripts[0].text() for w in NETWORK),
+              f"{name}: one inline <script>, without attributes or a network API")
+    else:
+        check(not scripts, f"{name}: no <script> in the page")
     check(not any(t in ("link", "img", "iframe", "object", "embed") for t, _ in tree.tags),
           f"{name}: no link, img or iframe")
     check(not any("src" in a for _, a in tree.tags), f"{name}: no src attribute")
@@ -261,10 +208,17 @@ def check_page(name, path, js, text_report, expect_threads, cut=False):
                 bad_wait += 1
     check(bad_wait == 0, f"{name}: a waiting thread's cells are marked exactly from its wait "
                          f"to its re-acquire ({bad_wait} cells differ)")
-    # the failing row and instruction
+    # the failing row and instruction; a lasso's cycle instead
     fails = [tr for tr in trs if "fail" in tr.cls()]
-    check(len(fails) == 1, f"{name}: one failing row, got {len(fails)}")
-    if err["kind"] == "deadlock":
+    if "cycle_start" in err:
+        check_cycle(name, tree, err)
+    else:
+        check(len(fails) == 1, f"{name}: one failing row, got {len(fails)}")
+        check(tree.by_id("cycle") is None and not [tr for tr in trs if "cyc" in tr.cls()],
+              f"{name}: no cycle marked (not a lasso)")
+    if "cycle_start" in err:
+        pass
+    elif err["kind"] == "deadlock":
         check(fails and fails == trs[-1:] and "data-step" not in fails[0].attrs,
               f"{name}: the deadlock's row comes last, after every step")
         if fails:
@@ -298,6 +252,45 @@ def check_page(name, path, js, text_report, expect_threads, cut=False):
     return tree
 
 
+def check_cycle(name, tree, err):
+    """A lasso: no failing row or instruction; the row #cycle right before
+    step cycle_start + 1 says where the cycle starts; the rows of steps
+    cycle_start + 1 .. steps, and only they, are marked as the cycle's; the
+    last one closes it (not a failing step)."""
+    trs = rows(tree)
+    cs, steps = err["cycle_start"], err["steps"]
+    check(not [tr for tr in trs if "fail" in tr.cls()] and tree.by_id("fail") is None,
+          f"{name}: a lasso has no failing row")
+    check(tree.by_id("culprit") is None and not tree.root.all(lambda n: "errmsg" in n.cls()),
+          f"{name}: a lasso has no failing instruction")
+    mark = tree.by_id("cycle")
+    at = trs.index(mark) if mark in trs else -1
+    check(at >= 0 and "cycmark" in mark.cls() and mark.attrs.get("data-cycle-start") == str(cs + 1)
+          and at + 1 < len(trs) and trs[at + 1].attrs.get("data-step") == str(cs + 1)
+          and f"steps {cs + 1} to {steps} repeat forever" in mark.text()
+          and f"state after step {cs}" in mark.text(),
+          f"{name}: the cycle marker row comes right before step {cs + 1} and names steps "
+          f"{cs + 1} to {steps}")
+    steprows = [tr for tr in trs if "data-step" in tr.attrs]
+    wrong = [tr.attrs["data-step"] for tr in steprows
+             if ("cyc" in tr.cls()) != (int(tr.attrs["data-step"]) > cs)]
+    check(not wrong, f"{name}: the rows of steps {cs + 1}-{steps}, and only they, are the "
+                     f"cycle's (wrong: {wrong[:5]})")
+    first = [tr for tr in steprows if "cs" in tr.cls()]
+    last = [tr for tr in steprows if "ce" in tr.cls()]
+    check(len(first) == 1 and first[0].attrs["data-step"] == str(cs + 1),
+          f"{name}: the cycle's first step {cs + 1} is marked as its start")
+    if last:
+        sn = [c for c in last[0].children if isinstance(c, Node) and "sn" in c.cls()]
+    check(len(last) == 1 and last[0] is steprows[-1] and last[0].attrs["data-step"] == str(steps)
+          and sn and "\u2717" not in sn[0].text() and "\u21ba" in sn[0].text()
+          and f"state after step {cs}" in sn[0].attrs.get("title", ""),
+          f"{name}: the last step {steps} is marked as closing the cycle, not as failing")
+    link = [a for a in tree.root.all(lambda n: n.tag == "a") if a.attrs.get("href") == "#cycle"]
+    check(len(link) == 1 and f"steps {cs + 1} to {steps}" in link[0].text(),
+          f"{name}: the header links to the cycle")
+
+
 def json_report(*args):
     """The --json report of a run, with its first error's whole trace: the
     report's "trace" is compact (loops folded, long traces cut), so it is
@@ -327,70 +320,6 @@ def run_case(name, model, opts, expect_verdict, expect_threads, cut=False):
         return None
     tree = check_page(name, out, js, so, expect_threads, cut)
     return out, tree, js
-
-
-# ---- the browser -----------------------------------------------------------
-
-def chromium():
-    """The headless browser's command, or None (after saying why)."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe:
-        return exe
-    if os.environ.get("CI"):
-        check(False, "chromium is installed (CI is set: the browser checks may not be skipped; "
-                     "bootstrap.sh test installs it)")
-    else:
-        print("skip: chromium not found, the pages are not loaded in a browser "
-              "(apt-get install chromium; with CI set this fails)")
-    return None
-
-
-def browser(exe, *args):
-    """One headless run in a fresh profile: (exit status, stdout)."""
-    profile = tempfile.mkdtemp(prefix="profile-", dir=TMP)
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--disable-extensions", "--disable-dev-shm-usage", f"--user-data-dir={profile}"] + \
-        list(args)
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                           timeout=CHROMIUM_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return None, ""
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    return p.returncode, p.stdout
-
-
-def in_browser(exe, name, path, js, shot=False):
-    """The page as chromium builds it (--dump-dom): the same threads, steps,
-    failing row and message; with `shot`, a screenshot of 1400x1000."""
-    url = "file://" + path
-    rc, dom = browser(exe, "--dump-dom", url)
-    check(rc == 0 and "<table" in dom, f"{name}: chromium --dump-dom loads the page (exit {rc})")
-    if rc != 0:
-        return
-    tree, orig = Tree(dom), Tree(page(path))
-    check(columns(tree) == columns(orig), f"{name}: the browser's DOM has every thread's column")
-    got = [tr.attrs.get("data-step") for tr in rows(tree)]
-    check(got == [tr.attrs.get("data-step") for tr in rows(orig)] and
-          sum(1 for tr in rows(tree) if "fail" in tr.cls()) == 1,
-          f"{name}: the browser's DOM has every row and one failing row")
-    m = tree.by_id("message")
-    check(m is not None and m.text().startswith(js["errors"][0]["message"]),
-          f"{name}: the browser shows the error message as written")
-    check(not any(t == "b" for t, _ in tree.tags), f"{name}: no markup from the model in the DOM")
-    if not shot:
-        return
-    png = os.path.join(TMP, name + ".png")
-    rc, _ = browser(exe, f"--screenshot={png}", "--window-size=1400,1000", url)
-    data = open(png, "rb").read() if os.path.exists(png) else b""
-    ok = rc == 0 and data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 24
-    check(ok, f"{name}: chromium --screenshot writes a PNG (exit {rc}, {len(data)} bytes)")
-    if ok:
-        w, h = struct.unpack(">II", data[16:24])
-        check((w, h) == (1400, 1000), f"{name}: the screenshot is 1400x1000, got {w}x{h}")
-        # a blank 1400x1000 page compresses to a few KB; a drawn trace does not
-        check(len(data) > 20000, f"{name}: the screenshot shows something ({len(data)} bytes)")
 
 
 # ---- models written here ---------------------------------------------------
@@ -442,6 +371,8 @@ def main():
     global MCHECK, MODELS
     MCHECK, MODELS = sys.argv[1], sys.argv[2]
     semantics = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "semantics")
+    liveness = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "liveness")
+    phils = lambda n: [f"phil[{k}]" for k in range(n)]
     md = lambda n: os.path.join(MODELS, n)
     cases = [
         ("philosophers", md("philosophers.bc"), ["--por=off", "-D", "N=3", "--search=bfs"], "deadlock",
@@ -461,6 +392,18 @@ def main():
         ("spawn_beyond_max", os.path.join(semantics, "spawn_beyond_max.bc"), [],
          "runtime_error", None),
         ("escape", write_model(TMP, "esc.bc", ESCAPE), [], "assertion", ["main"]),
+        # four threads and seven: the width
+        ("phil4", md("philosophers.bc"), ["-D", "N=4"], "deadlock", phils(4)),
+        ("phil7", md("philosophers.bc"), ["-D", "N=7"], "deadlock", phils(7)),
+        # lassos: a cycle marked, no failing step
+        ("npc_backoff", md("livelock_backoff.bc"), ["--liveness=npc"], "non_progress_cycle",
+         ["t[0]", "t[1]"]),
+        ("npc_phil4", md("philosophers.bc"), ["--liveness=npc", "--shorten=off", "-D", "N=4"],
+         "non_progress_cycle", phils(4)),
+        ("ltl_reqgrant", md("reqgrant_unfair.bc"), ["--ltl", "[] (req0 -> <> grant0)"],
+         "ltl_violated", ["client0", "client1", "server"]),
+        ("starve", os.path.join(liveness, "starvation", "lock_starve.bc"),
+         ["--liveness=starvation"], "starvation", ["t[0]", "t[1]"]),
     ]
     pages = {}
     for name, model, opts, verdict, threads in cases:
@@ -565,7 +508,7 @@ def main():
     check(rc == 0 and os.path.exists(out), f"ok: exit 0 and a page ({rc}, {se!r})")
     if os.path.exists(out):
         tree = Tree(page(out))
-        self_contained("ok", page(out), tree)
+        self_contained("ok", page(out), tree, script=False)
         check(tree.by_id("noerror") is not None and "no error" in tree.by_id("noerror").text()
               and tree.by_id("verdict").text().startswith("ok (search complete"),
               "ok: the page says no error was found and the search was complete")
@@ -603,10 +546,29 @@ def main():
     exe = chromium()
     if exe:
         for name, (path, tree, js) in pages.items():
-            if name in ("philosophers_dfs", "deadlock_locks", "spawn_beyond_max"):
+            if name in ("philosophers_dfs", "deadlock_locks", "spawn_beyond_max", "starve"):
                 continue  # the structure checks above suffice; the browser is slow
+            # seven threads overflow the width: the pane scrolls sideways,
+            # the writes column stays in view; the page itself does not
             in_browser(exe, name, path, js,
-                       shot=name in ("philosophers", "assert_fail", "spawn_lost", "long"))
+                       shot=name in ("philosophers", "assert_fail", "spawn_lost", "long", "phil4",
+                                     "phil7", "npc_backoff", "npc_phil4", "ltl_reqgrant"),
+                       fits=name != "phil7")
+        # the style sheet alone (no script) opens the pane at its end: the
+        # failing step of an error trace is in view all the same
+        for name in ("assert_fail", "spawn_lost", "phil4", "long"):
+            if name in pages:
+                path, _, js = pages[name]
+                check_first_screen(name, layout(exe, name, path, False)[0], js, False)
+        # a cycle longer than the window: the pane opens at its end by
+        # itself, the script brings its start into view (in_browser above)
+        if "npc_phil4" in pages:
+            path, _, js = pages["npc_phil4"]
+            o = layout(exe, "npc_phil4", path, own_script=False)[0]
+            if o:
+                check(visible(o, o["ce"]) and o["ce_hit"] and not visible(o, o["cs"]),
+                      f"npc_phil4: without the script the pane opens at the cycle's last step, "
+                      f"its first one out of view ({o['ce']}, {o['cs']})")
     shutil.rmtree(TMP, ignore_errors=True)
     return finish()
 

@@ -1,28 +1,35 @@
 /* report_html.c: --trace-html FILE, the first error's replayed trace as one
- * self-contained HTML page (inline CSS; no script, font or image fetched).
- * A header (model, options, verdict, message, hints, path length), then a
- * table with one column per thread and one row per scheduling step: the
- * instructions of the thread that moved, each with report_trace_note()'s
- * note; the locks each thread holds as coloured bars from the acquire's row
- * to the release's; waits and blocked acquires in the waiting thread's
- * column; the failing step marked and, for a deadlock, a last row with what
- * each thread waits for (vm_describe_block). A long trace keeps its first
- * and last rows (HTML_HEAD_ROWS, HTML_TAIL_ROWS) and a long step its first
- * and last instructions; the page says what it left out (--trace-json has
- * it all). It prints what it is given: it replays nothing, decides nothing. */
+ * self-contained HTML page (inline CSS and one inline script; no script,
+ * font or image fetched). A header (verdict and model; options and verdict
+ * on one line; message, hints, path length and a link to the failing step
+ * or the cycle), then a table with one column per thread and one row per
+ * scheduling step: the instructions of the thread that moved, each with
+ * report_trace_note()'s note; the locks each thread holds as coloured bars
+ * from the acquire's row to the release's; waits and blocked acquires in
+ * the waiting thread's column; the failing step marked and, for a deadlock,
+ * a last row with what each thread waits for (vm_describe_block); for a
+ * lasso (--liveness, --ltl) no failing step but a row marking where the
+ * cycle starts and the cycle's rows marked, its last step as the one that
+ * closes it. The table scrolls in a pane under the header that opens at its
+ * end (the failing step) and, by the script, at the cycle (see
+ * report_html_style.c). A long trace keeps its first and last rows
+ * (HTML_HEAD_ROWS, HTML_TAIL_ROWS) and a long step its first and last
+ * instructions; the page says what it left out (--trace-json has it all).
+ * It prints what it is given: it replays nothing, decides nothing. The walk
+ * over the rows is report_html_walk.c's, the style sheet and the script
+ * report_html_style.c's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "html_int.h"
 #include "store.h"
 
 #define HTML_HEAD_ROWS 1000 /* a longer trace: its first rows ... */
 #define HTML_TAIL_ROWS 1000 /* ... and its last, 2000 at most */
 #define HTML_CELL_HEAD 20   /* a longer step: its first instructions ... */
 #define HTML_CELL_TAIL 10   /* ... and its last */
-#define HTML_LANES 12       /* lock bars per thread column (more: no bar) */
 #define HTML_COLOURS 10     /* lock colours, by lock element */
 
 /* Model text into HTML text or an attribute value. */
@@ -44,240 +51,7 @@ static void esc(FILE *out, const char *s)
     }
 }
 
-/* ---- the walk: who holds, waits and ends, row by row -------------------- */
-
-enum th_state { TH_UNBORN, TH_LIVE, TH_WAIT, TH_NOTIFIED, TH_ENDED };
-
-/* One lock bar of a thread's column: lock element `lock` held from row
- * `from` to row `to` (UINT32_MAX while held); free for another lock from
- * the row after `to`. */
-typedef struct lane {
-    int32_t lock;
-    uint32_t from, to;
-} lane;
-
-typedef struct walk {
-    const vm_program *p;
-    const trace *t;
-    uint32_t nrows;      /* rows of steps (the start row of --por included) */
-    bool start_row;      /* entries of step 0 (--por) make row 0 */
-    uint8_t *st;         /* enum th_state per thread */
-    int32_t *wlock;      /* TH_WAIT, TH_NOTIFIED: the lock element */
-    uint32_t *born;      /* the row a spawned thread was spawned in */
-    uint32_t *next;      /* per entry: the next entry of its thread (t->n: none) */
-    uint32_t *pending;   /* per thread: its next entry not walked yet */
-    int32_t *holder;     /* per lock element: the thread, -1 free */
-    lane *lanes;         /* nthreads * HTML_LANES */
-    int *nlanes;         /* per thread: lanes it ever used */
-    int *col;            /* per thread: 1 if it has a column */
-    bool *seen_lock;     /* locks some thread held: the legend */
-} walk;
-
-static void walk_free(walk *w)
-{
-    free(w->st);
-    free(w->wlock);
-    free(w->born);
-    free(w->next);
-    free(w->pending);
-    free(w->holder);
-    free(w->lanes);
-    free(w->nlanes);
-    free(w->col);
-    free(w->seen_lock);
-}
-
-/* Back to the state before the first step; the lane counts, columns and
- * seen locks of an earlier walk stay (the rows print them). */
-static void walk_reset(walk *w)
-{
-    const vm_program *p = w->p;
-    const trace *t = w->t;
-    for (uint32_t k = 0; k < p->nthreads; k++) {
-        w->st[k] = k < p->nstatic ? TH_LIVE : TH_UNBORN;
-        w->wlock[k] = -1;
-        w->born[k] = 0;
-        w->pending[k] = t->n;
-    }
-    for (uint32_t i = t->n; i-- > 0;) {
-        int32_t tid = t->entries[i].tid;
-        if (tid < 0 || (uint32_t)tid >= p->nthreads) {
-            w->next[i] = t->n;
-            continue;
-        }
-        w->next[i] = w->pending[tid];
-        w->pending[tid] = i;
-    }
-    for (uint32_t l = 0; l < p->nlocks; l++) w->holder[l] = -1;
-    for (size_t k = 0; k < (size_t)p->nthreads * HTML_LANES; k++) w->lanes[k].lock = -1;
-}
-
-/* A walk before the first step. False: out of memory. */
-static bool walk_init(walk *w, const vm_program *p, const trace *t, uint32_t steps)
-{
-    size_t nt = p->nthreads, nl = p->nlocks ? p->nlocks : 1, ne = t->n ? t->n : 1;
-    memset(w, 0, sizeof *w);
-    w->p = p;
-    w->t = t;
-    w->start_row = t->n && t->entries[0].step == 0;
-    w->nrows = steps + (w->start_row ? 1 : 0);
-    w->st = calloc(nt, 1);
-    w->wlock = calloc(nt, sizeof *w->wlock);
-    w->born = calloc(nt, sizeof *w->born);
-    w->next = calloc(ne, sizeof *w->next);
-    w->pending = calloc(nt, sizeof *w->pending);
-    w->holder = calloc(nl, sizeof *w->holder);
-    w->lanes = calloc(nt * HTML_LANES, sizeof *w->lanes);
-    w->nlanes = calloc(nt, sizeof *w->nlanes);
-    w->col = calloc(nt, sizeof *w->col);
-    w->seen_lock = calloc(nl, sizeof *w->seen_lock);
-    if (!w->st || !w->wlock || !w->born || !w->next || !w->pending || !w->holder || !w->lanes ||
-        !w->nlanes || !w->col || !w->seen_lock) {
-        walk_free(w);
-        return false;
-    }
-    for (uint32_t k = 0; k < nt; k++)
-        w->col[k] = vm_tstatus_of(p, t->final_state, (int)k) != VM_T_UNUSED;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->entries[i].tid >= 0 && (uint32_t)t->entries[i].tid < nt) w->col[t->entries[i].tid] = 1;
-    walk_reset(w);
-    return true;
-}
-
-static lane *lanes_of(const walk *w, int tid) { return &w->lanes[(size_t)tid * HTML_LANES]; }
-
-/* Thread `tid` took lock `l` in row r: a bar in its first lane free
- * before this row. */
-static void take_lane(walk *w, int tid, int32_t l, uint32_t r)
-{
-    lane *ln = lanes_of(w, tid);
-    for (int k = 0; k < HTML_LANES; k++) {
-        if (ln[k].lock >= 0 && ln[k].to >= r) continue;
-        ln[k] = (lane){.lock = l, .from = r, .to = UINT32_MAX};
-        if (k + 1 > w->nlanes[tid]) w->nlanes[tid] = k + 1;
-        return;
-    }
-}
-
-static void drop_lane(walk *w, int tid, int32_t l, uint32_t r)
-{
-    lane *ln = lanes_of(w, tid);
-    for (int k = 0; k < HTML_LANES; k++)
-        if (ln[k].lock == l && ln[k].to == UINT32_MAX) ln[k].to = r;
-}
-
-/* Entry i of row r ran: who holds what, who waits, who ended. */
-static void walk_entry(walk *w, uint32_t i, uint32_t r)
-{
-    const vm_program *p = w->p;
-    const trace_entry *e = &w->t->entries[i];
-    const trace_effect *fx = &e->fx;
-    int tid = e->tid;
-    if (tid < 0 || (uint32_t)tid >= p->nthreads) return;
-    w->pending[tid] = w->next[i];
-    if (w->st[tid] == TH_UNBORN) w->st[tid] = TH_LIVE;
-    const vm_insn *in = report_entry_insn(p, w->t, e);
-    if (!fx->recorded || !fx->done) return; /* the erring instruction: nothing happened */
-    bool lock_ok = fx->obj >= 0 && (uint32_t)fx->obj < p->nlocks;
-    if (e->reacquire || in->op == VM_OP_acquire) {
-        w->st[tid] = TH_LIVE;
-        if (!lock_ok) return;
-        if (w->holder[fx->obj] != tid) take_lane(w, tid, fx->obj, r);
-        w->holder[fx->obj] = tid;
-        w->seen_lock[fx->obj] = true;
-    } else if (in->op == VM_OP_release || in->op == VM_OP_wait) {
-        if (in->op == VM_OP_wait) {
-            w->st[tid] = TH_WAIT;
-            w->wlock[tid] = fx->obj;
-        }
-        if (lock_ok && fx->val == 0 && w->holder[fx->obj] == tid) {
-            w->holder[fx->obj] = -1;
-            drop_lane(w, tid, fx->obj, r);
-        }
-    } else if (in->op == VM_OP_notify || in->op == VM_OP_notifyall) {
-        for (uint32_t k = 0; k < fx->nwoke && fx->woke + k < w->t->nwoken; k++) {
-            int32_t u = w->t->woken[fx->woke + k];
-            if (u >= 0 && (uint32_t)u < p->nthreads && w->st[u] == TH_WAIT) w->st[u] = TH_NOTIFIED;
-        }
-    } else if (in->op == VM_OP_spawn) {
-        if (fx->val >= 0 && (uint32_t)fx->val < p->nthreads) {
-            w->st[fx->val] = TH_LIVE;
-            w->born[fx->val] = r;
-        }
-    } else if (in->op == VM_OP_end) {
-        w->st[tid] = TH_ENDED;
-    }
-}
-
 /* ---- the page ------------------------------------------------------------ */
-
-static const char *const html_css =
-    ":root{color-scheme:light}"
-    "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
-    "color:#1d2430;background:#fff}"
-    "code,pre,.i,.mono{font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;"
-    "font-size:12.5px}"
-    "header{padding:14px 20px;border-bottom:1px solid #d0d7de;background:#f6f8fa}"
-    "h1{font-size:19px;margin:0 0 8px;font-weight:600}"
-    ".verdict{display:inline-block;padding:0 10px;border-radius:10px;color:#fff;"
-    "background:#b42318;margin-right:8px}"
-    ".verdict.ok{background:#1a7f37}.verdict.incomplete{background:#9a6700}"
-    "table.meta{border-collapse:collapse}"
-    "table.meta th{text-align:left;font-weight:600;padding:1px 14px 1px 0;vertical-align:top;"
-    "color:#57606a;white-space:nowrap}"
-    "table.meta td{padding:1px 0}"
-    "table.meta pre{margin:0;white-space:pre-wrap}"
-    ".msg{font-weight:600;color:#b42318}"
-    ".warn{color:#9a6700;font-weight:600}"
-    ".legend{margin:8px 0 0;font-size:12.5px;color:#57606a}"
-    ".legend>span{margin-right:14px;white-space:nowrap}"
-    ".sw{display:inline-block;width:18px;height:11px;vertical-align:-1px;margin-right:4px;"
-    "border:1px solid #d0d7de}"
-    "main{padding:12px 20px 40px}"
-    "table.trace{border-collapse:separate;border-spacing:0}"
-    "table.trace th{position:sticky;top:0;z-index:2;background:#24292f;color:#fff;"
-    "padding:5px 10px;text-align:left;font-weight:600;white-space:nowrap}"
-    "table.trace td{vertical-align:top;border-bottom:1px solid #e6e9ee;"
-    "border-left:1px solid #e6e9ee;padding:3px 10px 3px 8px;position:relative;min-width:110px}"
-    "table.trace td.sn{min-width:0;text-align:right;color:#57606a;white-space:nowrap;"
-    "font-variant-numeric:tabular-nums;position:sticky;left:0;z-index:1;background:#fff}"
-    "table.trace td.wr{min-width:120px}"
-    ".p1{padding-left:16px!important}.p2{padding-left:23px!important}"
-    ".p3{padding-left:30px!important}.p4{padding-left:37px!important}"
-    ".p5{padding-left:44px!important}.p6{padding-left:51px!important}"
-    ".p7{padding-left:58px!important}.p8{padding-left:65px!important}"
-    ".p9{padding-left:72px!important}.p10{padding-left:79px!important}"
-    ".p11{padding-left:86px!important}.p12{padding-left:93px!important}"
-    ".bar{position:absolute;top:0;bottom:-1px;width:5px}"
-    ".bar.s{top:4px;border-radius:3px 3px 0 0}.bar.e{bottom:4px;border-radius:0 0 3px 3px}"
-    ".bar.s.e{border-radius:3px}"
-    ".l0{left:3px}.l1{left:10px}.l2{left:17px}.l3{left:24px}.l4{left:31px}.l5{left:38px}"
-    ".l6{left:45px}.l7{left:52px}.l8{left:59px}.l9{left:66px}.l10{left:73px}.l11{left:80px}"
-    ".k0{background:#1f77b4}.k1{background:#ff7f0e}.k2{background:#2ca02c}"
-    ".k3{background:#9467bd}.k4{background:#8c564b}.k5{background:#e377c2}"
-    ".k6{background:#17becf}.k7{background:#bcbd22}.k8{background:#7f7f7f}"
-    ".k9{background:#393b79}"
-    ".i{display:flex;align-items:baseline}.i code,.fx,.lk{white-space:nowrap}"
-    ".ln{flex:none;min-width:2.4em;color:#8c959f;text-align:right;margin-right:7px}"
-    ".fx{margin-left:8px;padding:0 4px;border-radius:3px}"
-    ".fx.w{background:#fff0a0;font-weight:600}.fx.r{color:#0a5d8a}"
-    ".fx.v{color:#6e7781}.fx.k{color:#57606a}"
-    ".lk{margin-left:7px;padding:0 6px;border-radius:8px;color:#fff;font-size:11.5px}"
-    ".wv{font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12.5px;"
-    "background:#fff0a0;font-weight:600;padding:0 4px;border-radius:3px;white-space:nowrap;"
-    "display:inline-block;margin:1px 0}"
-    "td.nb{background:repeating-linear-gradient(135deg,#f3f4f6 0 5px,#fff 5px 10px)}"
-    "td.gone{background:#f3f4f6}"
-    "td.wt{background:#eaf2ff;color:#1f4e99}"
-    "td.bl{background:#fff1e0;color:#8a4b00}"
-    "td.sp .st{color:#1a7f37}"
-    ".st{font-size:12.5px;font-style:italic}"
-    ".cut{color:#6e7781;font-style:italic;font-size:12px}"
-    "tr.fail td{background:#fde8e8;border-top:2px solid #b42318;border-bottom:2px solid #b42318}"
-    "tr.fail td.sn{color:#b42318;font-weight:700;background:#fde8e8}"
-    ".i.bad{background:#f6b8b8;border-radius:3px}"
-    ".errmsg{color:#b42318;font-weight:600;font-size:12.5px;white-space:normal}"
-    "tr.gap td{text-align:center;font-style:italic;color:#57606a;background:#f6f8fa}";
 
 /* What the search ran with, as the text report's first line says it. */
 static void html_options(FILE *out, const report_run *run, const vm_program *p)
@@ -291,9 +65,20 @@ static void html_options(FILE *out, const report_run *run, const vm_program *p)
             search_order_name(eo->search));
     if (eo->workers) fprintf(out, ", workers=%u", eo->workers);
     if (eo->max_depth) fprintf(out, ", max-depth=%" PRIu64, eo->max_depth);
+    if (eo->liveness == LIVENESS_STARVATION)
+        fprintf(out, ", liveness=starvation%s", eo->fair ? ", fair" : "");
+    else if (eo->liveness)
+        fprintf(out, ", liveness=npc");
+    if (eo->ltl) {
+        fprintf(out, ", ltl: <code>");
+        esc(out, eo->ltl_text ? eo->ltl_text : "?");
+        fprintf(out, "</code>");
+    }
 }
 
-static void html_head(FILE *out, const report_run *run, const char *what)
+/* The page up to the header's content; `pane`: the page of a trace, whose
+ * table scrolls in a pane under the header (the style sheet's body.pane). */
+static void html_head(FILE *out, const report_run *run, const char *what, bool pane)
 {
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                  "<meta name=\"generator\" content=\"mcheck %s\">\n<title>mcheck: ",
@@ -301,7 +86,8 @@ static void html_head(FILE *out, const report_run *run, const char *what)
     esc(out, what);
     fprintf(out, " in ");
     esc(out, run->model);
-    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n", html_css);
+    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body%s>\n<header>\n", html_css,
+            pane ? " class=\"pane\"" : "");
 }
 
 static void meta_row(FILE *out, const char *name, const char *id)
@@ -309,19 +95,17 @@ static void meta_row(FILE *out, const char *name, const char *id)
     fprintf(out, "<tr><th>%s</th><td id=\"%s\">", name, id);
 }
 
-/* The header rows every page has: model, options, verdict. */
+/* The line under the title every page has: model, options, verdict. */
 static void html_meta(FILE *out, const report_run *run, const vm_program *p,
                       const explore_result *r)
 {
-    meta_row(out, "model", "model");
-    fprintf(out, "<code>");
+    fprintf(out, "<p class=\"run\"><span class=\"lb\">model</span><code id=\"model\">");
     esc(out, run->model);
-    fprintf(out, "</code></td></tr>\n");
-    meta_row(out, "options", "options");
+    fprintf(out, "</code> &middot; <span class=\"lb\">options</span><span id=\"options\">");
     html_options(out, run, p);
-    fprintf(out, "</td></tr>\n");
-    meta_row(out, "verdict", "verdict");
-    fprintf(out, "%s (%s)</td></tr>\n", verdict_name(r->verdict), stop_text(r->stop));
+    fprintf(out, "</span> &middot; <span class=\"lb\">verdict</span>"
+                 "<span id=\"verdict\">%s (%s)</span></p>\n",
+            verdict_name(r->verdict), stop_text(r->stop));
 }
 
 static void html_tail(FILE *out)
@@ -334,12 +118,11 @@ static void html_no_error(FILE *out, const report_run *run, const vm_program *p,
                           const explore_result *r)
 {
     bool complete = r->stop == STOP_COMPLETE;
-    html_head(out, run, "no error found");
+    html_head(out, run, "no error found", false);
     fprintf(out, "<h1><span class=\"verdict %s\">%s</span>no error found</h1>\n",
             complete ? "ok" : "incomplete", verdict_name(r->verdict));
-    fprintf(out, "<table class=\"meta\">\n");
     html_meta(out, run, p, r);
-    fprintf(out, "</table>\n</header>\n<main>\n<p id=\"noerror\">%s</p>\n</main>\n",
+    fprintf(out, "</header>\n<main>\n<p id=\"noerror\">%s</p>\n</main>\n",
             complete ? "The search was complete and found no error: there is no trace to show."
                      : "The search stopped before it was complete and found no error in the part "
                        "it searched: there is no trace to show.");
@@ -408,7 +191,7 @@ static void thread_name(const walk *w, int tid, char *buf, size_t n)
 static void html_bars(FILE *out, const walk *w, int tid, uint32_t r)
 {
     char ln[64], tn[64];
-    const lane *l = lanes_of(w, tid);
+    const lane *l = html_lanes_of(w, tid);
     for (int k = 0; k < w->nlanes[tid]; k++) {
         if (l[k].lock < 0 || l[k].from > r || l[k].to < r) continue;
         lock_name(w->p, l[k].lock, ln, sizeof ln);
@@ -442,7 +225,7 @@ static void html_insn(FILE *out, const walk *w, uint32_t i, bool bad, const char
     fprintf(out, "<div class=\"i%s\"%s><span class=\"ln\">%d</span><span><code>", bad ? " bad" : "",
             bad ? " id=\"culprit\"" : "", in->line);
     esc(out, in->text);
-    fprintf(out, "</code>");
+    fprintf(out, "</code><wbr>"); /* a narrow column puts the chips on the next line */
     if (lock && e->fx.recorded && e->fx.obj >= 0 && (uint32_t)e->fx.obj < p->nlocks) {
         lock_name(p, e->fx.obj, ln, sizeof ln);
         fprintf(out, "<span class=\"lk k%d\">", e->fx.obj % HTML_COLOURS);
@@ -488,32 +271,6 @@ static void html_moves(FILE *out, const walk *w, int tid, uint32_t b, uint32_t e
     }
 }
 
-/* The instruction thread `tid` stands at after the rows walked so far, and
- * the object its operand names there (lock element or thread id; -1). */
-static const vm_insn *stands_at(const walk *w, int tid, int32_t *obj)
-{
-    const vm_program *p = w->p;
-    *obj = -1;
-    if (w->pending[tid] < w->t->n) {
-        const trace_entry *e = &w->t->entries[w->pending[tid]];
-        if (!e->fx.recorded) return NULL;
-        *obj = e->fx.obj;
-        return report_entry_insn(p, w->t, e);
-    }
-    if (vm_tstatus_of(p, w->t->final_state, tid) != VM_T_RUNNING) return NULL;
-    const vm_insn *in = report_insn_at(p, w->t->final_state, tid,
-                                       vm_tpc(p, w->t->final_state, tid));
-    if (!in) return NULL;
-    if (in->op == VM_OP_acquire) {
-        const vm_lockdecl *d = &p->lockdecls[in->obj];
-        int32_t i = vm_operand_value(p, w->t->final_state, tid, &in->idx);
-        if (i >= 0 && (uint32_t)i < d->size) *obj = (int32_t)(d->first + (uint32_t)i);
-    } else if (in->op == VM_OP_join) {
-        *obj = vm_operand_value(p, w->t->final_state, tid, &in->a);
-    }
-    return in;
-}
-
 /* The cell of a thread that did not move in row r. */
 static void html_idle(FILE *out, const walk *w, int tid, uint32_t r)
 {
@@ -548,7 +305,7 @@ static void html_idle(FILE *out, const walk *w, int tid, uint32_t r)
         break;
     }
     case TH_LIVE: {
-        const vm_insn *in = stands_at(w, tid, &obj);
+        const vm_insn *in = html_stands_at(w, tid, &obj);
         bool born = tid >= 0 && (uint32_t)tid >= w->p->nstatic && w->born[tid] == r;
         if (in && in->op == VM_OP_acquire && obj >= 0 && (uint32_t)obj < w->p->nlocks &&
             w->holder[obj] >= 0 && w->holder[obj] != tid) {
@@ -597,16 +354,56 @@ static void html_writes(FILE *out, const walk *w, uint32_t b, uint32_t e)
     fprintf(out, "</td>");
 }
 
-static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t e, bool fail,
-                     uint32_t bad, const char *msg)
+/* What the rows mark: the failing row, or a lasso's cycle (rows nrows: none). */
+typedef struct marks {
+    uint32_t fail_row;  /* the row of the failing step */
+    uint32_t cycle_row; /* a lasso: the row of the cycle's first step, er->cycle_start + 1 */
+    uint32_t bad;       /* the failing entry (t->n: none) */
+    const explore_error *er;
+} marks;
+
+static uint32_t ncolumns(const walk *w)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->p->nthreads; k++) n += w->col[k] != 0;
+    return n + 2;
+}
+
+/* A lasso: the row before the first row of the cycle shown. */
+static void html_cycle_mark(FILE *out, const walk *w, const marks *mk, uint32_t first_shown)
+{
+    const explore_error *er = mk->er;
+    fprintf(out, "<tr class=\"cycmark\" id=\"cycle\" data-cycle-start=\"%" PRIu32 "\">"
+                 "<td colspan=\"%" PRIu32 "\"><div>&#8635; the cycle starts here: steps %" PRIu32
+                 " to %" PRIu32 " repeat forever (after step %" PRIu32 " the state is again the "
+                 "state after step %" PRIu32 "%s; replayed and compared)",
+            er->cycle_start + 1, ncolumns(w), er->cycle_start + 1, er->len, er->len,
+            er->cycle_start, er->cycle_start ? "" : ", the initial state");
+    if (first_shown != mk->cycle_row)
+        fprintf(out, "; its steps before step %" PRIu32 " are among those left out above",
+                first_shown + (w->start_row ? 0 : 1));
+    fprintf(out, "</div></td></tr>\n");
+}
+
+static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t e,
+                     const marks *mk)
 {
     uint32_t step = w->start_row ? r : r + 1;
-    fprintf(out, "<tr class=\"step%s\" data-step=\"%" PRIu32 "\"%s><td class=\"sn\">",
-            fail ? " fail" : "", step, fail ? " id=\"fail\"" : "");
+    bool fail = r == mk->fail_row, cyc = r >= mk->cycle_row && r < w->nrows;
+    bool first = cyc && r == mk->cycle_row, last = cyc && r == w->nrows - 1;
+    fprintf(out, "<tr class=\"step%s%s%s%s\" data-step=\"%" PRIu32 "\"%s><td class=\"sn\"",
+            fail ? " fail" : "", cyc ? " cyc" : "", first ? " cs" : "", last ? " ce" : "", step,
+            fail ? " id=\"fail\"" : "");
+    if (last)
+        fprintf(out, " title=\"the cycle's last step: after it the state is again the state "
+                     "after step %" PRIu32 ", and step %" PRIu32 " follows\"",
+                mk->er->cycle_start, mk->er->cycle_start + 1);
+    fprintf(out, ">");
     if (step == 0)
         fprintf(out, "start");
     else
-        fprintf(out, "%s%" PRIu32, fail ? "&#10007; " : "", step);
+        fprintf(out, "%s%" PRIu32 "%s", fail ? "&#10007; " : first ? "&#8635; " : "", step,
+                last ? " &#8634;" : "");
     fprintf(out, "</td>");
     for (uint32_t k = 0; k < w->p->nthreads; k++) {
         if (!w->col[k]) continue;
@@ -617,7 +414,7 @@ static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t 
             continue;
         }
         td_open(out, w, (int)k, "mv");
-        html_moves(out, w, (int)k, b, e, bad, msg);
+        html_moves(out, w, (int)k, b, e, mk->bad, mk->er->msg);
         html_bars(out, w, (int)k, r);
         fprintf(out, "</td>");
     }
@@ -627,12 +424,10 @@ static void html_row(FILE *out, const walk *w, uint32_t r, uint32_t b, uint32_t 
 
 static void html_gap(FILE *out, const walk *w, uint32_t from, uint32_t to)
 {
-    uint32_t ncols = 0;
-    for (uint32_t k = 0; k < w->p->nthreads; k++) ncols += w->col[k] != 0;
     fprintf(out, "<tr class=\"gap\" data-omitted=\"%" PRIu32 "\"><td colspan=\"%" PRIu32 "\">"
                  "&#8942; steps %" PRIu32 " to %" PRIu32 " (%" PRIu32 " steps) left out to keep "
                  "the page small; --trace-json FILE has them all</td></tr>\n",
-            to - from + 1, ncols + 2, from, to, to - from + 1);
+            to - from + 1, ncolumns(w), from, to, to - from + 1);
 }
 
 /* The deadlock's last row: what each thread that has not ended waits for. */
@@ -663,26 +458,69 @@ static void html_blocked_row(FILE *out, const walk *w)
     fprintf(out, "<td class=\"wr\"></td></tr>\n");
 }
 
+/* The rows to mark: a lasso's cycle (its last step closes the cycle: it
+ * is not a failing step), or the failing step (none for a deadlock: its
+ * own last row says what each thread waits for). */
+static marks html_marks(const walk *w, const explore_error *er, uint32_t bad)
+{
+    const trace *t = w->t;
+    marks mk = {.fail_row = w->nrows, .cycle_row = w->nrows, .bad = bad, .er = er};
+    if (er->lasso) {
+        if (er->cycle_start < er->len) mk.cycle_row = er->cycle_start + (w->start_row ? 1 : 0);
+    } else if (bad < t->n) {
+        mk.fail_row = t->entries[bad].step - (w->start_row ? 0 : 1);
+    } else if (er->kind != VERDICT_DEADLOCK && w->nrows) {
+        mk.fail_row = w->nrows - 1;
+    }
+    return mk;
+}
+
 /* Walk every row (the page needs every thread's lane count before its
  * first row); with `out`, print the rows shown. */
 static void html_walk(FILE *out, walk *w, const explore_error *er, uint32_t bad)
 {
     const trace *t = w->t;
-    uint32_t i = 0, fail_row = w->nrows; /* none */
-    bool cut = w->nrows > HTML_HEAD_ROWS + HTML_TAIL_ROWS;
-    if (bad < t->n)
-        fail_row = t->entries[bad].step - (w->start_row ? 0 : 1);
-    else if (er->kind != VERDICT_DEADLOCK && w->nrows)
-        fail_row = w->nrows - 1;
+    uint32_t i = 0;
+    bool cut = w->nrows > HTML_HEAD_ROWS + HTML_TAIL_ROWS, marked = false;
+    marks mk = html_marks(w, er, bad);
     for (uint32_t r = 0; r < w->nrows; r++) {
         uint32_t step = w->start_row ? r : r + 1, b = i;
         while (i < t->n && t->entries[i].step <= step) i++;
-        for (uint32_t k = b; k < i; k++) walk_entry(w, k, r);
+        for (uint32_t k = b; k < i; k++) html_walk_entry(w, k, r);
         if (!out) continue;
         bool shown = !cut || r < HTML_HEAD_ROWS || r >= w->nrows - HTML_TAIL_ROWS;
         if (cut && r == w->nrows - HTML_TAIL_ROWS)
             html_gap(out, w, (w->start_row ? 0 : 1) + HTML_HEAD_ROWS, step - 1);
-        if (shown) html_row(out, w, r, b, i, r == fail_row, bad, er->msg);
+        if (!shown) continue;
+        if (!marked && r >= mk.cycle_row) {
+            html_cycle_mark(out, w, &mk, r);
+            marked = true;
+        }
+        html_row(out, w, r, b, i, &mk);
+    }
+}
+
+/* The header's link to what the page is about: the failing step, the
+ * deadlock or the cycle (the script opens the page there). */
+static void html_goto(FILE *out, const walk *w, const explore_error *er, uint32_t bad)
+{
+    marks mk = html_marks(w, er, bad);
+    char tn[64];
+    if (mk.cycle_row < w->nrows) {
+        fprintf(out, " &middot; <a class=\"goto cy\" href=\"#cycle\">&#8635; the cycle: steps %"
+                     PRIu32 " to %" PRIu32 "</a>", er->cycle_start + 1, er->len);
+    } else if (er->kind == VERDICT_DEADLOCK) {
+        fprintf(out, " &middot; <a class=\"goto fl\" href=\"#fail\">&#10007; the deadlock, after "
+                     "step %" PRIu32 "</a>", er->len);
+    } else if (mk.fail_row < w->nrows) {
+        fprintf(out, " &middot; <a class=\"goto fl\" href=\"#fail\">&#10007; the failing step: %"
+                     PRIu32, mk.fail_row + (w->start_row ? 0 : 1));
+        if (er->tid >= 0 && (uint32_t)er->tid < w->p->nthreads) {
+            thread_name(w, er->tid, tn, sizeof tn);
+            fprintf(out, ", ");
+            esc(out, tn);
+        }
+        fprintf(out, "</a>");
     }
 }
 
@@ -716,13 +554,13 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
     const explore_error *er = &r->errors[0];
     const trace *t = report_trace_of(traces, 0);
     walk w;
-    if (t && !walk_init(&w, p, t, er->len)) {
+    if (t && !html_walk_init(&w, p, t, er->len)) {
         errno = ENOMEM;
         return -1;
     }
     report_hints hints;
     report_hint(p, er, t, run->adapt != NULL, &hints);
-    html_head(out, run, verdict_name(er->kind));
+    html_head(out, run, verdict_name(er->kind), t != NULL);
     fprintf(out, "<h1><span class=\"verdict\">%s</span>", verdict_name(er->kind));
     esc(out, run->model);
     fprintf(out, "</h1>\n<table class=\"meta\">\n");
@@ -755,7 +593,8 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
     if (w.nrows > HTML_HEAD_ROWS + HTML_TAIL_ROWS)
         fprintf(out, "; the first %d and the last %d rows are shown (--trace-json has them all)",
                 HTML_HEAD_ROWS, HTML_TAIL_ROWS);
-    fprintf(out, " &middot; <a href=\"#fail\">the failing step</a></td></tr>\n");
+    html_goto(out, &w, er, bad);
+    fprintf(out, "</td></tr>\n");
     if (t->diverged) {
         meta_row(out, "warning", "warning");
         fprintf(out, "<span class=\"warn\">the trace did not replay: ");
@@ -775,12 +614,12 @@ int report_html(FILE *out, const report_run *run, const vm_program *p, const exp
         esc(out, tn);
         fprintf(out, "</th>");
     }
-    fprintf(out, "<th>shared writes</th></tr></thead>\n<tbody>\n");
-    walk_reset(&w);
+    fprintf(out, "<th class=\"wr\">shared writes</th></tr></thead>\n<tbody>\n");
+    html_walk_reset(&w);
     html_walk(out, &w, er, bad);
     if (er->kind == VERDICT_DEADLOCK) html_blocked_row(out, &w);
-    fprintf(out, "</tbody>\n</table>\n</main>\n");
-    walk_free(&w);
+    fprintf(out, "</tbody>\n</table>\n</main>\n<script>%s</script>\n", html_script);
+    html_walk_free(&w);
     html_tail(out);
     return 0;
 }
