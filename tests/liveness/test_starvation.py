@@ -19,6 +19,7 @@ weakly fair starvation).
 usage: test_starvation.py MCHECK GEN_MODEL [--count N] (default 20 random models)
 The last line is "N passed, N failed".
 """
+import json
 import os
 import sys
 import tempfile
@@ -237,6 +238,36 @@ def usage(mcheck):
             check_usage(mcheck, opts + [arb], text, " ".join(opts))
 
 
+def replay(mcheck):
+    """--replay of a starvation lasso checks the recorded fairness: the weakly
+    fair lasso of the correct arbiter (client[0] loses m for ever) reproduces
+    as weak, fails the check as strong (client[0] is enabled in the cycle and
+    never steps), and a file from before "fairness" (fair: true alone) is
+    weak; a bad "fairness" is a file error."""
+    arb = os.path.join(SV, "arbiter_rr.bc")
+    with tempfile.TemporaryDirectory() as d:
+        tj = os.path.join(d, "weak.json")
+        run(mcheck, ["--liveness=starvation", "--fair=weak", "--trace-json", tj, arb])
+        data = json.load(open(tj))
+        check(data["options"].get("fair") is True and data["options"].get("fairness") == "weak",
+              f"arbiter_rr.bc --fair=weak --trace-json: options {data['options']}")
+        for fairness, want, text in (("weak", 1, "replay: reproduced (starvation: thread client[0]"),
+                                     ("strong", 0, "but no error occurs: the model no longer has "
+                                                   "the recorded starvation"),
+                                     (None, 1, "replay: reproduced (starvation: thread client[0]"),
+                                     ("medium", 2, '"options"."fairness" must be "weak" or "strong"')):
+            if fairness is None:
+                data["options"].pop("fairness")
+            else:
+                data["options"]["fairness"] = fairness
+            path = os.path.join(d, f"{fairness}.json")
+            json.dump(data, open(path, "w"))
+            code, out, err = run(mcheck, ["--replay", path, arb])
+            head = "search: --liveness=starvation --fair=" + ("weak" if fairness in (None, "weak") else "strong")
+            check(code == want and text in out + err and (want == 2 or head in out),
+                  f"--replay, fairness {fairness}: exit {code}, expected {want} ({(out + err).strip()[-160:]})")
+
+
 def randomized(mcheck, gen, count):
     seen = {"starvation": 0, "ok": 0}
     seen_fair = {"starvation": 0, "ok": 0}
@@ -319,6 +350,7 @@ def main():
     exact(mcheck)
     bundled(mcheck)
     usage(mcheck)
+    replay(mcheck)
     memlimit(mcheck)
     randomized(mcheck, gen, count)
     spin(mcheck)
