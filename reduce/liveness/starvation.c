@@ -197,7 +197,9 @@ static int witness(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
     for (uint32_t j = 0; j < m; j++) {
         uint32_t v = members[j];
         const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
-        if (w0 < 0 && bit(b, T) && bit(b + g->nw, T)) w0 = v;
+        if (g->acc) { /* a product: an accepting node */
+            if (w0 < 0 && g->acc[v]) w0 = v;
+        } else if (w0 < 0 && bit(b, T) && bit(b + g->nw, T)) w0 = v;
         for (uint64_t k = g->first[v]; !cyclic && k < g->first[v + 1]; k++)
             if (g->e[k].dst == v && !removed(&g->e[k], T)) cyclic = true;
     }
@@ -220,7 +222,8 @@ static int witness(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
                 if (!bit(b, u) && wstate[u] < 0) wstate[u] = v;
             for (uint64_t k = g->first[v]; k < g->first[v + 1]; k++) {
                 const sv_edge *e = &g->e[k];
-                if (!removed(e, T) && w->comp[e->dst] == cid && wedge[e->tid] < 0)
+                if (!removed(e, T) && e->tid != SV_NOSTEP && w->comp[e->dst] == cid &&
+                    wedge[e->tid] < 0)
                     wedge[e->tid] = (int64_t)k;
             }
         }
@@ -233,7 +236,7 @@ static int witness(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
             uint32_t v = members[j];
             for (uint64_t k = g->first[v]; missing && k < g->first[v + 1]; k++) {
                 const sv_edge *e = &g->e[k];
-                if (removed(e, T) || w->comp[e->dst] != cid) continue;
+                if (removed(e, T) || e->tid == SV_NOSTEP || w->comp[e->dst] != cid) continue;
                 memset(w->mark, 0, nt);
                 if (!sv_mid_disabled(S, g, g->vec + (size_t)v * S->vsize, e->tid, e->choice, w->mark))
                     goto done;
@@ -272,6 +275,10 @@ static int witness(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
         }
     }
     bfs_in(g, w, cid, T, cur, (uint32_t)w0, cyc, &len);
+    if (g->found) { /* a product: its own lasso and check */
+        res = g->found(S, g, (uint32_t)w0, cyc, len);
+        goto done;
+    }
     uint32_t sl = sv_depth_of(g, (uint32_t)w0);
     path = malloc(((size_t)sl + len) * sizeof *path);
     if (!path) goto nomem;
@@ -371,7 +378,7 @@ static int strong_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t 
     for (uint32_t j = 0; j < m && (!cyclic || !t_in); j++) {
         uint32_t v = X[j];
         const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
-        t_in |= bit(b, T) && bit(b + g->nw, T);
+        t_in |= g->acc ? g->acc[v] : bit(b, T) && bit(b + g->nw, T);
         for (uint64_t k = g->first[v]; !cyclic && k < g->first[v + 1]; k++)
             if (g->e[k].dst == v && !removed(&g->e[k], T)) cyclic = true;
     }
@@ -386,7 +393,8 @@ static int strong_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t 
         for (uint32_t u = 0; u < nt; u++)
             if (bit(b, u)) bad[u] = 1;
         for (uint64_t k = g->first[v]; k < g->first[v + 1]; k++)
-            if (!removed(&g->e[k], T) && w->comp[g->e[k].dst] == cid) stepped[g->e[k].tid] = 1;
+            if (!removed(&g->e[k], T) && g->e[k].tid != SV_NOSTEP && w->comp[g->e[k].dst] == cid)
+                stepped[g->e[k].tid] = 1;
     }
     bool any = false; /* bad: enabled in C and never stepping in it */
     for (uint32_t u = 0; u < nt; u++) {
@@ -488,6 +496,80 @@ static int tarjan(search *S, sv_graph *g, sv_scc *w, uint32_t T, uint32_t *cid)
     }
     return NOT_FOUND;
 }
+/* The SCC search's arrays for g's n states: 7 words and 2 bytes a state;
+ * --fair=strong: 3 words more, the refinement's Tarjan. Counted under
+ * --memlimit; false if refused or out of memory (S->lim.stop says which). */
+static bool scc_alloc(search *S, const sv_graph *g, sv_scc *w)
+{
+    uint32_t n = g->n;
+    bool strong = S->o->fair == FAIR_STRONG;
+    size_t work = (size_t)n * (sizeof *w->index + sizeof *w->low + sizeof *w->stack + sizeof *w->comp +
+                               sizeof *w->call + sizeof *w->cursor + 1 + sizeof *w->bfs_pred +
+                               sizeof *w->bfs_seen + sizeof *w->queue +
+                               (strong ? 4 * sizeof(uint32_t) + sizeof(uint64_t) : 0));
+    if (!sv_room_for(S, work)) return false;
+    S->vec_bytes += work;
+    w->index = malloc((size_t)n * sizeof *w->index);
+    w->low = malloc((size_t)n * sizeof *w->low);
+    w->stack = malloc((size_t)n * sizeof *w->stack);
+    w->comp = malloc((size_t)n * sizeof *w->comp);
+    w->call = malloc((size_t)n * sizeof *w->call);
+    w->cursor = malloc((size_t)n * sizeof *w->cursor);
+    w->onstack = malloc(n);
+    w->bfs_pred = malloc((size_t)n * sizeof *w->bfs_pred);
+    w->bfs_seen = calloc(n, sizeof *w->bfs_seen);
+    w->queue = malloc((size_t)n * sizeof *w->queue);
+    w->mark = malloc(S->p->nthreads ? S->p->nthreads : 1);
+    if (strong) {
+        w->index2 = malloc((size_t)n * sizeof *w->index2);
+        w->low2 = malloc((size_t)n * sizeof *w->low2);
+        w->stack2 = malloc((size_t)n * sizeof *w->stack2);
+        w->call2 = malloc((size_t)n * sizeof *w->call2);
+        w->cursor2 = malloc((size_t)n * sizeof *w->cursor2);
+        if (!w->index2 || !w->low2 || !w->stack2 || !w->call2 || !w->cursor2) {
+            S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+    }
+    if (!w->mark || !w->index || !w->low || !w->stack || !w->comp || !w->call || !w->cursor ||
+        !w->onstack || !w->bfs_pred || !w->bfs_seen || !w->queue) {
+        S->lim.stop = STOP_NOMEM;
+        return false;
+    }
+    return true;
+}
+
+static void scc_free(sv_scc *w)
+{
+    free(w->index);
+    free(w->low);
+    free(w->stack);
+    free(w->comp);
+    free(w->call);
+    free(w->cursor);
+    free(w->onstack);
+    free(w->bfs_pred);
+    free(w->bfs_seen);
+    free(w->queue);
+    free(w->mark);
+    free(w->index2);
+    free(w->low2);
+    free(w->stack2);
+    free(w->call2);
+    free(w->cursor2);
+}
+
+int sv_fair_cycles(search *S, sv_graph *g)
+{
+    sv_scc w;
+    memset(&w, 0, sizeof w);
+    uint32_t cid = 0;
+    int rc = scc_alloc(S, g, &w) ? tarjan(S, g, &w, SV_ANY, &cid) : STOPPED;
+    S->r->stats.sccs = cid;
+    scc_free(&w);
+    return rc;
+}
+
 static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
 {
     (void)first0;
@@ -497,47 +579,11 @@ static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
     sv_scc w;
     memset(&g, 0, sizeof g);
     memset(&w, 0, sizeof w);
-    if (!sv_setup(S, &g)) goto out;
+    if (!sv_setup(S, &g, &SV(S)->check)) goto out;
     if (!sv_build(S, &g) || S->lim.stop != STOP_COMPLETE) goto out;
     if (S->r->nerrors && !S->o->all_errors) goto out;
-    uint32_t n = g.n;
-    /* the SCC search's arrays: 7 words and 2 bytes a state (see below);
-     * --fair=strong: 3 words more, the refinement's Tarjan */
-    bool strong = S->o->fair == FAIR_STRONG;
-    size_t work = (size_t)n * (sizeof *w.index + sizeof *w.low + sizeof *w.stack + sizeof *w.comp +
-                               sizeof *w.call + sizeof *w.cursor + 1 + sizeof *w.bfs_pred +
-                               sizeof *w.bfs_seen + sizeof *w.queue +
-                               (strong ? 4 * sizeof(uint32_t) + sizeof(uint64_t) : 0));
-    if (!sv_room_for(S, work)) goto out;
-    S->vec_bytes += work;
-    w.index = malloc((size_t)n * sizeof *w.index);
-    w.low = malloc((size_t)n * sizeof *w.low);
-    w.stack = malloc((size_t)n * sizeof *w.stack);
-    w.comp = malloc((size_t)n * sizeof *w.comp);
-    w.call = malloc((size_t)n * sizeof *w.call);
-    w.cursor = malloc((size_t)n * sizeof *w.cursor);
-    w.onstack = malloc(n);
-    w.bfs_pred = malloc((size_t)n * sizeof *w.bfs_pred);
-    w.bfs_seen = calloc(n, sizeof *w.bfs_seen);
-    w.queue = malloc((size_t)n * sizeof *w.queue);
-    w.mark = malloc(p->nthreads ? p->nthreads : 1);
-    if (strong) {
-        w.index2 = malloc((size_t)n * sizeof *w.index2);
-        w.low2 = malloc((size_t)n * sizeof *w.low2);
-        w.stack2 = malloc((size_t)n * sizeof *w.stack2);
-        w.call2 = malloc((size_t)n * sizeof *w.call2);
-        w.cursor2 = malloc((size_t)n * sizeof *w.cursor2);
-        if (!w.index2 || !w.low2 || !w.stack2 || !w.call2 || !w.cursor2) {
-            S->lim.stop = STOP_NOMEM;
-            goto out;
-        }
-    }
-    if (!w.mark || !w.index || !w.low || !w.stack || !w.comp || !w.call || !w.cursor || !w.onstack ||
-        !w.bfs_pred || !w.bfs_seen || !w.queue) {
-        S->lim.stop = STOP_NOMEM;
-        goto out;
-    }
-    uint32_t cid = 0;
+    if (!scc_alloc(S, &g, &w)) goto out;
+    uint32_t cid = 0, n = g.n;
     for (uint32_t T = 0; T < p->nthreads && S->lim.stop == STOP_COMPLETE; T++) {
         if (S->o->starved >= 0 && T != (uint32_t)S->o->starved) continue; /* --starved */
         bool checked = false; /* T runs a labelled body in some state */
@@ -550,22 +596,7 @@ static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
     S->r->stats.sccs = cid;
 out:
     sv_graph_free(&g);
-    free(w.index);
-    free(w.low);
-    free(w.stack);
-    free(w.comp);
-    free(w.call);
-    free(w.cursor);
-    free(w.onstack);
-    free(w.bfs_pred);
-    free(w.bfs_seen);
-    free(w.queue);
-    free(w.mark);
-    free(w.index2);
-    free(w.low2);
-    free(w.stack2);
-    free(w.call2);
-    free(w.cursor2);
+    scc_free(&w);
 }
 
 /* mcheck --replay: the recorded lasso (explore_options.check_lasso), checked
@@ -577,7 +608,7 @@ static void starvation_check_lasso(search *S, uint32_t first0, uint64_t n0)
     const explore_lasso *l = S->o->check_lasso;
     sv_graph g;
     memset(&g, 0, sizeof g);
-    if (sv_setup(S, &g) && l->starved >= 0 && (uint32_t)l->starved < S->p->nthreads &&
+    if (sv_setup(S, &g, &SV(S)->check) && l->starved >= 0 && (uint32_t)l->starved < S->p->nthreads &&
         l->cycle_start < l->len) {
         if (lasso_holds(S, &g, l->path, l->len, l->cycle_start, (uint32_t)l->starved))
             sv_record(S, l->path, l->len, l->cycle_start, (uint32_t)l->starved,

@@ -227,16 +227,16 @@ bool sv_mid_disabled(search *S, sv_graph *g, const uint8_t *s, int tid, uint64_t
 /* What lasso_holds() needs besides the graph: the bodies with a progress
  * label, the work vectors, the one-instruction environment. False: no
  * memory (S->lim.stop says so); g's arrays are freed by the caller. */
-bool sv_setup(search *S, sv_graph *g)
+bool sv_setup(search *S, sv_graph *g, uint8_t **check)
 {
     const vm_program *p = S->p;
     g->nw = (p->nthreads + 63) / 64;
     g->labelled = calloc(p->nbodies ? p->nbodies : 1, sizeof *g->labelled);
-    SV(S)->check = malloc(2 * S->wsize);
+    *check = malloc(2 * S->wsize);
     g->mid = calloc(1, S->wsize);
     g->one = S->env;
     g->one.reduce = REDUCE_NONE;
-    if (!g->labelled || !SV(S)->check || !g->mid) {
+    if (!g->labelled || !*check || !g->mid) {
         S->lim.stop = STOP_NOMEM;
         return false;
     }

@@ -24,7 +24,8 @@ typedef struct sv_edge {
     uint32_t choice;
 } sv_edge;
 
-typedef struct sv_graph {
+typedef struct sv_graph sv_graph;
+struct sv_graph {
     uint8_t *vec;      /* state i at i * vsize (freed after the build) */
     uint64_t *bits;    /* state i: nw words enabled, then nw words labelled */
     uint64_t *first;   /* edges of state i: first[i] .. first[i + 1] */
@@ -39,7 +40,23 @@ typedef struct sv_graph {
     uint8_t *mid;      /* a work vector: the state after a step's first instruction */
     step_env one;      /* S->env, one instruction a step (REDUCE_NONE) */
     size_t counted;    /* of S->vec_bytes: the graph's arrays and index */
-} sv_graph;
+    /* a product with a Büchi automaton (fair_cycle.c; NULL for starvation):
+     * per node, is its automaton state accepting; and what a fair SCC's
+     * cycle through accepting node w0 (the edges cyc[0 .. len)) becomes:
+     * FOUND recorded, NOT_FOUND rejected, STOPPED */
+    const uint8_t *acc;
+    int (*found)(search *S, struct sv_graph *g, uint32_t w0, const uint64_t *cyc, uint32_t len);
+};
+
+#define SV_NOSTEP UINT16_MAX /* sv_edge.tid of a product move without a step */
+#define SV_ANY UINT32_MAX    /* no starved thread: the product's search */
+
+enum { SV_FOUND = 1, SV_NOT_FOUND = 0, SV_STOPPED = -1 };
+
+/* starvation.c: the fair SCCs of a product graph (g->acc, g->found): Tarjan
+ * and, per S->o->fair, the weak or strong condition over every thread; a
+ * fair SCC with an accepting node gives g->found() its cycle. SV_*. */
+int sv_fair_cycles(search *S, sv_graph *g);
 static inline bool bit(const uint64_t *w, uint32_t t)
 {
     return (w[t / 64] >> (t % 64)) & 1;
@@ -65,8 +82,9 @@ bool sv_build(search *S, sv_graph *g);
 bool sv_mid_disabled(search *S, sv_graph *g, const uint8_t *s, int tid, uint64_t choice,
                      uint8_t *fair);
 /* What the lasso check needs besides the graph (the labelled bodies, the
- * work vectors, the one-instruction environment). False: no memory. */
-bool sv_setup(search *S, sv_graph *g);
+ * one-instruction environment; the work vectors, 2 x wsize, into *check,
+ * which the engine's context owns). False: no memory. */
+bool sv_setup(search *S, sv_graph *g, uint8_t **check);
 /* Free the graph's arrays (not the context's). */
 void sv_graph_free(sv_graph *g);
 

@@ -207,16 +207,8 @@ def usage(mcheck):
                     "any step may change, is what starvation and every --fair condition are about",
                     " ".join(args))
     for args in (["--fair"], ["--fair=weak"]):
-        check_usage(mcheck, args + [path], "--fair applies to --liveness=starvation", " ".join(args))
-    for args, what in ((["--fair", "--liveness=npc"], "--liveness=npc"),
-                       (["--fair=strong", "--ltl", "<> true"], "--ltl"),
-                       (["--fair=weak", "--ltl", "<> true", "--por"], "--ltl")):
-        check_usage(mcheck, args + [path],
-                    f"--fair applies to --liveness=starvation: the nested depth-first search of "
-                    f"{what} has no fairness (as SPIN's pan without -f), so it may report a cycle "
-                    "on which an enabled thread never runs; for whether each thread keeps passing "
-                    "its progress labels in fair executions use --liveness=starvation --fair",
-                    " ".join(args))
+        check_usage(mcheck, args + [path], "--fair applies to --liveness=starvation, "
+                    "--liveness=npc and --ltl", " ".join(args))
     check_usage(mcheck, ["--liveness=starvation", "--fair=medium", path],
                 "--fair: expected 'strong' or 'weak', got 'medium'")
     check_usage(mcheck, ["--liveness=starvation", "--fair=", path],

@@ -111,7 +111,7 @@ static void usage(FILE *out)
           "  --liveness=starvation  look for a starved thread: an infinite execution in\n"
           "                         which a thread whose body has a 'progress...' label\n"
           "                         is enabled infinitely often and never passes one\n"
-          "  --fair[=strong|weak]   with --liveness=starvation: only fair executions\n"
+          "  --fair[=strong|weak]   with --liveness or --ltl: only fair executions\n"
           "                         count. strong (the default of --fair): a thread\n"
           "                         enabled infinitely often takes a step infinitely\n"
           "                         often, so a lock free now and then is eventually\n"
@@ -336,7 +336,7 @@ static int starvation_usage(const cli *c)
 static bool por_by_default(const cli *c)
 {
     if (c->eo.reduce != REDUCE_COMPOSE || c->eo.search == SEARCH_STATELESS ||
-        (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text))
+        (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text) || c->eo.fair)
         return false;
     if (c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF) return false;
 #ifdef MCHECK_MPI
@@ -647,14 +647,8 @@ int cli_parse(int argc, char **argv, cli *c)
                              c->dump ? "--dump" : "--simulate");
         c->eo.race = LS_LD;
     }
-    if (c->eo.fair && (c->eo.ltl_text || c->eo.liveness == LIVENESS_NPC))
-        return bad_usage("--fair applies to --liveness=starvation: the nested depth-first "
-                         "search of %s has no fairness (as SPIN's pan without -f), so it may "
-                         "report a cycle on which an enabled thread never runs; for whether "
-                         "each thread keeps passing its progress labels in fair executions use "
-                         "--liveness=starvation --fair", c->eo.ltl_text ? "--ltl" : "--liveness=npc");
-    if (c->eo.fair && c->eo.liveness != LIVENESS_STARVATION)
-        return bad_usage("--fair applies to --liveness=starvation");
+    if (c->eo.fair && !c->eo.liveness && !c->eo.ltl_text)
+        return bad_usage("--fair applies to --liveness=starvation, --liveness=npc and --ltl");
     if (c->starved && (c->eo.liveness != LIVENESS_STARVATION || c->eo.ltl_text))
         return bad_usage("--starved applies to --liveness=starvation");
     if (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text) {

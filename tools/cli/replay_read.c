@@ -386,7 +386,8 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
     r->eo.fair = !cJSON_IsTrue(fair) ? FAIR_NONE
                  : fairness && !strcmp(fairness->valuestring, "strong") ? FAIR_STRONG : FAIR_WEAK;
     if (r->eo.fair && r->eo.liveness != LIVENESS_STARVATION)
-        return replay_file_error(rq, "\"options\": fair needs liveness=starvation");
+        return replay_file_error(rq, "\"options\": fair needs liveness=starvation (the replay "
+                                     "does not check the fairness of an npc or ltl lasso)");
     if (ltl && (!cJSON_IsString(ltl) || !ltl->valuestring[0]))
         return replay_file_error(rq, "\"options\".\"ltl\" must be a formula (a string)");
     if (ltl && lv) return replay_file_error(rq, "\"options\": ltl and liveness are separate searches");

@@ -482,7 +482,7 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     if (eo->liveness) /* only then, likewise */
         fprintf(out, ",\"liveness\":\"%s\",\"progress_labels\":%" PRIu32,
                 report_liveness_name(eo), report_progress_labels(p));
-    if (eo->liveness == LIVENESS_STARVATION)
+    if (eo->liveness == LIVENESS_STARVATION || eo->fair)
         fprintf(out, ",\"fair\":%s,\"fairness\":\"%s\"", eo->fair ? "true" : "false",
                 fairness_name(eo->fair));
     fprintf(out, "}");
