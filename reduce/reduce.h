@@ -32,6 +32,13 @@ typedef enum reduce_mode { REDUCE_NONE, REDUCE_COMPOSE } reduce_mode;
  * and iterative deepening; no state store. */
 typedef enum search_order { SEARCH_DFS, SEARCH_BFS, SEARCH_STATELESS } search_order;
 /* --liveness: LIVENESS_NPC looks for a non-progress cycle (liveness.c). */
+/* --fair: which infinite executions the starvation search counts. Weak:
+ * a thread enabled continuously from some point on steps infinitely often
+ * (SPIN's -f); strong (compassion): a thread enabled infinitely often steps
+ * infinitely often (TLA+'s SF per thread; for a thread blocked on acquire,
+ * SF of that acquire). */
+typedef enum fairness_mode { FAIR_NONE = 0, FAIR_WEAK, FAIR_STRONG } fairness_mode;
+
 typedef enum liveness_mode { LIVENESS_OFF = 0, LIVENESS_NPC,
                               LIVENESS_STARVATION /* a starved thread (starvation.c) */
 } liveness_mode;
@@ -170,8 +177,11 @@ typedef struct explore_options {
                                  this many bits of a state's hash (0: 64), so
                                  that collisions invent cycles the replay
                                  check must reject */
-    bool fair;                /* --fair (--liveness=starvation): only weakly
-                                 fair cycles count (starvation.c) */
+    fairness_mode fair;       /* --fair[=weak|strong] (--liveness=starvation):
+                                 only weakly or strongly fair cycles count
+                                 (starvation.c); FAIR_NONE (0): every cycle */
+    int32_t starved;          /* --starved T: only thread T is checked for
+                                 starvation (starvation.c); -1: every thread */
     const struct explore_lasso *check_lasso; /* mcheck --replay of a lasso of
                                  --liveness=starvation or --ltl: no search;
                                  explore_run() checks this lasso with the
@@ -431,6 +441,7 @@ const char *reduce_mode_name(reduce_mode m);  /* "compose", "none" */
 const char *search_order_name(search_order s); /* "dfs", "bfs", "stateless" */
 const char *race_mode_name(ls_kind k);     /* "off", "ld", "eraser", "goldilocks" */
 const char *lookahead_mode_name(lookahead_mode m); /* "auto", "on", ... "off" */
+const char *fairness_name(fairness_mode f); /* "none", "weak", "strong" */
 const char *mem_part_name(mem_part m);     /* "none", "store", "stack", "queue", ... */
 /* The bytes --memlimit counts, from the statistics (the sum of the parts). */
 uint64_t explore_counted_bytes(const explore_stats *x);

@@ -64,7 +64,7 @@ const engine *engine_for(const explore_options *o);
 
 /* The engines, each defined in its own file. */
 extern const engine engine_dfs, engine_bfs, engine_dfs_por, engine_stateless,
-    engine_npc, engine_ltl, engine_starvation, engine_ltl_lasso, engine_starvation_lasso,
+    engine_npc, engine_ltl, engine_starvation, engine_fair_cycle, engine_ltl_lasso, engine_starvation_lasso,
     engine_parallel;
 
 #endif

@@ -31,6 +31,7 @@ void explore_options_default(explore_options *o)
     o->max_invisible = 100000;
     o->race = LS_LD; /* the reduction is sound only while LD' holds */
     o->preemption_bound = -1;
+    o->starved = -1;
     o->mpi_round_bytes = (uint64_t)4 << 20;
     o->mpi_progress = RT_PROGRESS_EVERY;
 }
@@ -91,6 +92,9 @@ const char *lookahead_mode_name(lookahead_mode m)
 {
     return name_of(NAMES(lookahead_names), (int)m);
 }
+static const char *const fairness_names[] = {
+    [FAIR_NONE] = "none", [FAIR_WEAK] = "weak", [FAIR_STRONG] = "strong"};
+const char *fairness_name(fairness_mode f) { return name_of(NAMES(fairness_names), (int)f); }
 const char *verdict_name(verdict v) { return name_of(NAMES(verdict_names), (int)v); }
 const char *stop_reason_name(stop_reason s) { return name_of(NAMES(stop_names), (int)s); }
 static const char *const mem_part_names[] = {

@@ -11,8 +11,9 @@
  * nested search meets no other. With --por each product state expands a
  * persistent set with no progress step, or every thread (live_por.c); a
  * step into an error adds the rest, and no stack proviso is needed
- * (nested.c, proviso()). Not here: fairness, starvation, LTL, bitstate,
- * BFS, -j (the engine refuses them). */
+ * (nested.c, proviso()). Not here: fairness (--fair: fair_cycle.c, over
+ * this automaton, npc_buchi()), starvation, LTL, bitstate, BFS, -j (the
+ * engine refuses them). */
 #include <stdio.h>
 
 #include "nested_int.h"
@@ -51,6 +52,8 @@ static const buchi npc_automaton = {
     .cause = CAUSE_NON_PROGRESS,
     .describe = npc_describe,
 };
+
+void npc_buchi(search *S) { ND(S)->A = npc_automaton; }
 
 static void npc_run(search *S, uint32_t first0, uint64_t n0)
 {

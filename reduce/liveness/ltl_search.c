@@ -11,8 +11,9 @@
  * steps may change a prop the formula reads, or every thread (live_por.c),
  * and the cycle proviso applies on the outer stack. mcheck --replay checks
  * a recorded lasso the same way, with a run of the automaton found beside
- * it (ltl_check_lasso()). Not here: fairness, bitstate, BFS, -j (its
- * engine refuses them). */
+ * it (ltl_check_lasso()). Not here: fairness (--fair: fair_cycle.c, over
+ * this automaton, ltl_buchi()), bitstate, BFS, -j (its engine refuses
+ * them). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,8 +39,8 @@ static void ltl_describe(char *msg, size_t n, uint32_t m, uint32_t mstart)
                  "formula is false (its last state repeats forever)", m);
 }
 
-/* The formula's automaton as nested.c runs it. */
-static void ltl_buchi(search *S)
+/* The formula's automaton as nested.c runs it (and fair_cycle.c). */
+void ltl_buchi(search *S)
 {
     const ltl_automaton *L = S->o->ltl;
     ND(S)->A = (buchi){

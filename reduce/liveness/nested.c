@@ -24,8 +24,10 @@
  * decides (a persistent set with no visible step, or every thread); the
  * outer search's proviso (a step into an error; with stack_proviso, a step
  * onto its stack) adds the rest in a second round over the edges, and a
- * nested search repeats the outer one's choices. Not here: fairness,
- * bitstate, BFS, -j (nested_refuses()). */
+ * nested search repeats the outer one's choices. Not here: fairness
+ * (fair_cycle.c: an SCC search over the product, which a Büchi condition
+ * checked state by state cannot replace), bitstate, BFS, -j
+ * (nested_refuses()). */
 #include <stdio.h>
 #include <stdlib.h>
 

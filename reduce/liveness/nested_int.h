@@ -111,6 +111,10 @@ typedef struct nested {
 
 /* The props' values in model state s (bit i: prop i, the first 64). */
 uint64_t props_of(const vm_program *p, const uint8_t *s);
+/* ND(S)->A: npc's built-in automaton (liveness.c), the formula's
+ * (ltl_search.c); also for fair_cycle.c's product. */
+void npc_buchi(search *S);
+void ltl_buchi(search *S);
 /* The search over the product with ND(S)->A (an engine's run()). */
 void nested_run(search *S);
 /* The replay check of a lasso: `len` moves (tid -1: a move without a step)

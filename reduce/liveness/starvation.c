@@ -1,254 +1,50 @@
 /* starvation.c: --liveness=starvation (issue 20), the search for an
  * infinite execution in which a thread T is enabled infinitely often and
- * never passes a `progress*` label of its body; with --fair only weakly fair
- * executions count (every thread continuously enabled from some point on
- * takes a step infinitely often, as SPIN's -f). The reachable graph (of
- * composed steps, or single steps with --reduce=none) is built breadth-first
- * and kept explicitly (a vector, the enabled and labelled threads, the edges
- * of each state); then, for each thread T whose body has a progress label,
- * Tarjan's SCC algorithm (SIAM J. Comput. 1, 1972) runs over the graph minus
- * T's progress steps. An SCC C with a cycle is a witness iff T is enabled
- * (and labelled) in a state of C and, with --fair, every thread steps inside
- * C or is disabled in a state of C: a cycle through all those witness
- * points (breadth-first inside C) is then fair, and no cycle in a rejected
- * SCC is (the condition is the one of Emerson and Lei for weak fairness).
- * Under composition a thread blocked only inside another's composed step
- * (on a lock it acquires and releases in its invisible tail) counts as
- * disabled there: the hidden state after the step's first instruction is
- * rebuilt, so --fair gives --reduce=none's verdicts (test_starvation.py).
- * The lasso (stem, cycle) is replayed through the interpreter and checked
- * before it is recorded; mcheck --replay checks a recorded one the same way
- * (starvation_check_lasso()). Not here: on-the-fly search (the graph is built
- * first, memory linear in states and edges; --memlimit counts it),
- * strong fairness, --por, bitstate, BFS order options, -j (its engine
- * refuses them). */
+ * never passes a `progress*` label of its body, over the reachable graph
+ * starvation_graph.c keeps (composed steps, or single steps with
+ * --reduce=none). For each checked thread T (every thread whose body has a
+ * progress label, or only --starved T), Tarjan's SCC algorithm (SIAM J.
+ * Comput. 1, 1972) runs over the graph minus T's progress steps, and an SCC
+ * C with a cycle and a state where T is enabled (and labelled) is a witness
+ * when fairness allows:
+ *  - no --fair: always (SPIN's -l without -f);
+ *  - --fair=weak (SPIN's -f): every thread steps inside C or is disabled in
+ *    a state of C (Emerson and Lei's condition, "Modalities for model
+ *    checking", Sci. Comput. Program. 8, 1987); under composition a thread
+ *    blocked only inside another's composed step (on a lock it acquires and
+ *    releases in its invisible tail) counts as disabled there: the hidden
+ *    state after the step's first instruction is rebuilt, so --fair=weak
+ *    gives --reduce=none's verdicts;
+ *  - --fair=strong (compassion, the default of --fair): every thread enabled
+ *    in a state of the cycle steps in it, TLA+'s SF per thread (a thread at
+ *    an `acquire` has that one step, so this is SF of each acquire, what a
+ *    user of locks expects: a lock free infinitely often is eventually
+ *    taken by its waiter). Weak fairness lets a thread that an `acquire`
+ *    disables now and then wait for ever, so every lock loop "starves"
+ *    (tests/liveness/starvation/arbiter_rr.bc). The check is the Streett
+ *    refinement of Emerson and Lei (also Lichtenstein and Pnueli, POPL 1985):
+ *    if a thread is enabled in C and never steps inside C, no fair cycle
+ *    passes a state where it is enabled; those states are removed, the SCCs
+ *    of the rest computed (sub_tarjan()) and checked again, each round
+ *    removing one thread for good. Hidden states add nothing here: a thread
+ *    enabled inside a composed step (later instructions only release locks)
+ *    is enabled at its end, a stored state.
+ * A cycle through every witness point (a step of each thread, or a state
+ * where it is disabled) is then built by breadth-first searches inside C.
+ * The lasso (stem, cycle) is replayed through the interpreter and checked,
+ * fairness included, before it is recorded; mcheck --replay checks a
+ * recorded one the same way (starvation_check_lasso()). --por is refused:
+ * whether each thread is enabled, which any step may change, is what every
+ * fairness condition and starvation itself read, so a persistent set may
+ * drop exactly the states that decide them. Not here: on-the-fly search
+ * (the graph is built first, memory linear in states and edges; --memlimit
+ * counts it), bitstate, BFS order options, -j (the engine refuses them). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "search_int.h"
-
-/* The engine's private context (S->ctx); the graph is the search's local. */
-typedef struct sv_ctx {
-    uint8_t *check;    /* work vectors of the replay check (2 x wsize) */
-} sv_ctx;
-
-#define SV(S) ((sv_ctx *)(S)->ctx)
-
-#define DEAD UINT64_MAX /* map value: an error state, not a node */
-
-typedef struct sv_edge {
-    uint32_t dst;
-    uint16_t tid;
-    uint8_t prog; /* the step executes a progress-labelled instruction */
-    uint32_t choice;
-} sv_edge;
-
-typedef struct sv_graph {
-    uint8_t *vec;      /* state i at i * vsize (freed after the build) */
-    uint64_t *bits;    /* state i: nw words enabled, then nw words labelled */
-    uint64_t *first;   /* edges of state i: first[i] .. first[i + 1] */
-    uint64_t *parent;  /* BFS tree: the parent's index, and the step */
-    explore_step *via;
-    uint32_t n, cap;
-    sv_edge *e;
-    uint64_t ne, ecap;
-    uint32_t nw;       /* words of a thread bit set */
-    hash_map idx;      /* hash of a vector -> index + 1 (or DEAD) */
-    bool *labelled;    /* body b has a progress label */
-    uint8_t *mid;      /* a work vector: the state after a step's first instruction */
-    step_env one;      /* S->env, one instruction a step (REDUCE_NONE) */
-    size_t counted;    /* of S->vec_bytes: the graph's arrays and index */
-} sv_graph;
-
-/* The bytes the graph holds now (capacities). */
-static size_t graph_bytes(const search *S, const sv_graph *g)
-{
-    return (size_t)g->cap * (S->vsize + 2 * g->nw * sizeof(uint64_t) + 2 * sizeof(uint64_t) +
-                             sizeof(explore_step)) +
-           (size_t)g->ecap * sizeof(sv_edge) + g->idx.cap * 2 * sizeof(uint64_t);
-}
-
-/* Count the graph in S->vec_bytes, which --memlimit counts (search_memory()). */
-static void graph_account(search *S, sv_graph *g)
-{
-    size_t b = graph_bytes(S, g);
-    S->vec_bytes += b - g->counted;
-    g->counted = b;
-}
-
-/* May `extra` more bytes be taken under --memlimit? If not, the search
- * stops there (STOP_MEMLIMIT) with the bytes refused. */
-static bool room_for(search *S, size_t extra)
-{
-    if (!S->o->memlimit || search_memory(S) + extra <= S->o->memlimit) return true;
-    S->lim.stop = STOP_MEMLIMIT;
-    S->lim.refused = extra;
-    return false;
-}
-
-/* Thread t runs, in s, a body that has a progress label (it is checked)
- * and stands at a control point where the reduced search schedules it (a
- * visible one, vm_at_visible()): with --reduce=none a thread inside its
- * invisible instructions is not waiting to be scheduled (under composition
- * it has run them in its step already), so both searches count the same
- * states as "T enabled". */
-static bool is_labelled(const vm_program *p, const sv_graph *g, const uint8_t *s, int t)
-{
-    enum vm_tstatus st = vm_tstatus_of(p, s, t);
-    return st != VM_T_UNUSED && st != VM_T_ENDED && g->labelled[vm_tbody_index(p, s, t)] &&
-           vm_at_visible(p, s, t);
-}
-
-static inline bool bit(const uint64_t *w, uint32_t t)
-{
-    return (w[t / 64] >> (t % 64)) & 1;
-}
-
-static bool add_node(search *S, sv_graph *g, const uint8_t *v, uint64_t parent,
-                     explore_step via)
-{
-    if (g->n == UINT32_MAX - 1) goto nomem;
-    if (g->n == g->cap) {
-        uint32_t nc = g->cap ? 2 * g->cap : 1024;
-        if (!room_for(S, (size_t)(nc - g->cap) * (S->vsize + 2 * g->nw * sizeof(uint64_t) +
-                                                  2 * sizeof(uint64_t) + sizeof(explore_step))))
-            return false;
-        uint8_t *nv = realloc(g->vec, (size_t)nc * S->vsize);
-        if (!nv) goto nomem;
-        g->vec = nv;
-        uint64_t *nb = realloc(g->bits, (size_t)nc * 2 * g->nw * sizeof *nb);
-        if (!nb) goto nomem;
-        g->bits = nb;
-        uint64_t *nf = realloc(g->first, ((size_t)nc + 1) * sizeof *nf);
-        if (!nf) goto nomem;
-        g->first = nf;
-        uint64_t *np = realloc(g->parent, (size_t)nc * sizeof *np);
-        if (!np) goto nomem;
-        g->parent = np;
-        explore_step *nvia = realloc(g->via, (size_t)nc * sizeof *nvia);
-        if (!nvia) goto nomem;
-        g->via = nvia;
-        g->cap = nc;
-    }
-    memcpy(g->vec + (size_t)g->n * S->vsize, v, S->vsize);
-    uint64_t *b = g->bits + (size_t)g->n * 2 * g->nw;
-    memset(b, 0, 2 * g->nw * sizeof *b);
-    for (uint32_t t = 0; t < S->p->nthreads; t++) {
-        if (vm_enabled(S->p, v, (int)t)) b[t / 64] |= 1ull << (t % 64);
-        if (is_labelled(S->p, g, v, (int)t)) b[g->nw + t / 64] |= 1ull << (t % 64);
-    }
-    g->parent[g->n] = parent;
-    g->via[g->n] = via;
-    g->n++;
-    bool ok = map_put(S, &g->idx, store_hash64(v, S->vsize), g->n);
-    graph_account(S, g);
-    return ok;
-nomem:
-    S->lim.stop = STOP_NOMEM;
-    return false;
-}
-
-static bool add_edge(search *S, sv_graph *g, sv_edge e)
-{
-    if (g->ne == g->ecap) {
-        uint64_t nc = g->ecap ? 2 * g->ecap : 4096;
-        if (!room_for(S, (size_t)(nc - g->ecap) * sizeof(sv_edge))) return false;
-        sv_edge *ne = realloc(g->e, (size_t)nc * sizeof *ne);
-        if (!ne) {
-            S->lim.stop = STOP_NOMEM;
-            return false;
-        }
-        g->e = ne;
-        g->ecap = nc;
-        graph_account(S, g);
-    }
-    g->e[g->ne++] = e;
-    return true;
-}
-
-/* The BFS tree's path to state i into path[] (room for its depth); its
- * length. */
-static uint32_t stem(const sv_graph *g, uint32_t i, explore_step *path)
-{
-    uint32_t len = 0;
-    for (uint64_t k = i; k != 0; k = g->parent[k]) len++;
-    uint32_t j = len;
-    for (uint64_t k = i; k != 0; k = g->parent[k]) path[--j] = g->via[k];
-    return len;
-}
-
-static uint32_t depth_of(const sv_graph *g, uint32_t i)
-{
-    uint32_t len = 0;
-    for (uint64_t k = i; k != 0; k = g->parent[k]) len++;
-    return len;
-}
-
-/* A safety error reached from state i by `last`. */
-static bool sv_error(search *S, const sv_graph *g, uint32_t i, explore_step last,
-                     const step_outcome *out)
-{
-    if (!keeps_trace(S)) return record_error(S, out, NULL, 0);
-    explore_step *path = malloc(((size_t)depth_of(g, i) + 1) * sizeof *path);
-    if (!path) {
-        S->lim.stop = STOP_NOMEM;
-        return false;
-    }
-    uint32_t n = stem(g, i, path);
-    path[n++] = last;
-    bool go_on = record_error(S, out, path, n);
-    free(path);
-    return go_on;
-}
-
-/* The reachable graph, breadth-first from S->cur; the safety errors on the
- * way are recorded as the other searches record them. False if the search
- * stopped. */
-static bool build(search *S, sv_graph *g)
-{
-    const vm_program *p = S->p;
-    explore_stats *x = &S->r->stats;
-    if (!add_node(S, g, S->cur, 0, (explore_step){-1, 0})) return false;
-    for (uint32_t i = 0; i < g->n; i++) {
-        g->first[i] = g->ne;
-        memcpy(S->cur, g->vec + (size_t)i * S->vsize, S->vsize);
-        for (uint32_t t = 0; t < p->nthreads; t++) {
-            uint64_t nc = vm_enabled(p, S->cur, (int)t);
-            bool prog = nc && is_progress(p, S->cur, (int)t);
-            for (uint64_t c = 0; c < nc; c++) {
-                uint8_t *ns = S->dfs.next;
-                memcpy(ns, S->cur, S->ssize);
-                step_outcome out;
-                if (!run_step(S, ns, (int)t, c, &out)) return false;
-                x->transitions++;
-                uint32_t first;
-                uint64_t n;
-                explore_step st = {(int32_t)t, c};
-                int rc = insert_successor(S, ns, &out, &first, &n);
-                if (rc == INS_STOP) return false;
-                uint64_t h = store_hash64(ns, S->vsize);
-                uint64_t k = map_get(&g->idx, h);
-                if (!k && rc == INS_ERROR) { /* an error state: no successors */
-                    if (!sv_error(S, g, i, st, &out)) return false;
-                    if (!map_put(S, &g->idx, h, DEAD)) return false;
-                    continue;
-                }
-                if (k == DEAD) continue;
-                if (!k) {
-                    if (!add_node(S, g, ns, i, st)) return false;
-                    k = g->n;
-                }
-                if (!add_edge(S, g, (sv_edge){(uint32_t)(k - 1), (uint16_t)t, prog, (uint32_t)c}))
-                    return false;
-                if (!limits_ok(S)) return false;
-            }
-        }
-    }
-    g->first[g->n] = g->ne;
-    return true;
-}
+#include "starvation_int.h"
 
 /* ---- the SCCs and the lasso ---------------------------------------------- */
 
@@ -261,6 +57,9 @@ typedef struct sv_scc {
     uint32_t *bfs_seen, stamp;
     uint32_t *queue;
     uint8_t *mark;                        /* nthreads flags */
+    /* --fair=strong: Tarjan's algorithm again inside an SCC (sub_tarjan()) */
+    uint32_t *index2, *low2, *stack2, *call2;
+    uint64_t *cursor2;
 } sv_scc;
 
 static inline bool removed(const sv_edge *e, uint32_t T)
@@ -309,47 +108,28 @@ static void bfs_in(const sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T, uint3
         }
     }
 }
-
-/* --fair under composition: mark in fair[] the threads disabled in the
- * state after the first instruction of step (tid, choice) from s, the
- * hidden state where the step's thread holds a lock it acquired and
- * releases in its invisible tail (later instructions only release locks,
- * end the thread or move waiters to a re-acquire, so no thread is disabled
- * at a later hidden state and enabled here and at both ends). False if the
- * search must stop. */
-static bool mid_disabled(search *S, sv_graph *g, const uint8_t *s, int tid, uint64_t choice,
-                         uint8_t *fair)
-{
-    if (S->o->reduce == REDUCE_NONE) return true; /* the step is one instruction */
-    memcpy(g->mid, s, S->ssize);
-    explore_stats dry = {0};
-    step_outcome o;
-    if (!step_run(&g->one, g->mid, tid, choice, &o, &dry)) {
-        if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
-        return false;
-    }
-    for (uint32_t u = 0; u < S->p->nthreads; u++)
-        if (!vm_enabled(S->p, g->mid, (int)u)) fair[u] = 1;
-    return true;
-}
-
 /* The replay check of the lasso: every step enabled and error-free; from
  * cycle_start on, T takes no progress step, T is enabled (and labelled) in
- * a state of the cycle, and with --fair every thread steps in the cycle or
- * is disabled in one of its states; the state after the path equals the
- * state after its first cycle_start steps. */
+ * a state of the cycle; with --fair=weak every thread steps in the cycle or
+ * is disabled in one of its states (hidden ones included), with
+ * --fair=strong every thread enabled in one of its states steps in it; the
+ * state after the path equals the state after its first cycle_start steps. */
 static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32_t len,
                         uint32_t cycle_start, uint32_t T)
 {
+    enum { STEPPED = 1, DISABLED = 2, ENABLED = 4 };
     const vm_program *p = S->p;
     uint8_t *v = SV(S)->check, *at = SV(S)->check + S->wsize;
     explore_stats dry = {0};
     if (!search_initial(S, v, &dry)) return false;
     uint32_t nt = p->nthreads;
     bool t_enabled = false;
-    uint8_t *fair = calloc(nt, 1); /* thread stepped or was disabled in the cycle */
-    if (!fair) {
+    uint8_t *seen = calloc(nt, 1); /* per thread, what the cycle did: STEPPED ... */
+    uint8_t *hidden = calloc(nt, 1); /* disabled in a hidden state of the cycle */
+    if (!seen || !hidden) {
         S->lim.stop = STOP_NOMEM;
+        free(seen);
+        free(hidden);
         return false;
     }
     bool ok = false;
@@ -358,19 +138,24 @@ static bool lasso_holds(search *S, sv_graph *g, const explore_step *path, uint32
         if (!lasso_can_step(p, v, path[i])) goto out;
         if (i >= cycle_start) {
             if (path[i].tid == (int32_t)T && is_progress(p, v, (int)T)) goto out;
-            if (vm_enabled(p, v, (int)T) && is_labelled(p, g, v, (int)T)) t_enabled = true;
-            fair[path[i].tid] = 1;
+            if (vm_enabled(p, v, (int)T) && sv_is_labelled(p, g, v, (int)T)) t_enabled = true;
+            seen[path[i].tid] |= STEPPED;
             for (uint32_t u = 0; u < nt; u++)
-                if (!vm_enabled(p, v, (int)u)) fair[u] = 1;
-            if (S->o->fair && !mid_disabled(S, g, v, path[i].tid, path[i].choice, fair)) goto out;
+                seen[u] |= vm_enabled(p, v, (int)u) ? ENABLED : DISABLED;
+            if (S->o->fair == FAIR_WEAK &&
+                !sv_mid_disabled(S, g, v, path[i].tid, path[i].choice, hidden))
+                goto out;
         }
         if (!lasso_step(S, v, path[i], &dry)) goto out;
     }
     ok = cycle_start < len && memcmp(v, at, S->vsize) == 0 && t_enabled;
-    for (uint32_t u = 0; ok && S->o->fair && u < nt; u++)
-        if (!fair[u]) ok = false;
+    for (uint32_t u = 0; ok && u < nt; u++) {
+        if (S->o->fair == FAIR_WEAK && !(seen[u] & (STEPPED | DISABLED)) && !hidden[u]) ok = false;
+        if (S->o->fair == FAIR_STRONG && (seen[u] & ENABLED) && !(seen[u] & STEPPED)) ok = false;
+    }
 out:
-    free(fair);
+    free(seen);
+    free(hidden);
     return ok;
 }
 
@@ -386,7 +171,8 @@ static void sv_record(search *S, const explore_step *path, uint32_t n, uint32_t 
     snprintf(out.msg, sizeof out.msg,
              "starvation: thread %s is enabled infinitely often and never passes its progress "
              "label%s (the cycle is steps %u-%u)", name,
-             S->o->fair ? " in a weakly fair execution" : "", start + 1, n);
+             S->o->fair == FAIR_STRONG ? " in a strongly fair execution"
+             : S->o->fair == FAIR_WEAK ? " in a weakly fair execution" : "", start + 1, n);
     uint32_t before = S->r->nerrors;
     record_error(S, &out, path, n);
     if (S->r->nerrors > before) {
@@ -401,8 +187,8 @@ static void sv_record(search *S, const explore_step *path, uint32_t n, uint32_t 
  * recorded; NOT_FOUND; STOPPED. */
 enum { FOUND = 1, NOT_FOUND = 0, STOPPED = -1 };
 
-static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
-                     const uint32_t *members, uint32_t m)
+static int witness(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
+                   const uint32_t *members, uint32_t m)
 {
     const vm_program *p = S->p;
     uint32_t nt = p->nthreads;
@@ -411,13 +197,17 @@ static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T
     for (uint32_t j = 0; j < m; j++) {
         uint32_t v = members[j];
         const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
-        if (w0 < 0 && bit(b, T) && bit(b + g->nw, T)) w0 = v;
+        if (g->acc) { /* a product: an accepting node */
+            if (w0 < 0 && g->acc[v]) w0 = v;
+        } else if (w0 < 0 && bit(b, T) && bit(b + g->nw, T)) w0 = v;
         for (uint64_t k = g->first[v]; !cyclic && k < g->first[v + 1]; k++)
             if (g->e[k].dst == v && !removed(&g->e[k], T)) cyclic = true;
     }
     if (!cyclic || w0 < 0) return NOT_FOUND;
     /* the fairness witnesses: per thread a state where it is disabled (a
-     * state index) or a step it takes inside C (an edge index) */
+     * state index; weak fairness only) or a step it takes inside C (an edge
+     * index; strong: of every thread that steps in C, which strong_scc()
+     * made every thread enabled in C) */
     int64_t *wstate = malloc(nt * sizeof *wstate), *wedge = malloc(nt * sizeof *wedge);
     uint64_t *cyc = NULL;
     explore_step *path = NULL;
@@ -428,25 +218,27 @@ static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T
         for (uint32_t j = 0; j < m; j++) {
             uint32_t v = members[j];
             const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
-            for (uint32_t u = 0; u < nt; u++)
+            for (uint32_t u = 0; S->o->fair == FAIR_WEAK && u < nt; u++)
                 if (!bit(b, u) && wstate[u] < 0) wstate[u] = v;
             for (uint64_t k = g->first[v]; k < g->first[v + 1]; k++) {
                 const sv_edge *e = &g->e[k];
-                if (!removed(e, T) && w->comp[e->dst] == cid && wedge[e->tid] < 0)
+                if (!removed(e, T) && e->tid != SV_NOSTEP && w->comp[e->dst] == cid &&
+                    wedge[e->tid] < 0)
                     wedge[e->tid] = (int64_t)k;
             }
         }
         bool missing = false;
-        for (uint32_t u = 0; u < nt; u++) missing |= wstate[u] < 0 && wedge[u] < 0;
+        for (uint32_t u = 0; S->o->fair == FAIR_WEAK && u < nt; u++)
+            missing |= wstate[u] < 0 && wedge[u] < 0;
         /* a thread disabled only inside another's composed step (the hidden
          * state after its first instruction): that step is its witness */
         for (uint32_t j = 0; missing && j < m; j++) {
             uint32_t v = members[j];
             for (uint64_t k = g->first[v]; missing && k < g->first[v + 1]; k++) {
                 const sv_edge *e = &g->e[k];
-                if (removed(e, T) || w->comp[e->dst] != cid) continue;
+                if (removed(e, T) || e->tid == SV_NOSTEP || w->comp[e->dst] != cid) continue;
                 memset(w->mark, 0, nt);
-                if (!mid_disabled(S, g, g->vec + (size_t)v * S->vsize, e->tid, e->choice, w->mark))
+                if (!sv_mid_disabled(S, g, g->vec + (size_t)v * S->vsize, e->tid, e->choice, w->mark))
                     goto done;
                 missing = false;
                 for (uint32_t u = 0; u < nt; u++) {
@@ -475,7 +267,7 @@ static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T
         if (wstate[u] >= 0) {
             bfs_in(g, w, cid, T, cur, (uint32_t)wstate[u], cyc, &len);
             cur = (uint32_t)wstate[u];
-        } else {
+        } else if (wedge[u] >= 0) {
             uint32_t src = src_of(g, (uint64_t)wedge[u]);
             bfs_in(g, w, cid, T, cur, src, cyc, &len);
             cyc[len++] = (uint64_t)wedge[u];
@@ -483,10 +275,14 @@ static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T
         }
     }
     bfs_in(g, w, cid, T, cur, (uint32_t)w0, cyc, &len);
-    uint32_t sl = depth_of(g, (uint32_t)w0);
+    if (g->found) { /* a product: its own lasso and check */
+        res = g->found(S, g, (uint32_t)w0, cyc, len);
+        goto done;
+    }
+    uint32_t sl = sv_depth_of(g, (uint32_t)w0);
     path = malloc(((size_t)sl + len) * sizeof *path);
     if (!path) goto nomem;
-    uint32_t start = stem(g, (uint32_t)w0, path);
+    uint32_t start = sv_stem(g, (uint32_t)w0, path);
     for (uint32_t j = 0; j < len; j++)
         path[start + j] = (explore_step){g->e[cyc[j]].tid, g->e[cyc[j]].choice};
     uint32_t n = start + len;
@@ -507,6 +303,143 @@ done:
     free(cyc);
     free(path);
     return res;
+}
+
+/* --fair=strong: Tarjan's algorithm over the states X[0 .. m) whose comp is
+ * `sub` (the edges not removed and inside them). Each SCC found gets a new
+ * id (++*cid) in comp, its states go to out[] one SCC after another, and
+ * ends[j] is the end of SCC j in out[]; returns their number. */
+static uint32_t sub_tarjan(const sv_graph *g, sv_scc *w, uint32_t T, uint32_t sub,
+                           const uint32_t *X, uint32_t m, uint32_t *out, uint32_t *ends,
+                           uint32_t *cid)
+{
+    uint32_t counter = 0, sp = 0, nout = 0, nscc = 0;
+    for (uint32_t j = 0; j < m; j++) w->index2[X[j]] = 0;
+    for (uint32_t r = 0; r < m; r++) {
+        uint32_t root = X[r];
+        if (w->comp[root] != sub || w->index2[root]) continue;
+        uint32_t depth = 0;
+        w->call2[depth++] = root;
+        w->index2[root] = w->low2[root] = ++counter;
+        w->cursor2[root] = g->first[root];
+        w->stack2[sp++] = root;
+        w->onstack[root] = 1;
+        while (depth) {
+            uint32_t v = w->call2[depth - 1];
+            if (w->cursor2[v] < g->first[v + 1]) {
+                const sv_edge *e = &g->e[w->cursor2[v]++];
+                uint32_t d = e->dst;
+                if (removed(e, T) || w->comp[d] != sub) continue;
+                if (!w->index2[d]) {
+                    w->index2[d] = w->low2[d] = ++counter;
+                    w->cursor2[d] = g->first[d];
+                    w->stack2[sp++] = d;
+                    w->onstack[d] = 1;
+                    w->call2[depth++] = d;
+                } else if (w->onstack[d] && w->index2[d] < w->low2[v]) {
+                    w->low2[v] = w->index2[d];
+                }
+                continue;
+            }
+            depth--;
+            if (depth) {
+                uint32_t u = w->call2[depth - 1];
+                if (w->low2[v] < w->low2[u]) w->low2[u] = w->low2[v];
+            }
+            if (w->low2[v] != w->index2[v]) continue;
+            ++*cid;
+            uint32_t x;
+            do {
+                x = w->stack2[--sp];
+                w->onstack[x] = 0;
+                w->comp[x] = *cid;
+                out[nout++] = x;
+            } while (x != v);
+            ends[nscc++] = nout;
+        }
+    }
+    return nscc;
+}
+
+/* --fair=strong (compassion): a cycle inside SCC cid is strongly fair iff
+ * every thread enabled in one of its states steps in it. If every thread
+ * enabled somewhere in C steps somewhere in C, a cycle through all of C's
+ * steps' witnesses is (witness()); otherwise no fair cycle passes a state
+ * where such a thread is enabled, so those states are removed and the SCCs
+ * of the rest are checked the same way (the Streett refinement of Emerson
+ * and Lei, 1987; each round removes a thread for good, so at most nthreads
+ * + 1 levels). T included: enabled in C, it must take (non-progress) steps
+ * there. */
+static int strong_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
+                      const uint32_t *X, uint32_t m, uint32_t *cidc)
+{
+    uint32_t nt = S->p->nthreads;
+    bool cyclic = m > 1, t_in = false;
+    for (uint32_t j = 0; j < m && (!cyclic || !t_in); j++) {
+        uint32_t v = X[j];
+        const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
+        t_in |= g->acc ? g->acc[v] : bit(b, T) && bit(b + g->nw, T);
+        for (uint64_t k = g->first[v]; !cyclic && k < g->first[v + 1]; k++)
+            if (g->e[k].dst == v && !removed(&g->e[k], T)) cyclic = true;
+    }
+    if (!cyclic || !t_in) return NOT_FOUND;
+    uint8_t *bad = calloc(nt, 1), *stepped = calloc(nt, 1);
+    uint32_t *keep = NULL, *out = NULL, *ends = NULL;
+    int res = STOPPED;
+    if (!bad || !stepped) goto nomem;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t v = X[j];
+        const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
+        for (uint32_t u = 0; u < nt; u++)
+            if (bit(b, u)) bad[u] = 1;
+        for (uint64_t k = g->first[v]; k < g->first[v + 1]; k++)
+            if (!removed(&g->e[k], T) && g->e[k].tid != SV_NOSTEP && w->comp[g->e[k].dst] == cid)
+                stepped[g->e[k].tid] = 1;
+    }
+    bool any = false; /* bad: enabled in C and never stepping in it */
+    for (uint32_t u = 0; u < nt; u++) {
+        bad[u] = bad[u] && !stepped[u];
+        any |= bad[u];
+    }
+    if (!any) {
+        res = witness(S, g, w, cid, T, X, m);
+        goto done;
+    }
+    keep = malloc((size_t)m * sizeof *keep);
+    out = malloc((size_t)m * sizeof *out);
+    ends = malloc((size_t)m * sizeof *ends);
+    if (!keep || !out || !ends) goto nomem;
+    uint32_t nk = 0, sub = ++*cidc;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t v = X[j];
+        const uint64_t *b = g->bits + (size_t)v * 2 * g->nw;
+        bool drop = false;
+        for (uint32_t u = 0; u < nt && !drop; u++) drop = bad[u] && bit(b, u);
+        w->comp[v] = drop ? 0 : sub;
+        if (!drop) keep[nk++] = v;
+    }
+    uint32_t nscc = sub_tarjan(g, w, T, sub, keep, nk, out, ends, cidc);
+    res = NOT_FOUND;
+    for (uint32_t j = 0, lo = 0; j < nscc && res == NOT_FOUND; lo = ends[j++])
+        res = strong_scc(S, g, w, w->comp[out[lo]], T, out + lo, ends[j] - lo, cidc);
+    goto done;
+nomem:
+    S->lim.stop = STOP_NOMEM;
+done:
+    free(bad);
+    free(stepped);
+    free(keep);
+    free(out);
+    free(ends);
+    return res;
+}
+
+/* SCC cid of the graph minus T's progress steps, for thread T. */
+static int check_scc(search *S, sv_graph *g, sv_scc *w, uint32_t cid, uint32_t T,
+                     const uint32_t *members, uint32_t m, uint32_t *cidc)
+{
+    if (S->o->fair == FAIR_STRONG) return strong_scc(S, g, w, cid, T, members, m, cidc);
+    return witness(S, g, w, cid, T, members, m);
 }
 
 /* Tarjan's algorithm (iterative) over the graph minus T's progress steps;
@@ -555,7 +488,7 @@ static int tarjan(search *S, sv_graph *g, sv_scc *w, uint32_t T, uint32_t *cid)
             } while (w->stack[lo] != v);
             ++*cid;
             for (uint32_t j = lo; j < sp; j++) w->comp[w->stack[j]] = *cid;
-            int rc = check_scc(S, g, w, *cid, T, w->stack + lo, sp - lo);
+            int rc = check_scc(S, g, w, *cid, T, w->stack + lo, sp - lo, cid);
             sp = lo;
             if (rc != NOT_FOUND) return rc;
             if (!limits_ok(S)) return STOPPED;
@@ -563,27 +496,78 @@ static int tarjan(search *S, sv_graph *g, sv_scc *w, uint32_t T, uint32_t *cid)
     }
     return NOT_FOUND;
 }
-
-/* What lasso_holds() needs besides the graph: the bodies with a progress
- * label, the work vectors, the one-instruction environment. False: no
- * memory (S->lim.stop says so); g's arrays are freed by the caller. */
-static bool sv_setup(search *S, sv_graph *g)
+/* The SCC search's arrays for g's n states: 7 words and 2 bytes a state;
+ * --fair=strong: 3 words more, the refinement's Tarjan. Counted under
+ * --memlimit; false if refused or out of memory (S->lim.stop says which). */
+static bool scc_alloc(search *S, const sv_graph *g, sv_scc *w)
 {
-    const vm_program *p = S->p;
-    g->nw = (p->nthreads + 63) / 64;
-    g->labelled = calloc(p->nbodies ? p->nbodies : 1, sizeof *g->labelled);
-    SV(S)->check = malloc(2 * S->wsize);
-    g->mid = calloc(1, S->wsize);
-    g->one = S->env;
-    g->one.reduce = REDUCE_NONE;
-    if (!g->labelled || !SV(S)->check || !g->mid) {
+    uint32_t n = g->n;
+    bool strong = S->o->fair == FAIR_STRONG;
+    size_t work = (size_t)n * (sizeof *w->index + sizeof *w->low + sizeof *w->stack + sizeof *w->comp +
+                               sizeof *w->call + sizeof *w->cursor + 1 + sizeof *w->bfs_pred +
+                               sizeof *w->bfs_seen + sizeof *w->queue +
+                               (strong ? 4 * sizeof(uint32_t) + sizeof(uint64_t) : 0));
+    if (!sv_room_for(S, work)) return false;
+    S->vec_bytes += work;
+    w->index = malloc((size_t)n * sizeof *w->index);
+    w->low = malloc((size_t)n * sizeof *w->low);
+    w->stack = malloc((size_t)n * sizeof *w->stack);
+    w->comp = malloc((size_t)n * sizeof *w->comp);
+    w->call = malloc((size_t)n * sizeof *w->call);
+    w->cursor = malloc((size_t)n * sizeof *w->cursor);
+    w->onstack = malloc(n);
+    w->bfs_pred = malloc((size_t)n * sizeof *w->bfs_pred);
+    w->bfs_seen = calloc(n, sizeof *w->bfs_seen);
+    w->queue = malloc((size_t)n * sizeof *w->queue);
+    w->mark = malloc(S->p->nthreads ? S->p->nthreads : 1);
+    if (strong) {
+        w->index2 = malloc((size_t)n * sizeof *w->index2);
+        w->low2 = malloc((size_t)n * sizeof *w->low2);
+        w->stack2 = malloc((size_t)n * sizeof *w->stack2);
+        w->call2 = malloc((size_t)n * sizeof *w->call2);
+        w->cursor2 = malloc((size_t)n * sizeof *w->cursor2);
+        if (!w->index2 || !w->low2 || !w->stack2 || !w->call2 || !w->cursor2) {
+            S->lim.stop = STOP_NOMEM;
+            return false;
+        }
+    }
+    if (!w->mark || !w->index || !w->low || !w->stack || !w->comp || !w->call || !w->cursor ||
+        !w->onstack || !w->bfs_pred || !w->bfs_seen || !w->queue) {
         S->lim.stop = STOP_NOMEM;
         return false;
     }
-    for (uint32_t b = 0; b < p->nbodies; b++)
-        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++)
-            if (p->bodies[b].code[pc].progress_label) g->labelled[b] = true;
     return true;
+}
+
+static void scc_free(sv_scc *w)
+{
+    free(w->index);
+    free(w->low);
+    free(w->stack);
+    free(w->comp);
+    free(w->call);
+    free(w->cursor);
+    free(w->onstack);
+    free(w->bfs_pred);
+    free(w->bfs_seen);
+    free(w->queue);
+    free(w->mark);
+    free(w->index2);
+    free(w->low2);
+    free(w->stack2);
+    free(w->call2);
+    free(w->cursor2);
+}
+
+int sv_fair_cycles(search *S, sv_graph *g)
+{
+    sv_scc w;
+    memset(&w, 0, sizeof w);
+    uint32_t cid = 0;
+    int rc = scc_alloc(S, g, &w) ? tarjan(S, g, &w, SV_ANY, &cid) : STOPPED;
+    S->r->stats.sccs = cid;
+    scc_free(&w);
+    return rc;
 }
 
 static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
@@ -595,34 +579,13 @@ static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
     sv_scc w;
     memset(&g, 0, sizeof g);
     memset(&w, 0, sizeof w);
-    if (!sv_setup(S, &g)) goto out;
-    if (!build(S, &g) || S->lim.stop != STOP_COMPLETE) goto out;
+    if (!sv_setup(S, &g, &SV(S)->check)) goto out;
+    if (!sv_build(S, &g) || S->lim.stop != STOP_COMPLETE) goto out;
     if (S->r->nerrors && !S->o->all_errors) goto out;
-    uint32_t n = g.n;
-    /* the SCC search's arrays: 7 words and 2 bytes a state (see below) */
-    size_t work = (size_t)n * (sizeof *w.index + sizeof *w.low + sizeof *w.stack + sizeof *w.comp +
-                               sizeof *w.call + sizeof *w.cursor + 1 + sizeof *w.bfs_pred +
-                               sizeof *w.bfs_seen + sizeof *w.queue);
-    if (!room_for(S, work)) goto out;
-    S->vec_bytes += work;
-    w.index = malloc((size_t)n * sizeof *w.index);
-    w.low = malloc((size_t)n * sizeof *w.low);
-    w.stack = malloc((size_t)n * sizeof *w.stack);
-    w.comp = malloc((size_t)n * sizeof *w.comp);
-    w.call = malloc((size_t)n * sizeof *w.call);
-    w.cursor = malloc((size_t)n * sizeof *w.cursor);
-    w.onstack = malloc(n);
-    w.bfs_pred = malloc((size_t)n * sizeof *w.bfs_pred);
-    w.bfs_seen = calloc(n, sizeof *w.bfs_seen);
-    w.queue = malloc((size_t)n * sizeof *w.queue);
-    w.mark = malloc(p->nthreads ? p->nthreads : 1);
-    if (!w.mark || !w.index || !w.low || !w.stack || !w.comp || !w.call || !w.cursor || !w.onstack ||
-        !w.bfs_pred || !w.bfs_seen || !w.queue) {
-        S->lim.stop = STOP_NOMEM;
-        goto out;
-    }
-    uint32_t cid = 0;
+    if (!scc_alloc(S, &g, &w)) goto out;
+    uint32_t cid = 0, n = g.n;
     for (uint32_t T = 0; T < p->nthreads && S->lim.stop == STOP_COMPLETE; T++) {
+        if (S->o->starved >= 0 && T != (uint32_t)S->o->starved) continue; /* --starved */
         bool checked = false; /* T runs a labelled body in some state */
         for (uint32_t v = 0; v < n && !checked; v++)
             checked = bit(g.bits + (size_t)v * 2 * g.nw + g.nw, T);
@@ -632,27 +595,8 @@ static void liveness_starvation(search *S, uint32_t first0, uint64_t n0)
     }
     S->r->stats.sccs = cid;
 out:
-    free(g.vec);
-    free(g.bits);
-    free(g.first);
-    free(g.parent);
-    free(g.via);
-    free(g.e);
-    free(g.idx.key);
-    free(g.idx.val);
-    free(g.labelled);
-    free(w.index);
-    free(w.low);
-    free(w.stack);
-    free(w.comp);
-    free(w.call);
-    free(w.cursor);
-    free(w.onstack);
-    free(w.bfs_pred);
-    free(w.bfs_seen);
-    free(w.queue);
-    free(w.mark);
-    free(g.mid);
+    sv_graph_free(&g);
+    scc_free(&w);
 }
 
 /* mcheck --replay: the recorded lasso (explore_options.check_lasso), checked
@@ -664,7 +608,7 @@ static void starvation_check_lasso(search *S, uint32_t first0, uint64_t n0)
     const explore_lasso *l = S->o->check_lasso;
     sv_graph g;
     memset(&g, 0, sizeof g);
-    if (sv_setup(S, &g) && l->starved >= 0 && (uint32_t)l->starved < S->p->nthreads &&
+    if (sv_setup(S, &g, &SV(S)->check) && l->starved >= 0 && (uint32_t)l->starved < S->p->nthreads &&
         l->cycle_start < l->len) {
         if (lasso_holds(S, &g, l->path, l->len, l->cycle_start, (uint32_t)l->starved))
             sv_record(S, l->path, l->len, l->cycle_start, (uint32_t)l->starved,
@@ -672,8 +616,7 @@ static void starvation_check_lasso(search *S, uint32_t first0, uint64_t n0)
         else if (S->lim.stop == STOP_COMPLETE)
             S->r->stats.cycles_rejected++;
     }
-    free(g.labelled);
-    free(g.mid);
+    sv_graph_free(&g);
 }
 
 static void sv_free(search *S) { free(SV(S)->check); }
@@ -688,8 +631,9 @@ static const char *starvation_refuses(const explore_options *o, char *msg, size_
     if (o->por)
         return "--liveness=starvation cannot be used with --por: a persistent set "
                "postpones the threads independent of it, and whether each thread is "
-               "enabled, which any step may change, is what starvation is about "
-               "(composition alone is sound: docs/usage.md)";
+               "enabled, which any step may change, is what starvation and every --fair "
+               "condition are about (composition alone, the default here, is sound: "
+               "docs/usage.md)";
     if (o->search != SEARCH_DFS) {
         snprintf(msg, n, "--liveness=starvation builds the whole reachable graph: it cannot be "
                          "used with --search=%s", search_order_name(o->search));

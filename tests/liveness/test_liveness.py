@@ -146,6 +146,7 @@ PROVISO_SEEDS = [218]
 
 def randomized(mcheck, gen, count):
     seen = {"non_progress_cycle": 0, "ok": 0}
+    seen_fair = {"non_progress_cycle": 0, "ok": 0}
     with tempfile.TemporaryDirectory() as d:
         for seed in list(range(1, count + 1)) + [s for s in PROVISO_SEEDS if s > count]:
             src = progress_model(gen, seed)  # every second label marks progress
@@ -164,7 +165,25 @@ def randomized(mcheck, gen, count):
                   f"random seed {seed}: (non-progress cycle, complete, rejected) agree: {got}")
             if got:
                 seen["non_progress_cycle" if list(got.values())[0][0] else "ok"] += 1
-    print(f"random models: {seen}")
+            # --fair (reduce/liveness/fair_cycle.c, issue 31): the three agree, no
+            # cycle rejected; fewer runs count as fairness grows stronger
+            fair = {}
+            for fo in ("--fair=weak", "--fair"):
+                res = set()
+                for v in (["--reduce=compose"], ["--reduce=none"], ["--store=exact"]):
+                    code, js, err = run_json(mcheck, ["--liveness=npc", "--all-errors", fo] + v + [path])
+                    res.add(js and (js["error_counts"]["non_progress_cycle"] > 0, js["stop"] in
+                                    ("complete", "error"), js["stats"]["cycles_rejected"]))
+                check(len(res) == 1 and None not in res and all(c and r == 0 for _, c, r in res),
+                      f"random seed {seed} {fo}: (non-progress cycle, complete, rejected) agree: {res}")
+                fair[fo] = next(iter(res))
+            unfair = got and list(got.values())[0]
+            if unfair and fair["--fair=weak"] and fair["--fair"]:
+                check(fair["--fair"][0] <= fair["--fair=weak"][0] <= unfair[0],
+                      f"random seed {seed}: a fair non-progress cycle is a weakly fair one is a cycle "
+                      f"(none {unfair[0]}, weak {fair['--fair=weak'][0]}, strong {fair['--fair'][0]})")
+                seen_fair["non_progress_cycle" if fair["--fair"][0] else "ok"] += 1
+    print(f"random models: {seen}, with --fair {seen_fair}")
     check(count < 10 or (seen["ok"] and seen["non_progress_cycle"]),
           f"the random sample has models with and without a non-progress cycle: {seen}")
 
@@ -173,10 +192,13 @@ def spin(mcheck):
     if not have_spin():
         return
     for name in ("livelock_backoff", "livelock_ordered"):
-        spin_npc = spin_non_progress(os.path.join(TOP, "bench", "spin", name + ".pml"))
-        _, js, _ = run_json(mcheck, ["--liveness=npc", os.path.join(TOP, "models", name + ".bc")])
-        ours = js and js["verdict"] == "non_progress_cycle"
-        check(spin_npc == ours, f"{name}: SPIN -l non-progress cycle {spin_npc}, mcheck {ours}")
+        for pan, fair in (([], []), (["-f"], ["--fair=weak"])):  # -f: weak fairness
+            spin_npc = spin_non_progress(os.path.join(TOP, "bench", "spin", name + ".pml"),
+                                         ["-DNFAIR=3"] if pan else [], pan)
+            _, js, _ = run_json(mcheck, ["--liveness=npc"] + fair + [os.path.join(TOP, "models", name + ".bc")])
+            ours = js and js["verdict"] == "non_progress_cycle"
+            check(spin_npc == ours, f"{name}: SPIN -l {' '.join(pan)} non-progress cycle {spin_npc}, "
+                                    f"mcheck {' '.join(fair)} {ours}")
 
 
 # a's loop passes a progress label, b's does not: the only non-progress

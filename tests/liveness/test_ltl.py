@@ -507,6 +507,7 @@ def random_differential(mcheck, gen, d, count, seed0):
     --store=exact, --por), and composition, --reduce=none and --por without."""
     configs = [["--por=off"], ["--reduce=none"], ["--store=exact", "--por=off"], ["--por"]]
     tally = {"ok": 0, "ltl_violated": 0, "other": 0}
+    fair_tally = {f: {"ok": 0, "ltl_violated": 0, "other": 0} for f in ("--fair=weak", "--fair")}
     for seed in list(range(seed0, seed0 + count)) + [s for s in PROVISO_SEEDS + LOC_SEEDS
                                                      if not seed0 <= s < seed0 + count]:
         # even seeds volatile-heavy (critical sections with visible accesses),
@@ -576,8 +577,111 @@ def random_differential(mcheck, gen, d, count, seed0):
             check(first.count("ok") in (0, len(first)) and len(set(ltl)) <= 1,
                   f"{what}: first verdicts (compose, none): {first}")
             tally[found[0] and "ltl_violated" or ("ok" if first[0] == "ok" else "other")] += 1
-    print(f"random differential: {count} models from seed {seed0}, formula verdicts {tally}")
+            if formulas.index(formula) < 3:  # --fair (fair_cycle.c) on the first three
+                fv = {}
+                for fo in ("--fair=weak", "--fair"):
+                    got = set()
+                    for extra in ([], ["--reduce=none"], ["--store=exact"]):
+                        code, js, err = verdict(mcheck, ["--ltl", formula, fo] + extra + [path])
+                        got.add(js and (js["verdict"], js["stats"].get("cycles_rejected", 0)))
+                    check(len(got) == 1, f"{what} {fo}: verdicts (compose, none, exact) agree: {got}")
+                    fv[fo] = next(iter(got))
+                    v = fv[fo] and fv[fo][0]
+                    fair_tally[fo][v if v in ("ok", "ltl_violated") else "other"] += 1
+                # strongly fair runs are weakly fair, weakly fair runs are runs
+                weak, strong = fv["--fair=weak"], fv["--fair"]
+                # (with --fair the whole state graph is built first, so a safety
+                # error off the product's part reachable with the formula's
+                # automaton is reported where the nested search finds none)
+                if weak and strong and first[0] == "ok" and weak[0] in ("ok", "ltl_violated"):
+                    check(weak[0] == "ok" and strong[0] == "ok", f"{what}: ok without fairness, "
+                          f"--fair=weak {weak}, --fair {strong}")
+                if weak and strong and weak[0] == "ok":
+                    check(strong[0] == "ok", f"{what}: --fair=weak ok, --fair {strong}")
+    print(f"random differential: {count} models from seed {seed0}, formula verdicts {tally}, "
+          f"with --fair on three a model {fair_tally}")
     return tally
+
+
+# --ltl --fair and --liveness=npc --fair (issue 31, reduce/liveness/fair_cycle.c):
+# model of tests/liveness/fair/, formula (None: --liveness=npc) -> the verdict
+# without fairness, with --fair=weak and with --fair (strong)
+FAIR = [
+    ("peterson.bc", "[] (want0 -> <> cs0)", ("ltl_violated", "ok", "ok")),
+    ("peterson.bc", "[] <> cs0", ("ltl_violated", "ok", "ok")),
+    ("peterson.bc", "[] (cs0 -> want0)", ("ok", "ok", "ok")),
+    ("lock_loop.bc", "[] <> cs0", ("ltl_violated", "ltl_violated", "ok")),
+    ("lock_loop.bc", "<> [] !cs0", ("ltl_violated", "ltl_violated", "ltl_violated")),
+    ("lock_loop.bc", None, ("non_progress_cycle", "non_progress_cycle", "ok")),
+]
+
+
+def fair(mcheck, d):
+    """Fair cycles of the product: exact verdicts (composition, --reduce=none,
+    --store=exact; no cycle rejected by the replay check), the report's
+    header, SPIN's pan -a and pan -a -f (weak fairness) on peterson.pml, and
+    the refused combinations."""
+    fdir = os.path.join(HERE, "fair")
+    for name, formula, wants in FAIR:
+        path = os.path.join(fdir, name)
+        search = ["--ltl", formula] if formula else ["--liveness=npc"]
+        for fairness, want in zip((None, "weak", "strong"), wants):
+            fo = [] if fairness is None else ["--fair"] if fairness == "strong" else ["--fair=weak"]
+            for v in ([], ["--reduce=none"], ["--store=exact"]):
+                opts = search + fo + v
+                code, out, err = run(mcheck, ["--json"] + opts + [path])
+                js = json.loads(out) if out.startswith("{") else None
+                got = js and js["verdict"]
+                check(got == want and code == (0 if want == "ok" else 1)
+                      and js["stats"].get("cycles_rejected", 0) == 0
+                      and js["options"].get("fairness", "none") == (fairness or "none")
+                      and (fairness is None or js["options"]["por"] is False),
+                      f"{name} {' '.join(opts)}: {got} exit {code}, expected {want} "
+                      f"({err.strip()[:160]})")
+    code, out, _ = run(mcheck, ["--ltl", "[] <> cs0", "--fair", os.path.join(fdir, "lock_loop.bc")])
+    check(code == 0 and "(reduce=compose, race=ld, store=compact, search=dfs, ltl, fair=strong)" in out
+          and "fair cycles " in out, f"lock_loop.bc --ltl --fair: the header and statistics ({out[:300]})")
+    code, out, _ = run(mcheck, ["--ltl", "[] <> cs0", "--fair=weak", os.path.join(fdir, "lock_loop.bc")])
+    check(code == 1 and "ltl, fair=weak)" in out and "<<<<< cycle starts here" in out,
+          "lock_loop.bc --ltl --fair=weak: the header and the lasso")
+    if not spin_missing():
+        pml = os.path.join(fdir, "peterson.pml")
+        work = os.path.join(d, "spin_fair")
+        os.makedirs(work, exist_ok=True)
+        with open(pml) as f:
+            text = f.read()
+        with open(os.path.join(work, "m.pml"), "w") as f:
+            f.write(text + "ltl f0 { [] (want0 -> <> cs0) }\n")
+        subprocess.run(["spin", "-a", "m.pml"], cwd=work, capture_output=True, timeout=120)
+        subprocess.run(["gcc", "-O1", "-o", "pan", "pan.c"], cwd=work, capture_output=True, timeout=300)
+        for pan, fo in ((["-a"], []), (["-a", "-f"], ["--fair=weak"])):
+            p = subprocess.run(["./pan", *pan, "-m100000", "-w18"], cwd=work, capture_output=True,
+                               text=True, timeout=120)
+            theirs = ("ltl_violated" if "acceptance cycle" in p.stdout and "errors: 1" in p.stdout
+                      else "ok" if re.search(r"errors: 0\b", p.stdout) else None)
+            code, out, _ = run(mcheck, ["--json", "--ltl", "[] (want0 -> <> cs0)"] + fo +
+                               [os.path.join(fdir, "peterson.bc")])
+            ours = json.loads(out)["verdict"] if out.startswith("{") else None
+            check(ours == theirs and theirs is not None,
+                  f"peterson: pan {' '.join(pan)} {theirs}, mcheck {' '.join(fo) or '(no --fair)'} {ours}")
+    path = os.path.join(fdir, "lock_loop.bc")
+    for opts, text in (
+            (["--ltl", "[] <> cs0", "--fair", "--por"],
+             "--ltl --fair cannot be used with --por: a persistent set postpones the threads "
+             "independent of it, and whether each thread is enabled, which any step may change, "
+             "is what fairness is about"),
+            (["--liveness=npc", "--fair=weak", "--por"], "--liveness=npc --fair cannot be used with --por"),
+            (["--ltl", "[] <> cs0", "--fair", "-j", "2"], "--ltl --fair is sequential: it cannot be used with -j"),
+            (["--liveness=npc", "--fair", "--store=bitstate"],
+             "--liveness=npc --fair cannot be used with --store=bitstate"),
+            (["--ltl", "[] <> cs0", "--fair", "--search=bfs"],
+             "--ltl --fair builds the whole product graph: it cannot be used with --search=bfs"),
+            (["--ltl", "[] <> cs0", "--fair", "--max-depth", "9"], "it cannot be used with --max-depth"),
+            (["--fair", "--starved", "t[0]", "--ltl", "[] <> cs0"], "--starved applies to --liveness=starvation"),
+            (["--fair"], "--fair applies to --liveness=starvation, --liveness=npc and --ltl")):
+        code, _, err = run(mcheck, opts + [path])
+        check(code == 2 and err.startswith("mcheck: error: ") and text in err,
+              f"{' '.join(opts)}: usage error (exit {code}, {err.strip()[:200]})")
 
 
 def main():
@@ -599,6 +703,7 @@ def main():
         if not spin_missing():
             spin_models(mcheck, d)
             spin_translator(mcheck, d)
+        fair(mcheck, d)
     models(mcheck)
     replay_check(mcheck)
     return finish()

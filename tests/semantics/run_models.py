@@ -21,7 +21,8 @@ verdict (and optionally exact state/transition counts) in header comments:
                                   line per formula; composition, --reduce=none,
                                   --store=exact)
     ; expect-liveness-starvation: starvation   the verdict of --liveness=starvation
-    ; expect-liveness-starvation-fair: ok      and with --fair (same three modes)
+    ; expect-liveness-starvation-fair: ok      and with --fair=weak (same three modes)
+    ; expect-liveness-starvation-strong: ok    and with --fair (strong fairness)
     ; expect-states-default: 7    states the default search stores (--all-errors
                                   --store=exact; may fall as the reduction improves)
     ; expect-states: 9            states stored by composition (--por=off)
@@ -314,9 +315,10 @@ def test_model(mcheck, path):
                 check(isinstance(ljs["error"].get("cycle_start"), int)
                       and ljs["error"]["cycle_start"] <= ljs["error"]["steps"],
                       f"{name} {' '.join(lopts)}: the error has a cycle_start within its path")
-    # --liveness=starvation [--fair] (reduce/liveness/starvation.c), likewise
+    # --liveness=starvation [--fair[=weak]] (reduce/liveness/starvation.c), likewise
     for key, fair in (("expect-liveness-starvation", []),
-                      ("expect-liveness-starvation-fair", ["--fair"])):
+                      ("expect-liveness-starvation-fair", ["--fair=weak"]),
+                      ("expect-liveness-starvation-strong", ["--fair"])):
         want = h.get(key)
         for v in ([], ["--reduce=none"], ["--store=exact"]) if want is not None else ():
             lopts = opts + ["--liveness=starvation"] + fair + v

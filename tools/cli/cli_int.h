@@ -42,6 +42,8 @@ typedef struct cli {
     bool search_set;           /* --search was given */
     bool memlimit_set;         /* --memlimit was given */
     bool sched_set;            /* --scheduling was given */
+    const char *starved;       /* --starved T: the thread's name (mcheck.c
+                                  looks it up once the model is loaded) */
 } cli;
 
 /* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or

@@ -145,6 +145,37 @@ static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, 
     return true;
 }
 
+/* --starved T: the static thread named T (its id into c->eo.starved), or a
+ * usage error (2) naming the threads there are. */
+static int starved_thread(cli *c, const vm_program *p)
+{
+    char name[64], list[512] = "";
+    size_t len = 0;
+    for (uint32_t t = 0; t < p->nstatic; t++) {
+        vm_thread_name(p, NULL, (int)t, name, sizeof name); /* static: no state read */
+        if (!strcmp(name, c->starved)) {
+            const vm_body *b = &p->bodies[p->threads[t].body];
+            bool labelled = false;
+            for (uint32_t pc = 0; pc < b->ncode && !labelled; pc++)
+                labelled = b->code[pc].progress_label;
+            if (!labelled) {
+                fprintf(stderr, "mcheck: error: --starved %s: the thread's body has no progress "
+                                "label, so it cannot starve (label the instruction that shows "
+                                "it got through 'progress...')\n", c->starved);
+                return 2;
+            }
+            c->eo.starved = (int32_t)t;
+            return 0;
+        }
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", t ? ", " : "", name);
+    }
+    fprintf(stderr, "mcheck: error: --starved: no thread '%s' in the model (its threads: %s; "
+                    "a spawned thread cannot be named)\nTry 'mcheck --help'.\n", c->starved,
+            p->nstatic ? list : "none");
+    return 2;
+}
+
 static int run_search(cli *c, vm_program *p)
 {
     explore_result r;
@@ -321,6 +352,12 @@ int MCHECK_MAIN(int argc, char **argv)
         return rc;
     }
     c.eo.ltl = ltl;
+    if (c.starved && (rc = starved_thread(&c, p)) != 0) {
+        ltl_free(ltl);
+        vm_program_free(p);
+        free(c.defs);
+        return rc;
+    }
     if (c.dump) {
         vm_dump(p, stdout);
         if (ls_discharge_print(p, c.eo.race, stdout) != 0) {

@@ -57,8 +57,8 @@ static void usage(FILE *out)
           "                         only where static analysis cannot discharge it, and\n"
           "                         persistent and sleep sets; on by default wherever it\n"
           "                         is sound (not with --reduce=none, --search=stateless,\n"
-          "                         --liveness=starvation); --por=off is composition\n"
-          "                         alone, whose counts the language fixes\n"
+          "                         --liveness=starvation, --fair); --por=off is\n"
+          "                         composition alone, whose counts the language fixes\n"
           "  --race=off|ld|eraser|goldilocks\n"
           "                         check the locking discipline (Stoller's LD') or races\n"
           "                         during the search (default ld: the reduction is\n"
@@ -111,9 +111,14 @@ static void usage(FILE *out)
           "  --liveness=starvation  look for a starved thread: an infinite execution in\n"
           "                         which a thread whose body has a 'progress...' label\n"
           "                         is enabled infinitely often and never passes one\n"
-          "  --fair                 with --liveness=starvation: only weakly fair\n"
-          "                         executions count (a thread continuously enabled\n"
-          "                         takes a step infinitely often, as SPIN's -f)\n"
+          "  --fair[=strong|weak]   with --liveness or --ltl: only fair executions\n"
+          "                         count. strong (the default of --fair): a thread\n"
+          "                         enabled infinitely often takes a step infinitely\n"
+          "                         often, so a lock free now and then is eventually\n"
+          "                         taken by its waiter; weak: only a thread enabled\n"
+          "                         continuously must step (SPIN's -f)\n"
+          "  --starved T            with --liveness=starvation: check thread T only\n"
+          "                         (a static thread's name: writer, client[1])\n"
           "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
           "  --lookahead=auto|on|child|sibling|off\n"
           "                         speed only: build the steps likely next and\n"
@@ -223,7 +228,7 @@ enum {
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
     OPT_LTL,
-    OPT_FAIR,
+    OPT_FAIR, OPT_STARVED,
     OPT_MPI_ROUND, OPT_MPI_PROGRESS,
 };
 
@@ -235,6 +240,7 @@ static bool search_only_option(int o)
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
     case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
+    case OPT_STARVED:
     case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS:
         return true;
     default:
@@ -330,7 +336,7 @@ static int starvation_usage(const cli *c)
 static bool por_by_default(const cli *c)
 {
     if (c->eo.reduce != REDUCE_COMPOSE || c->eo.search == SEARCH_STATELESS ||
-        (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text))
+        (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text) || c->eo.fair)
         return false;
     if (c->eo.lookahead != LOOKAHEAD_AUTO && c->eo.lookahead != LOOKAHEAD_OFF) return false;
 #ifdef MCHECK_MPI
@@ -383,7 +389,8 @@ int cli_parse(int argc, char **argv, cli *c)
         {"liveness", required_argument, 0, OPT_LIVENESS},
         {"liveness-test-bits", required_argument, 0, OPT_LIVENESS_BITS},
         {"ltl", required_argument, 0, OPT_LTL},
-        {"fair", no_argument, 0, OPT_FAIR},
+        {"fair", optional_argument, 0, OPT_FAIR},
+        {"starved", required_argument, 0, OPT_STARVED},
 #ifdef MCHECK_MPI
         /* testing and tuning, not in --help (docs/usage.md) */
         {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
@@ -567,7 +574,12 @@ int cli_parse(int argc, char **argv, cli *c)
                 return bad_usage("--liveness-test-bits: expected 1..64, got '%s'", optarg);
             c->eo.liveness_test_bits = (unsigned)v;
             break;
-        case OPT_FAIR: c->eo.fair = true; break;
+        case OPT_FAIR:
+            if (!optarg || !strcmp(optarg, "strong")) c->eo.fair = FAIR_STRONG;
+            else if (!strcmp(optarg, "weak")) c->eo.fair = FAIR_WEAK;
+            else return bad_usage("--fair: expected 'strong' or 'weak', got '%s'", optarg);
+            break;
+        case OPT_STARVED: c->starved = optarg; break;
         case OPT_MPI_ROUND:
             if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
                 return bad_usage("--mpi-round-bytes: expected a number of bytes, got '%s'",
@@ -635,8 +647,10 @@ int cli_parse(int argc, char **argv, cli *c)
                              c->dump ? "--dump" : "--simulate");
         c->eo.race = LS_LD;
     }
-    if (c->eo.fair && c->eo.liveness != LIVENESS_STARVATION)
-        return bad_usage("--fair applies to --liveness=starvation");
+    if (c->eo.fair && !c->eo.liveness && !c->eo.ltl_text)
+        return bad_usage("--fair applies to --liveness=starvation, --liveness=npc and --ltl");
+    if (c->starved && (c->eo.liveness != LIVENESS_STARVATION || c->eo.ltl_text))
+        return bad_usage("--starved applies to --liveness=starvation");
     if (c->eo.liveness == LIVENESS_STARVATION && !c->eo.ltl_text) {
         int bad = starvation_usage(c);
         if (bad) return bad;

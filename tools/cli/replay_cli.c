@@ -147,7 +147,7 @@ static void outcome_json(FILE *out, const replay_request *rq, const recorded *r,
     json_define_list(out, r);
     if (r->eo.liveness) /* only then, as the search's report */
         fprintf(out, ",\"liveness\":\"%s\"", r->eo.liveness == LIVENESS_NPC ? "npc" : "starvation");
-    if (r->eo.fair) fprintf(out, ",\"fair\":true");
+    if (r->eo.fair) fprintf(out, ",\"fair\":true,\"fairness\":\"%s\"", fairness_name(r->eo.fair));
     if (r->eo.ltl_text) {
         fprintf(out, ",\"ltl\":");
         json_string(out, r->eo.ltl_text);
@@ -326,7 +326,7 @@ static int replay_report(const replay_request *rq, recorded *r, vm_program *p)
                r->adapted ? ", adapted" : "", r->spurious ? ", spurious-wakeups" : "");
         if (r->eo.liveness) /* the search the trace came from */
             printf("search: --liveness=%s%s\n", r->eo.liveness == LIVENESS_NPC ? "npc" : "starvation",
-                   r->eo.fair ? " --fair" : "");
+                   r->eo.fair == FAIR_STRONG ? " --fair=strong" : r->eo.fair ? " --fair=weak" : "");
         if (r->eo.ltl_text) printf("search: --ltl '%s'\n", r->eo.ltl_text);
         if (r->model && strcmp(r->model, rq->model))
             printf("note: the trace was recorded on %s\n", r->model);

@@ -367,6 +367,7 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
     if (r->eo.por && r->eo.reduce != REDUCE_COMPOSE)
         return replay_file_error(rq, "\"options\": por needs reduce=compose");
     const cJSON *lv = field(opts, "liveness"), *fair = field(opts, "fair"), *ltl = field(opts, "ltl");
+    const cJSON *fairness = field(opts, "fairness");
     if (lv && (!cJSON_IsString(lv) || (strcmp(lv->valuestring, "npc") &&
                                        strcmp(lv->valuestring, "starvation"))))
         return replay_file_error(rq, "\"options\".\"liveness\" must be \"npc\" or \"starvation\"");
@@ -376,9 +377,17 @@ static int read_options(const replay_request *rq, const cJSON *ctx, recorded *r)
                               "starvation error");
     if (fair && !cJSON_IsBool(fair))
         return replay_file_error(rq, "\"options\".\"fair\" must be true or false");
-    r->eo.fair = cJSON_IsTrue(fair);
+    if (fairness && (!cJSON_IsString(fairness) || (strcmp(fairness->valuestring, "weak") &&
+                                                   strcmp(fairness->valuestring, "strong"))))
+        return replay_file_error(rq, "\"options\".\"fairness\" must be \"weak\" or \"strong\"");
+    if (fairness && !cJSON_IsTrue(fair))
+        return replay_file_error(rq, "\"options\": fairness needs fair=true");
+    /* files written before strong fairness have "fair": true alone: weak */
+    r->eo.fair = !cJSON_IsTrue(fair) ? FAIR_NONE
+                 : fairness && !strcmp(fairness->valuestring, "strong") ? FAIR_STRONG : FAIR_WEAK;
     if (r->eo.fair && r->eo.liveness != LIVENESS_STARVATION)
-        return replay_file_error(rq, "\"options\": fair needs liveness=starvation");
+        return replay_file_error(rq, "\"options\": fair needs liveness=starvation (the replay "
+                                     "does not check the fairness of an npc or ltl lasso)");
     if (ltl && (!cJSON_IsString(ltl) || !ltl->valuestring[0]))
         return replay_file_error(rq, "\"options\".\"ltl\" must be a formula (a string)");
     if (ltl && lv) return replay_file_error(rq, "\"options\": ltl and liveness are separate searches");

@@ -263,7 +263,7 @@ static void error_json(FILE *out, const report_run *file, const vm_program *p,
                 reduce_mode_name(eo->reduce), race_mode_name(eo->race),
                 eo->por ? "true" : "false", p->spurious_wakeups ? "true" : "false");
         if (eo->liveness) fprintf(out, "\"liveness\":\"%s\",", report_liveness_name(eo));
-        if (eo->fair) fprintf(out, "\"fair\":true,");
+        if (eo->fair) fprintf(out, "\"fair\":true,\"fairness\":\"%s\",", fairness_name(eo->fair));
         if (eo->ltl_text) {
             fprintf(out, "\"ltl\":");
             json_string(out, eo->ltl_text);
@@ -489,8 +489,9 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     if (eo->liveness) /* only then, likewise */
         fprintf(out, ",\"liveness\":\"%s\",\"progress_labels\":%" PRIu32,
                 report_liveness_name(eo), report_progress_labels(p));
-    if (eo->liveness == LIVENESS_STARVATION)
-        fprintf(out, ",\"fair\":%s", eo->fair ? "true" : "false");
+    if (eo->liveness == LIVENESS_STARVATION || eo->fair)
+        fprintf(out, ",\"fair\":%s,\"fairness\":\"%s\"", eo->fair ? "true" : "false",
+                fairness_name(eo->fair));
     fprintf(out, "}");
     const char *notes[REPORT_NOTES_MAX];
     int nnotes = report_run_notes(eo, notes, REPORT_NOTES_MAX);

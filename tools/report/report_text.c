@@ -280,9 +280,13 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
             p->spurious_wakeups ? ", spurious-wakeups" : "",
             eo->search == SEARCH_STATELESS ? "none" : store_kind_name(eo->store.kind),
             search_order_name(eo->search),
-            jobs, eo->liveness == LIVENESS_STARVATION ? (eo->fair ? ", liveness=starvation, fair"
-                                                                  : ", liveness=starvation")
-                  : eo->liveness ? ", liveness=npc" : eo->ltl ? ", ltl" : "");
+            jobs, eo->liveness == LIVENESS_STARVATION
+                      ? (eo->fair == FAIR_STRONG ? ", liveness=starvation, fair=strong"
+                         : eo->fair ? ", liveness=starvation, fair=weak" : ", liveness=starvation")
+                  : eo->liveness ? (eo->fair == FAIR_STRONG ? ", liveness=npc, fair=strong"
+                                    : eo->fair ? ", liveness=npc, fair=weak" : ", liveness=npc")
+                  : eo->ltl ? (eo->fair == FAIR_STRONG ? ", ltl, fair=strong"
+                               : eo->fair ? ", ltl, fair=weak" : ", ltl") : "");
     if (eo->ltl) /* the formula and its automaton (reduce/liveness/ltl.c) */
         fprintf(out, "ltl: %s (the negation's automaton: %" PRIu32 " states, %" PRIu32
                      " edges)\n", eo->ltl_text ? eo->ltl_text : "?", eo->ltl->nstates,
