@@ -3,7 +3,8 @@
  * with a conservative version of the "might be the first to interfere"
  * relation. It computes, for a stored state, the set of threads whose steps
  * the search must explore there; it does not search (dfs_por.c, bfs.c) and
- * does not decide the cycle proviso (the searches do).
+ * does not decide the cycle proviso (the searches do; the static one of
+ * mcheck-mpi is por_cycle.c's).
  *
  * Objects. A step touches objects: lock elements (acquire, release, wait and
  * its re-acquire, notify, notifyall), channels (send, recv), the thread
@@ -45,40 +46,7 @@
 #include <string.h>
 
 #include "lockset.h"
-#include "por_int.h"
-
-typedef struct por_unit {
-    uint32_t body;
-    vm_absval self, tid;
-    vm_absval *regs;   /* vm_absregs(): (nregs + 1) per pc */
-    uint64_t *tail;    /* ncode * words */
-    uint64_t *fut;     /* ncode * words */
-    uint64_t *step;    /* ncode * words: the first instruction's objects and the tail */
-    uint8_t *exact;    /* per pc: step[pc] holds whatever the registers (no
-                          index or spawn argument left unknown) */
-} por_unit;
-
-struct por {
-    const vm_program *p;
-    uint8_t *discharged;       /* per element: independent of other threads' */
-    uint32_t words;            /* uint64 words per object set */
-    uint32_t obj_chan, obj_spawn, obj_elem;
-    por_unit *units;
-    uint32_t nunits, cap;
-    uint32_t *static_unit;     /* per static thread */
-    uint32_t *top_unit;        /* per body: the unit with self and tid unknown (procs) */
-    /* per state scratch */
-    uint64_t *step;            /* nthreads * words */
-    const uint64_t **fut;      /* per thread: its future at its pc, or NULL if not live */
-    uint64_t *adj;             /* per thread: the threads it adds to a closure */
-    uint64_t *pend;            /* per thread: the waiting threads it would add
-                                  (deferred: waiters_still()) */
-    uint64_t *notif;           /* per waiting thread: who may notify its lock first */
-    int32_t *wowner;           /* per waiting thread: its lock's owner, or -1 */
-    uint64_t waiting;          /* the waiting threads of the last state */
-    uint64_t *tmp;             /* words */
-    uint8_t **cyc;             /* per unit, per pc: CYC_* (por_cycle_tables()), or NULL */
-};
+#include "por_tab.h"
 
 static inline void set_bit(uint64_t *w, uint32_t i) { w[i >> 6] |= 1ull << (i & 63); }
 
@@ -246,7 +214,7 @@ static bool unit_pass(por *P, uint32_t ui, bool *nomem)
 
 /* The unit of a thread of proc `body` with `self` (its spawn argument): the
  * one made for that value if any, else the proc's unit with self unknown. */
-static uint32_t spawn_unit(const por *P, uint32_t body, vm_absval self)
+uint32_t por_spawn_unit(const por *P, uint32_t body, vm_absval self)
 {
     for (uint32_t i = 0; i < P->nunits; i++)
         if (P->units[i].body == body && P->units[i].self == self && P->units[i].tid == VM_ABS_TOP)
@@ -260,7 +228,8 @@ static void insn_objects(const por *P, const vm_insn *in, const vm_absval *regs,
 {
     vm_absval cself = VM_ABS_BOT;
     op_objects(P, in, regs, self, tid, w, &cself);
-    if (cself != VM_ABS_BOT) or_into(w, P->units[spawn_unit(P, (uint32_t)in->obj, cself)].fut, P->words);
+    if (cself != VM_ABS_BOT)
+        or_into(w, P->units[por_spawn_unit(P, (uint32_t)in->obj, cself)].fut, P->words);
 }
 
 /* Does the instruction name its object through a value not known here? */
@@ -406,11 +375,11 @@ size_t por_bytes(const por *P)
 }
 
 /* The unit of live thread t in s. */
-static const por_unit *unit_at(const por *P, const uint8_t *s, int t)
+const por_unit *por_unit_at(const por *P, const uint8_t *s, int t)
 {
     const vm_program *p = P->p;
     if ((uint32_t)t < p->nstatic) return &P->units[P->static_unit[t]];
-    return &P->units[spawn_unit(P, vm_tbody_index(p, s, t), vm_tself(p, s, t))];
+    return &P->units[por_spawn_unit(P, vm_tbody_index(p, s, t), vm_tself(p, s, t))];
 }
 
 /* The registers of thread t in s, as a vm_absregs() row. */
@@ -449,11 +418,11 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
     const vm_program *p = P->p;
     uint32_t words = P->words;
     if (p->nthreads > 64) return 0;
-    const uint64_t *st = thread_step(P, s, t, unit_at(P, s, t), vm_tpc(p, s, t));
+    const uint64_t *st = thread_step(P, s, t, por_unit_at(P, s, t), vm_tpc(p, s, t));
     uint64_t ind = 0;
     for (mask &= ~(1ull << t); mask; mask &= mask - 1) {
         uint32_t u = (uint32_t)__builtin_ctzll(mask);
-        if (!meets(st, thread_step(P, s, (int)u, unit_at(P, s, (int)u), vm_tpc(p, s, (int)u)),
+        if (!meets(st, thread_step(P, s, (int)u, por_unit_at(P, s, (int)u), vm_tpc(p, s, (int)u)),
                    words))
             ind |= 1ull << u;
     }
@@ -583,7 +552,7 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
         P->fut[t] = NULL;
         if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
         live |= 1ull << t;
-        const por_unit *u = unit_at(P, s, (int)t);
+        const por_unit *u = por_unit_at(P, s, (int)t);
         uint32_t pc = vm_tpc(p, s, (int)t);
         P->fut[t] = u->fut + (size_t)pc * words;
         if ((enabled >> t) & 1) step[t] = thread_step(P, s, (int)t, u, pc);
@@ -707,115 +676,6 @@ bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs)
     memset(w, 0, P->words * sizeof *w);
     op_objects(P, in, regs, self, t, w, NULL);
     return meets(w, objs, P->words);
-}
-
-/* ---- the static cycle proviso (mpi.c) -----------------------------------------
- *
- * A search that cannot tell, where it expands a state, whether a successor
- * had been stored before (mcheck-mpi: each successor is inserted at the rank
- * that owns it) needs a cycle proviso that looks at the state alone. This is
- * the static one of Valmari (and of LTSmin's distributed partial-order
- * reduction): a state is expanded fully when its persistent set holds a
- * thread whose step from its pc may run a backward control transfer. Per
- * unit and pc, over the unit's registers (vm_absregs(); a pc the analysis
- * does not reach takes both ways of every branch):
- *   CYC_OWN    the instruction there may send the pc to one <= its own (a
- *              jump or branch back, as vm_abssucc() allows) or leave it where
- *              it is (a wait: the thread then waits at its pc);
- *   CYC_TAIL   the invisible tail after it (the instructions the step goes
- *              on with while the thread stands at invisible pcs) may run
- *              such an instruction; at a wait, the tail of the re-acquire of
- *              a notified thread (or one woken spuriously), which moves it
- *              from the wait to the next pc;
- *   CYC_CHILD  a spawn whose child's invisible start, folded into the step
- *              with --por (step_fold_start()), may run one (its pc 0's
- *              CYC_OWN or CYC_TAIL in the child's unit).
- * Why it is the cycle condition (C3: every cycle of the reduced state graph
- * has a fully expanded state): on a cycle some thread moves (every step runs
- * an instruction of its thread, or of a child it starts) and comes back to
- * the state it had, its pc included, so the pcs that thread's instructions
- * go through on the cycle form a closed walk over its control-flow graph, of
- * one edge at least; a closed walk over integers has an edge whose target
- * is <= its source. The step that runs that edge leaves from a state of the
- * cycle at which the step's thread was in the explored set (the reduced
- * graph has no other edges), and there the step's flag (its first
- * instruction, its tail, the child's start) covers the edge: that state is
- * expanded fully. (A spawn is never on a cycle, the thread id counter only
- * grows, so CYC_CHILD is only prudence.) */
-
-enum { CYC_OWN = 1, CYC_TAIL = 2, CYC_CHILD = 4 };
-
-/* May the instruction at pc leave the pc where it is or send it back? */
-static bool insn_back(const vm_body *b, uint32_t pc, const vm_absval *regs, vm_absval self,
-                      vm_absval tid)
-{
-    if (b->code[pc].op == VM_OP_wait) return true;
-    uint32_t succ[2];
-    unsigned ns = vm_abssucc(b, pc, regs, self, tid, succ);
-    for (unsigned i = 0; i < ns; i++)
-        if (succ[i] <= pc) return true;
-    return false;
-}
-
-bool por_cycle_tables(por *P)
-{
-    if (P->cyc) return true;
-    const vm_program *p = P->p;
-    P->cyc = calloc(P->nunits ? P->nunits : 1, sizeof *P->cyc);
-    if (!P->cyc) return false;
-    for (uint32_t i = 0; i < P->nunits; i++) {
-        const por_unit *u = &P->units[i];
-        const vm_body *b = &p->bodies[u->body];
-        size_t row = (size_t)b->nregs + 1;
-        uint8_t *c = P->cyc[i] = calloc(b->ncode ? b->ncode : 1, 1);
-        if (!c) {
-            for (uint32_t k = 0; k < i; k++) free(P->cyc[k]);
-            free(P->cyc);
-            P->cyc = NULL;
-            return false;
-        }
-        for (uint32_t pc = 0; pc < b->ncode; pc++)
-            if (insn_back(b, pc, u->regs + pc * row, u->self, u->tid)) c[pc] = CYC_OWN;
-        for (bool changed = true; changed;) { /* the tails, to the fixpoint */
-            changed = false;
-            for (uint32_t pc = b->ncode; pc-- > 0;) {
-                if (c[pc] & CYC_TAIL) continue;
-                uint32_t succ[2];
-                unsigned ns = vm_abssucc(b, pc, u->regs + pc * row, u->self, u->tid, succ);
-                for (unsigned k = 0; k < ns; k++)
-                    if (!b->code[succ[k]].visible && c[succ[k]] & (CYC_OWN | CYC_TAIL)) {
-                        c[pc] |= CYC_TAIL;
-                        changed = true;
-                        break;
-                    }
-            }
-        }
-    }
-    for (uint32_t i = 0; i < P->nunits; i++) { /* spawns: the child's start */
-        const por_unit *u = &P->units[i];
-        const vm_body *b = &p->bodies[u->body];
-        size_t row = (size_t)b->nregs + 1;
-        for (uint32_t pc = 0; pc < b->ncode; pc++) {
-            const vm_insn *in = &b->code[pc];
-            if (in->op != VM_OP_spawn) continue;
-            vm_absval cself = vm_absop(&in->a, u->regs + pc * row, u->self, u->tid);
-            uint32_t c = spawn_unit(P, (uint32_t)in->obj, known(cself) ? cself : VM_ABS_TOP);
-            if (P->cyc[c][0] & (CYC_OWN | CYC_TAIL)) P->cyc[i][pc] |= CYC_CHILD;
-        }
-    }
-    return true;
-}
-
-bool por_may_close_cycle(const por *P, const uint8_t *s, int t)
-{
-    const vm_program *p = P->p;
-    if (!P->cyc) return true;
-    const por_unit *u = unit_at(P, s, t);
-    uint32_t pc = vm_tpc(p, s, t);
-    uint8_t f = P->cyc[u - P->units][pc];
-    if (vm_tstatus_of(p, s, t) == VM_T_RUNNING) return f != 0;
-    /* notified (or waiting, with spurious wakeups): the re-acquire */
-    return vm_thread_body(p, s, t)->code[pc].op != VM_OP_wait || (f & CYC_TAIL);
 }
 
 uint64_t por_persistent_avoiding(por *P, const uint8_t *s, uint64_t enabled, uint64_t avoid)
