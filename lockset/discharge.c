@@ -113,11 +113,13 @@ static void must_hold(unit_ctx *c, uint32_t b, const vm_absval *regs, vm_absval 
         uint32_t l;
         switch ((enum vm_opcode)in->op) {
         case VM_OP_acquire:
+        case VM_OP_atomic: /* holds the hidden lock "(atomic)" to its end */
             l = lock_of(p, in, r, self, tid);
             if (l == NONE - 1) continue; /* faults: no successor */
             if (l != NONE) c->out[l >> 6] |= 1ull << (l & 63);
             break;
         case VM_OP_release:
+        case VM_OP_end_atomic:
             l = lock_of(p, in, r, self, tid);
             if (l == NONE - 1) continue;
             if (l != NONE) {

@@ -23,6 +23,7 @@ int vm_make_volatile(vm_program *p, uint32_t var)
         for (uint32_t pc = 0; pc < body->ncode; pc++) {
             vm_insn *in = &body->code[pc];
             if (!(vm_ops[in->op].flags & VM_F_MEM) || in->obj != (int32_t)var) continue;
+            if (in->in_block) continue; /* the block is one step already */
             if (!in->visible) changed++;
             in->visible = 1;
         }

@@ -494,16 +494,27 @@ static void assemble_body(asm_ctx *c, uint32_t di)
     d->ncode = ninsn + 1;
     uint32_t pc = 0;
     int32_t last_line = c->lines.v[d->li].no;
+    uint32_t *li_of = malloc((size_t)(ninsn + 1) * sizeof *li_of); /* for asm_check_blocks() */
+    if (!li_of) {
+        asm_out_of_memory(c);
+        return;
+    }
     for (uint32_t li = d->first_line; li < d->end_line && !c->oom; li++) {
         const line *ln = &c->lines.v[li];
         last_line = ln->no;
-        if (!ln->bad && ln->kind == L_INSN) decode_insn(c, li, &d->code[pc++]);
+        if (!ln->bad && ln->kind == L_INSN) {
+            li_of[pc] = li;
+            decode_insn(c, li, &d->code[pc++]);
+        }
     }
     vm_insn *end = &d->code[ninsn];
     end->op = VM_OP_end;
     end->line = last_line;
     end->col = 1;
     end->text = "end (implicit)";
+    /* bad lines were skipped: blocks are checked on good code only */
+    if (pc == ninsn && !c->oom) asm_check_blocks(c, d->code, ninsn, li_of);
+    free(li_of);
     d->code[0].visible = 1;
     for (uint32_t i = 0; i < c->b.labels.n; i++) {
         const label *l = &c->b.labels.v[i];

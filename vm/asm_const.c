@@ -474,6 +474,12 @@ static bool build_locks_chans(asm_ctx *c, uint64_t *off)
                                             .size = d->count, .first = p->nlocks};
         p->nlocks += d->count;
     }
+    if (c->atomic_used) { /* the hidden lock of atomic blocks (asm_block.c) */
+        *off += p->layout.lock_bytes;
+        p->lockdecls[c->nkind[S_LOCK]] = (vm_lockdecl){.name = "(atomic)", .size = 1,
+                                                       .first = p->nlocks};
+        p->nlocks++;
+    }
     for (uint32_t di = 0; di < c->decls.n; di++) {
         const decl *d = &c->decls.v[di];
         if (d->kind != S_CHAN) continue;
@@ -549,7 +555,7 @@ void asm_build_program(asm_ctx *c)
     uint64_t off = 0;
     p->nconsts = c->nkind[S_CONST];
     p->nvars = c->nkind[S_VAR];
-    p->nlockdecls = c->nkind[S_LOCK];
+    p->nlockdecls = c->nkind[S_LOCK] + c->atomic_used;
     p->nchans = c->nkind[S_CHAN];
     p->nbodies = c->nkind[S_THREAD] + c->nkind[S_PROC];
     p->nstatic = c->nstatic;

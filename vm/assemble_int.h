@@ -7,6 +7,7 @@
  * asm_const.c    constant expressions, stage 2 (consts after -D, sizes,
  *                initial values) and the layout of the final program
  * asm_code.c     stage 3: labels, registers and the decoding of each body
+ * asm_block.c    stage 3: atomic blocks (pairing, in_block, their errors)
  * Nothing here is visible outside vm/; functions one stage calls in another
  * are named asm_*. Split out of assemble.c as SQLite splits vdbeaux.c from
  * vdbe.c: the stages read on their own, the header shows what they share. */
@@ -199,6 +200,8 @@ typedef struct asm_ctx {
     VEC(uint32_t) path;
     strmap names;
     uint32_t nkind[S_NKINDS];
+    bool atomic_used;   /* a body has an atomic block: the program gets the
+                           hidden lock "(atomic)" after the model's locks */
     uint32_t nstatic, nspawn;
     int32_t cur_body; /* decl being read by pass 1, or -1 */
     VEC(uint32_t) prop_lines; /* `prop` lines, read by props.c after the bodies */
@@ -382,6 +385,9 @@ void asm_build_program(asm_ctx *c);
 
 /* Decodes every thread and proc body. */
 void asm_assemble_bodies(asm_ctx *c);
+/* asm_block.c: pair atomic/end_atomic in a body's decoded code of ninsn
+ * instructions (li[pc]: the line index of pc), flag and check the blocks. */
+void asm_check_blocks(asm_ctx *c, vm_insn *code, uint32_t ninsn, const uint32_t *li);
 
 /* ---- props.c: `prop NAME = EXPR` lines (mcheck --ltl) --------------------- */
 

@@ -3,7 +3,8 @@
  * Prints the constants, the state layout (offset and size of every global,
  * lock, channel, spawn counter and thread slot, and the total), then each
  * body's code: pc, V when the pc is visible (a scheduling point of the
- * reduced search), E when an end label names it, source line, instruction.
+ * reduced search) or | inside an atomic block (part of the step of its
+ * `atomic`), E when an end label names it, source line, instruction.
  * Output is deterministic; it reads the program only, never a state. */
 #include <inttypes.h>
 
@@ -86,7 +87,8 @@ static void dump_body(const vm_body *b, FILE *out)
     fprintf(out, "\n     pc V E   line  instruction\n");
     for (uint32_t pc = 0; pc < b->ncode; pc++) {
         const vm_insn *in = &b->code[pc];
-        fprintf(out, "  %5" PRIu32 " %c %c %6d  %s\n", pc, in->visible ? 'V' : ' ',
+        fprintf(out, "  %5" PRIu32 " %c %c %6d  %s\n", pc,
+                in->visible ? 'V' : in->in_block ? '|' : ' ',
                 in->end_label ? 'E' : ' ', (int)in->line, in->text);
     }
 }

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vm.h"
@@ -148,29 +149,23 @@ static const bool vm_always_enabled[VM_OP_COUNT + 1] = {
     [VM_OP_load] = true, [VM_OP_store] = true, [VM_OP_jmp] = true, [VM_OP_jz] = true,
     [VM_OP_jnz] = true, [VM_OP_assert] = true, [VM_OP_release] = true, [VM_OP_wait] = true,
     [VM_OP_notifyall] = true, [VM_OP_spawn] = true, [VM_OP_end] = true,
+    [VM_OP_end_atomic] = true,
 };
 
-uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
+static uint64_t block_enabled(const vm_program *p, const uint8_t *s, const thr *th,
+                              const vm_insn *in);
+
+/* The successors of a running thread's instruction `in` (at its pc). */
+static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *thp,
+                             const vm_insn *in)
 {
-    uint32_t ts = tslot(p, tid);
-    enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
-    if (st != VM_T_RUNNING && st != VM_T_NOTIFIED &&
-        !(st == VM_T_WAITING && p->spurious_wakeups))
-        return 0;
-    const vm_body *b = body_of(p, s, tid);
-    const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
-    /* most instructions are always enabled: no more to look at */
-    if (st == VM_T_RUNNING && vm_always_enabled[in->op]) return 1;
-    const thr th = thr_of(p, s, tid);
+    const thr th = *thp;
+    const int tid = th.tid;
     int32_t iv;
     int64_t l;
-
-    if (st != VM_T_RUNNING) { /* notified, or waiting with spurious wakeups */
-        l = lock_elem(p, s, &th, in, &iv);
-        assert(l >= 0 && "a waiting thread names a valid lock");
-        return vm_lock_owner(p, s, (uint32_t)l) < 0;
-    }
     switch ((enum vm_opcode)in->op) {
+    case VM_OP_assume: return operand(&th, s, &in->a) != 0;
+    case VM_OP_atomic: return block_enabled(p, s, &th, in);
     case VM_OP_acquire:
         l = lock_elem(p, s, &th, in, &iv);
         if (l < 0) return 1; /* faults */
@@ -207,11 +202,88 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
     case VM_OP_gt: case VM_OP_ge: case VM_OP_not: case VM_OP_neg:
     case VM_OP_load: case VM_OP_store: case VM_OP_jmp: case VM_OP_jz:
     case VM_OP_jnz: case VM_OP_assert: case VM_OP_release: case VM_OP_wait:
-    case VM_OP_notifyall: case VM_OP_spawn: case VM_OP_end:
+    case VM_OP_notifyall: case VM_OP_spawn: case VM_OP_end: case VM_OP_end_atomic:
     case VM_OP_COUNT:
         return 1;
     }
     return 1;
+}
+
+uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
+{
+    uint32_t ts = tslot(p, tid);
+    enum vm_tstatus st = (enum vm_tstatus)s[ts + VM_TS_STATUS];
+    if (st != VM_T_RUNNING && st != VM_T_NOTIFIED &&
+        !(st == VM_T_WAITING && p->spurious_wakeups))
+        return 0;
+    const vm_body *b = body_of(p, s, tid);
+    const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
+    /* most instructions are always enabled: no more to look at */
+    if (st == VM_T_RUNNING && vm_always_enabled[in->op]) return 1;
+    const thr th = thr_of(p, s, tid);
+    if (st != VM_T_RUNNING) { /* notified, or waiting with spurious wakeups */
+        int32_t iv;
+        int64_t l = lock_elem(p, s, &th, in, &iv);
+        assert(l >= 0 && "a waiting thread names a valid lock");
+        return vm_lock_owner(p, s, (uint32_t)l) < 0;
+    }
+    return insn_enabled(p, s, &th, in);
+}
+
+/* ---- atomic blocks ------------------------------------------------------ */
+
+enum {
+    BLOCK_STACK_BYTES = 4096,  /* a dry run copies a state this small on the stack */
+    BLOCK_DRY_MAX = 1u << 20,  /* instructions of a dry run; past them the block
+                                  counts as passing (its step then meets
+                                  BoundedInvis) */
+};
+
+/* Does thread th's guarded block (at `atomic`, s) pass every `assume` when
+ * its first instruction takes choice k? A dry run on a copy, no hooks. */
+static __attribute__((noinline)) bool block_passes(const vm_program *p, const uint8_t *s,
+                                                   int tid, uint64_t k)
+{
+    uint8_t small[BLOCK_STACK_BYTES];
+    uint32_t size = p->layout.size;
+    uint8_t *t = size <= sizeof small ? small : malloc(size);
+    if (!t) return true; /* out of memory: the step runs the block and sees */
+    memcpy(t, s, size);
+    const uint32_t ts = tslot(p, tid);
+    const vm_insn *code = body_of(p, s, tid)->code;
+    vm_fault f;
+    vm_status rc = vm_step(p, t, tid, 0, NULL, &f); /* the `atomic` */
+    uint64_t ch = k;
+    for (uint32_t n = 0; rc == VM_OK && n < BLOCK_DRY_MAX; n++) {
+        if (t[ts + VM_TS_STATUS] != VM_T_RUNNING) break;
+        if (!code[vm_rd16(t, ts + VM_TS_PC)].in_block) break;
+        rc = vm_step(p, t, tid, ch, NULL, &f);
+        ch = 0;
+    }
+    if (t != small) free(t);
+    return rc != VM_NOT_TAKEN;
+}
+
+/* A block's successors: its first instruction's, and of those, in a
+ * guarded block, the ones that pass every assume. */
+static uint64_t block_enabled(const vm_program *p, const uint8_t *s, const thr *th,
+                              const vm_insn *in)
+{
+    const vm_insn *first = in + 1;
+    uint64_t n = vm_always_enabled[first->op] ? 1 : insn_enabled(p, s, th, first);
+    if (!n || !in->b.val) return n;
+    uint64_t pass = 0;
+    for (uint64_t k = 0; k < n; k++) pass += block_passes(p, s, th->tid, k);
+    return pass;
+}
+
+uint64_t vm_block_choice(const vm_program *p, const uint8_t *s, int tid, uint64_t c)
+{
+    const vm_insn *in = &body_of(p, s, tid)->code[vm_tpc(p, s, tid)];
+    assert(in->op == VM_OP_atomic && "vm_block_choice at an atomic");
+    if (!in->b.val) return c;
+    for (uint64_t k = 0;; k++)
+        if (block_passes(p, s, tid, k) && c-- == 0) return k;
 }
 
 /* ---- execution ---------------------------------------------------------- */
@@ -531,6 +603,27 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         if (HOOK(h, join, s, tid, t)) return VM_STOPPED;
         break;
     }
+    case VM_OP_assume:
+        /* enabled only while true; an assume of 0 is met only inside an
+         * atomic block (the thread stands at its `atomic`, enabled by its
+         * first instruction), where it says the block's step is not taken */
+        if (operand(&th, s, &in->a) == 0) return VM_NOT_TAKEN;
+        break;
+    case VM_OP_atomic:
+    case VM_OP_end_atomic: {
+        /* the hidden lock "(atomic)": free at every scheduling point (a
+         * block is one step), taken here so that the detectors see the
+         * block's accesses under it */
+        l = p->lockdecls[in->obj].first;
+        uint32_t lo = lock_off(p, l);
+        bool take = in->op == VM_OP_atomic;
+        assert(s[lo] == (take ? 0 : (uint8_t)(tid + 1)) && "atomic blocks do not overlap");
+        s[lo] = take ? (uint8_t)(tid + 1) : 0;
+        vm_wr16(s, lo + 1, take);
+        set_pc(s, ts, pc + 1);
+        if (take) return HOOK(h, acquire, s, tid, l) ? VM_STOPPED : VM_OK;
+        return HOOK(h, release, s, tid, l) ? VM_STOPPED : VM_OK;
+    }
     case VM_OP_end:
     {
         /* canonical: registers, pc, saved depth and self cleared; a spawn
@@ -641,8 +734,29 @@ void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
         snprintf(buf, n, "%s", st == VM_T_ENDED ? "ended" : "not started");
         return;
     }
-    const vm_insn *in = &body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)];
+    const vm_body *b = body_of(p, s, tid);
+    const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
     const thr th = thr_of(p, s, tid);
+    if (st == VM_T_RUNNING && in->op == VM_OP_atomic) {
+        const vm_insn *first = in + 1;
+        if (vm_always_enabled[first->op] || insn_enabled(p, s, &th, first)) {
+            /* enabled by its first instruction, not by its guard */
+            const vm_insn *g = first;
+            if (!in->b.val) {
+                snprintf(buf, n, "not blocked");
+                return;
+            }
+            while (g->op != VM_OP_assume && g->op != VM_OP_end_atomic) g++;
+            snprintf(buf, n, "the guard of its atomic block is false (assume at line %d)",
+                     (int)g->line);
+            return;
+        }
+        in = first; /* blocked by the block's first instruction */
+    }
+    if (st == VM_T_RUNNING && in->op == VM_OP_assume) {
+        snprintf(buf, n, "assume at line %d is false", (int)in->line);
+        return;
+    }
     if (st == VM_T_WAITING || st == VM_T_NOTIFIED || in->op == VM_OP_acquire) {
         l = lock_elem(p, s, &th, in, &iv);
         if (l < 0) {

@@ -15,7 +15,7 @@ uint32_t vm_mark_progress(vm_program *p)
     for (uint32_t b = 0; b < p->nbodies; b++) {
         vm_body *body = &p->bodies[b];
         for (uint32_t pc = 0; pc < body->ncode; pc++)
-            if (body->code[pc].progress_label) {
+            if (body->code[pc].progress_label) { /* (never in a block: asm_block.c) */
                 body->code[pc].visible = 1;
                 n++;
             }

@@ -138,9 +138,15 @@ static bool value(pxparse *x)
         const tok *l = cur_peek(&x->k);
         if (!l || l->kind != T_IDENT) return fail(x, "a label");
         x->k.i++;
-        for (uint32_t i = 0; i < d->nlabs; i++)
-            if (d->labs[i].len == l->len && !memcmp(d->labs[i].name, l->p, l->len))
-                return emit(x, VM_PX_AT, tid, (int32_t)d->labs[i].pc);
+        for (uint32_t i = 0; i < d->nlabs; i++) {
+            if (d->labs[i].len != l->len || memcmp(d->labs[i].name, l->p, l->len)) continue;
+            if (d->labs[i].pc < d->ncode && d->code[d->labs[i].pc].in_block) {
+                return error_at(x, l->col, "label ", l->p, l->len,
+                                " is inside an atomic block, where no thread stands "
+                                "(name the 'atomic' line instead)");
+            }
+            return emit(x, VM_PX_AT, tid, (int32_t)d->labs[i].pc);
+        }
         if (!x->bad) {
             asm_error_at(x->c, x->k.li, l->col, "thread '%.*s' has no label '%.*s'",
                          NAMEARG(t->p, t->len), NAMEARG(l->p, l->len));
@@ -313,7 +319,8 @@ uint32_t vm_mark_props(vm_program *p)
                     succ[k++] = (uint32_t)x->b + 1;
                 }
                 for (uint32_t q = 0; q < k; q++) {
-                    if (succ[q] >= b->ncode) continue;
+                    /* (inside a block nothing is a scheduling point) */
+                    if (succ[q] >= b->ncode || b->code[succ[q]].in_block) continue;
                     n += !b->code[succ[q]].visible;
                     b->code[succ[q]].visible = 1;
                 }
@@ -322,7 +329,7 @@ uint32_t vm_mark_props(vm_program *p)
                 for (uint32_t b = 0; b < p->nbodies; b++)
                     for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
                         vm_insn *in = &p->bodies[b].code[pc];
-                        if (in->op != VM_OP_store || in->visible) continue;
+                        if (in->op != VM_OP_store || in->visible || in->in_block) continue;
                         const vm_var *v = &p->vars[in->obj];
                         if (v->cls != VM_SHARED || (uint32_t)x->a < v->first_elem ||
                             (uint32_t)x->a >= v->first_elem + v->size)
@@ -336,7 +343,7 @@ uint32_t vm_mark_props(vm_program *p)
             for (uint32_t b = 0; b < p->nbodies; b++)
                 for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
                     vm_insn *in = &p->bodies[b].code[pc];
-                    if (in->op != VM_OP_release || in->visible) continue;
+                    if (in->op != VM_OP_release || in->visible || in->in_block) continue;
                     /* the lock element is in->obj's first + index; any
                      * element of the declaration that holds x->a */
                     const vm_lockdecl *ld = &p->lockdecls[in->obj];

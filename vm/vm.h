@@ -92,13 +92,21 @@ typedef struct vm_operand {
  * format: rd (RA RAB RM RC RPA), a (RA RAB MA AL AS CA RPA A), b (RAB),
  * obj + idx (RM MA: var id; K: lock decl id; idx is IMM 0 for a scalar),
  * obj (CA RC: channel id; RPA: body id of the proc; L AL: target pc),
- * msg (AS). */
+ * msg (AS). `atomic` and `end_atomic` name the program's hidden lock
+ * "(atomic)" in obj + idx (a lock declaration the assembler adds when a
+ * body has an atomic block: the detectors and the static analyses see a
+ * block as that lock held); `atomic` also has a = IMM the pc of its
+ * `end_atomic` and b = IMM 1 when an `assume` is inside (a guarded block,
+ * whose enabledness needs a dry run). */
 typedef struct vm_insn {
     uint8_t op;        /* enum vm_opcode */
     uint8_t visible;   /* scheduling point in the reduced search (incl. InitVis) */
     uint8_t end_label; /* a label whose name starts with "end" names this pc */
     uint8_t progress_label; /* a label whose name starts with "progress" names this
                                pc (mcheck --liveness=npc; vm_mark_progress()) */
+    uint8_t in_block;  /* after an `atomic`, up to and including its
+                          `end_atomic`: run as part of the block's step,
+                          never a scheduling point (visible is 0) */
     uint8_t rd;        /* destination register slot */
     vm_operand a, b;
     vm_operand idx;
@@ -347,6 +355,9 @@ typedef enum vm_status {
     VM_OK = 0,      /* the instruction executed */
     VM_FAULT = 1,   /* runtime error: see vm_fault; state is unspecified */
     VM_STOPPED = 2, /* a hook stopped the step */
+    VM_NOT_TAKEN = 3, /* an `assume` of 0 inside an atomic block: the
+                         block's step is not taken (only a dry run of
+                         vm_enabled() meets it; state unspecified) */
 } vm_status;
 
 /* What a faulting instruction did wrong. Code decides by the kind; the
@@ -377,9 +388,19 @@ typedef struct vm_fault {
 uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);
 
 /* Execute the pending instruction of thread `tid`, taking choice `choice`
- * (0 .. vm_enabled()-1). The thread must be enabled. */
+ * (0 .. vm_enabled()-1). The thread must be enabled. One instruction:
+ * at an `atomic` it only takes the hidden lock, and the caller runs the
+ * block's instructions (in_block) with vm_step() too, with no other
+ * thread in between, the first of them with the choice
+ * vm_block_choice() gives. */
 vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
                   const vm_hooks *h, vm_fault *f);
+
+/* Thread `tid` stands at an `atomic` and takes step choice c (0 ..
+ * vm_enabled()-1): the choice its block's first instruction takes. The
+ * same c unless the block is guarded, where vm_enabled() counts only the
+ * choices whose run passes every `assume`, and c is the c-th of those. */
+uint64_t vm_block_choice(const vm_program *p, const uint8_t *s, int tid, uint64_t c);
 
 /* The value of operand `o` for thread `tid` in state `s` (a register of the
  * body it runs, `self`, `tid` or an immediate), as vm_step() reads it. For

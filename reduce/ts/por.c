@@ -128,7 +128,9 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
     case VM_OP_release:
     case VM_OP_wait:
     case VM_OP_notify:
-    case VM_OP_notifyall: {
+    case VM_OP_notifyall:
+    case VM_OP_atomic:     /* the hidden lock "(atomic)": every block is a */
+    case VM_OP_end_atomic: /* step on it (its accesses are in the tail) */ {
         const vm_lockdecl *d = &p->lockdecls[in->obj];
         vm_absval ix = vm_absop(&in->idx, regs, self, tid);
         for (uint32_t i = 0; i < d->size; i++)
@@ -599,6 +601,12 @@ uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live)
     uint32_t pc = vm_tpc(p, s, t);
     const vm_insn *in = &b->code[pc];
     uint64_t others = live & ~(1ull << t);
+    if (in->op == VM_OP_assume) return 0; /* a register's value: blocked for good */
+    if (in->op == VM_OP_atomic) {
+        /* a guard reads globals: whoever may write them (be safe: all) */
+        if (in->b.val) return others;
+        in++; /* else blocked by its first instruction */
+    }
     /* the object the blocked instruction waits on, with the registers now */
     vm_absval regs[VM_MAX_REGS + 64];
     if (b->nregs > VM_MAX_REGS + 64) return others;
@@ -666,6 +674,7 @@ bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs)
     const vm_insn *in = &b->code[pc];
     switch ((enum vm_opcode)in->op) {
     case VM_OP_store: case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: break;
+    case VM_OP_atomic: return true; /* its block may store anything (be safe) */
     default: return false; /* changes no global element and no lock's owner */
     }
     if (b->nregs > VM_MAX_REGS + 64) return true; /* (not met: the assembler's limit) */

@@ -251,7 +251,7 @@ static bool fx_before(replay_ctx *rc, const uint8_t *s, trace_entry *e)
     case VM_OP_spawn:
         fx->old = vm_rd32(s, vm_treg_off(sl, in->rd));
         break;
-    case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
+    case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert: case VM_OP_assume:
         fx->old = vm_operand_value(p, s, e->tid, &in->a);
         break;
     case VM_OP_send:
@@ -279,7 +279,8 @@ static bool fx_before(replay_ctx *rc, const uint8_t *s, trace_entry *e)
         }
         break;
     }
-    case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_COUNT:
+    case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_atomic: case VM_OP_end_atomic:
+    case VM_OP_COUNT:
         break;
     }
     return true;
@@ -313,7 +314,8 @@ static void fx_after(const vm_program *p, const uint8_t *s, trace_entry *e)
         break;
     case VM_OP_nop: case VM_OP_jmp: case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
     case VM_OP_send: case VM_OP_join: case VM_OP_notify: case VM_OP_notifyall:
-    case VM_OP_end: case VM_OP_COUNT:
+    case VM_OP_end: case VM_OP_assume: case VM_OP_atomic: case VM_OP_end_atomic:
+    case VM_OP_COUNT:
         break;
     }
 }

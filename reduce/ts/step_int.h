@@ -13,6 +13,7 @@
 #ifndef MCHECK_STEP_INT_H
 #define MCHECK_STEP_INT_H
 
+#include <assert.h>
 #include <time.h>
 
 #include "reduce.h"
@@ -156,14 +157,20 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
     const vm_insn *spawn = e->fold_start ? step_spawn_insn(p, s, tid) : NULL;
     const uint32_t body = vm_tbody_index(p, s, tid); /* fixed while the thread runs */
     const uint32_t ts = p->threads[tid].offset;
+    const uint32_t pc0 = vm_rd16(s, ts + VM_TS_PC);
+    const vm_insn *code = p->bodies[body].code;
+    /* an atomic block: its instructions follow in this step, in every
+     * mode, the first with the block's choice (vm_block_choice()) */
+    const bool block = code[pc0].op == VM_OP_atomic;
+    uint64_t next = block ? vm_block_choice(p, s, tid, choice) : 0;
     uint8_t *ran = e->ran[body];
-    ran[vm_rd16(s, ts + VM_TS_PC)] = 1;
-    vm_status rc = vm_step(p, s, tid, choice, e->hooks, &f);
+    ran[pc0] = 1;
+    vm_status rc = vm_step(p, s, tid, block ? 0 : choice, e->hooks, &f);
     x->instructions++;
     /* --por: the thread a spawn started, whose start ends the step */
     const int child = spawn && rc == VM_OK ? vm_rd32(s, vm_treg_off(&p->threads[tid], spawn->rd)) : -1;
-    if (rc == VM_OK && e->reduce == REDUCE_COMPOSE) {
-        const vm_insn *code = p->bodies[body].code;
+    const bool compose = e->reduce == REDUCE_COMPOSE;
+    if (rc == VM_OK && (compose || block)) {
         uint64_t n = 0;
         for (;;) {
             /* vm_at_visible(), inline: the pc it reads is the one to mark,
@@ -171,15 +178,24 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
             if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) break;
             const uint32_t pc = vm_rd16(s, ts + VM_TS_PC);
             if (code[pc].visible) break;
+            if (!compose && !code[pc].in_block) break; /* --reduce=none: the block's end */
             if (++n > e->max_invisible) { /* BoundedInvis */
                 step_bounded_invis(e, s, tid, out);
                 return true;
             }
             if (__builtin_expect(n % STEP_LIMIT_EVERY == 0, 0) && e->stopped && step_limit_hit(e))
                 return false; /* a limit, inside a long step */
-            if (observed && !e->before(e->ctx, s, tid, 0, false)) return false;
+            if (observed && !e->before(e->ctx, s, tid, next, false)) return false;
             ran[pc] = 1;
-            rc = vm_step(p, s, tid, 0, e->hooks, &f);
+            rc = vm_step(p, s, tid, next, e->hooks, &f);
+            next = 0;
+            /* inside a block an error is the step's own (no thread may
+             * come in between), as is a false assume vm_enabled() ruled out */
+            if (code[pc].in_block && rc != VM_OK) {
+                assert(rc != VM_NOT_TAKEN && "a block's guard passes on the step vm_enabled() counted");
+                x->instructions++;
+                break;
+            }
             if (rc == VM_FAULT ||
                 (rc == VM_STOPPED && ls_last_report(e->det)->kind != LS_NOMEM)) {
                 /* An error in the invisible tail: the composed step ends

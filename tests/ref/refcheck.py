@@ -45,6 +45,10 @@ class AsmError(Exception):
     pass
 
 
+class NotTaken(Exception):
+    """An assume of 0 inside an atomic block: the block's step is not taken."""
+
+
 class Fault(Exception):
     """A runtime error in the model (stops that path)."""
 
@@ -56,7 +60,9 @@ class Fault(Exception):
 
 # ---------------------------------------------------------------- assembler
 
-VISIBLE_OPS = {"choose", "acquire", "wait", "notify", "send", "recv", "spawn", "join"}
+VISIBLE_OPS = {"choose", "acquire", "wait", "notify", "send", "recv", "spawn", "join",
+               "assume", "atomic"}
+ATOMIC_LOCK = "(atomic)"  # the hidden lock an atomic block holds (for LD')
 ARITH = {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "shr",
          "eq", "ne", "lt", "le", "gt", "ge"}
 DECL_KW = {"const", "shared", "volatile", "unshared", "lock", "chan", "thread", "proc"}
@@ -401,6 +407,9 @@ def assemble(text, defines):
     for b in P.bodies:
         b["count"] = cint(b["count"]) if b["count"] is not None else 1
         decode_body(P, b, cint)
+    if any(ins["op"] == "atomic" for b in P.bodies for ins in b["code"]):
+        P.locks[ATOMIC_LOCK] = dict(off=P.nlocks, size=1, is_array=False)
+        P.nlocks += 1
     for name, d in P.vars.items():
         if d["init_body"] is not None:
             if d["init_body"] not in P.body_index:
@@ -510,8 +519,11 @@ def decode_body(P, b, cint):
                 raise AsmError(f"line {ins['line']}: {op} takes {k} operands")
         d = dict(op=op, line=ins["line"], text=ins["text"],
                  end_label=any(l.startswith("end") for l in ins["labels"]))
-        if op in ("nop", "end"):
+        if op in ("nop", "end", "atomic", "end_atomic"):
             need(0)
+        elif op == "assume":
+            need(1)
+            d.update(a=val(a[0]))
         elif op in ("mov", "not", "neg"):
             need(2)
             d.update(rd=reg(a[0]), a=val(a[1]))
@@ -560,6 +572,27 @@ def decode_body(P, b, cint):
             vis = True
         d["visible"] = vis or pc == 0  # InitVis
         code.append(d)
+    # atomic blocks: atomic .. end_atomic, the instructions after the
+    # `atomic` run in its step (in_block, never a scheduling point)
+    start = None
+    for pc, d in enumerate(code):
+        d["in_block"] = start is not None
+        if d["op"] == "atomic":
+            if start is not None:
+                raise AsmError(f"line {d['line']}: atomic blocks do not nest")
+            start = pc
+        elif d["op"] == "end_atomic":
+            if start is None:
+                raise AsmError(f"line {d['line']}: end_atomic without atomic")
+            code[start]["guarded"] = any(x["op"] == "assume" for x in code[start:pc])
+            start = None
+        if d["in_block"]:
+            d["visible"] = False
+            if d["op"] in ("jmp", "jz", "jnz") and not (
+                    code[pc]["target"] > max(i for i in range(pc) if code[i]["op"] == "atomic")):
+                raise AsmError(f"line {d['line']}: a jump out of an atomic block")
+    if start is not None:
+        raise AsmError(f"line {code[start]['line']}: atomic without end_atomic")
     b["code"] = code
 
 
@@ -774,7 +807,11 @@ def enabled_choices(m, t):
             return 1
         return 1 if m.lk[l][0] == -1 else 0
     op = ins["op"]
+    if op == "atomic":
+        return len(block_choices(m, t))
     try:
+        if op == "assume":
+            return 1 if value(m, t, ins["a"]) != 0 else 0
         if op == "acquire":
             l = lock_of(m, t, ins["lock"])
             return 1 if m.lk[l][0] in (-1, t) else 0
@@ -802,6 +839,44 @@ def enabled_choices(m, t):
     return 1
 
 
+def block_choices(m, t):
+    """The choices of the first instruction of thread t's atomic block (t
+    stands at its `atomic`) whose run passes every assume in it."""
+    th = m.th[t]
+    code = m.P.bodies[th[1]]["code"]
+    pc = th[2]
+    th[2] = pc + 1  # as if standing at the first instruction
+    n = enabled_choices(m, t)
+    th[2] = pc
+    if not code[pc].get("guarded"):
+        return list(range(n))
+    out = []
+    for c in range(n):
+        w = Machine(m.P, m.freeze())
+        try:
+            run_block(w, t, c, 1 << 20)
+        except NotTaken:
+            continue
+        except Fault:
+            pass  # the block's step meets the error
+        out.append(c)
+    return out
+
+
+def run_block(m, t, c, limit):
+    """Thread t runs its atomic block, the first instruction with choice c."""
+    code = m.P.bodies[m.th[t][1]]["code"]
+    step(m, t, 0)  # atomic: the hidden lock
+    first = True
+    k = 0
+    while m.th[t][0] == RUNNING and code[m.th[t][2]]["in_block"]:
+        step(m, t, c if first else 0)
+        first = False
+        k += 1
+        if k > limit:
+            raise Fault("runtime_error", f"no visible operation within {limit} steps")
+
+
 def step(m, t, choice):
     """Execute one instruction (or the re-acquire of a notified thread)."""
     P = m.P
@@ -822,6 +897,13 @@ def step(m, t, choice):
     nxt = th[2] + 1
     if op == "nop":
         pass
+    elif op == "assume":
+        if value(m, t, ins["a"]) == 0:
+            raise NotTaken()
+    elif op in ("atomic", "end_atomic"):
+        l = P.locks[ATOMIC_LOCK]["off"]
+        m.lk[l][0] = t if op == "atomic" else -1
+        m.lk[l][1] = 1 if op == "atomic" else 0
     elif op == "mov":
         regs[ins["rd"]] = value(m, t, ins["a"])
     elif op == "not":
@@ -956,11 +1038,15 @@ def successors(P, s, reduced, max_invis):
     """Yield (tid, choice, next_state or ('ERROR', kind, msg, partial))."""
     m0 = Machine(P, s)
     for t in range(P.nthreads):
-        n = enabled_choices(m0, t)
-        for c in range(n):
+        th = m0.th[t]
+        block = th[0] == RUNNING and P.bodies[th[1]]["code"][th[2]]["op"] == "atomic"
+        for c in (block_choices(m0, t) if block else range(enabled_choices(m0, t))):
             m = Machine(P, s)
             try:
-                step(m, t, c)
+                if block:
+                    run_block(m, t, c, max_invis)
+                else:
+                    step(m, t, c)
                 if reduced:
                     k = 0
                     while m.th[t][0] == RUNNING and not at_visible(m, t):

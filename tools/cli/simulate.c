@@ -58,11 +58,27 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         }
         int tid = enabled[below(&rng, n)];
         uint64_t choice = below(&rng, vm_enabled(p, s, tid));
+        const vm_insn *code = vm_thread_body(p, s, tid)->code;
+        bool block = code[vm_tpc(p, s, tid)].op == VM_OP_atomic;
+        /* an atomic block: its instructions in this step, the first with
+         * the block's choice */
+        uint64_t next = block ? vm_block_choice(p, s, tid, choice) : 0;
         trace_entry e = trace_entry_at(p, s, (uint32_t)step, tid, choice, true);
         trace tr = {.final_state = s};
         report_trace_line(out, p, &tr, &e, 0);
         vm_fault f;
-        if (vm_step(p, s, tid, choice, NULL, &f) == VM_FAULT) {
+        vm_status rc = vm_step(p, s, tid, block ? 0 : choice, NULL, &f);
+        for (uint64_t k = 0; rc == VM_OK && block && code[vm_tpc(p, s, tid)].in_block; k++) {
+            if (k >= max_steps) {
+                fprintf(out, "end: step limit %llu reached inside an atomic block\n", max_steps);
+                goto done;
+            }
+            e = trace_entry_at(p, s, (uint32_t)step, tid, next, false);
+            report_trace_line(out, p, &tr, &e, 0);
+            rc = vm_step(p, s, tid, next, NULL, &f);
+            next = 0;
+        }
+        if (rc == VM_FAULT) {
             char name[64];
             const vm_insn *in = &vm_thread_body(p, s, tid)->code[f.pc];
             vm_thread_name(p, s, tid, name, sizeof name);
@@ -71,6 +87,7 @@ int simulate_run(const vm_program *p, unsigned long long seed,
             break;
         }
     }
+done:
     free(s);
     free(enabled);
     return status;

@@ -74,6 +74,14 @@ static bool sync_of(const hb_ctx *c, const trace *t, const trace_entry *e, uint3
         if (!fx->done || fx->obj < 0) return false;
         *from = me, *to = c->lock0 + (uint32_t)fx->obj;
         return true;
+    case VM_OP_atomic: /* the block holds the hidden lock "(atomic)" */
+        if (!fx->done) return false;
+        *from = c->lock0 + p->lockdecls[in->obj].first, *to = me;
+        return true;
+    case VM_OP_end_atomic:
+        if (!fx->done) return false;
+        *from = me, *to = c->lock0 + p->lockdecls[in->obj].first;
+        return true;
     case VM_OP_send:
         *from = me, *to = c->chan0 + (uint32_t)in->obj;
         return true;

@@ -94,12 +94,12 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
         writes = false;
         json_thread(out, "spawned", p, t, fx->val);
         break;
-    case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
+    case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert: case VM_OP_assume:
         if (report_operand_name(p, t, e, &in->a))
             json_value(out, "reads", &reads, report_operand_name(p, t, e, &in->a), fx->old);
         if (reads) fprintf(out, "]");
         reads = false;
-        if (op != VM_OP_assert)
+        if (op != VM_OP_assert && op != VM_OP_assume)
             fprintf(out, ",\"taken\":%s", (fx->old == 0) == (op == VM_OP_jz) ? "true" : "false");
         break;
     case VM_OP_send:
@@ -119,7 +119,7 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
         fprintf(out, "]");
         break;
     case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_nop:
-    case VM_OP_jmp: case VM_OP_end: case VM_OP_COUNT:
+    case VM_OP_jmp: case VM_OP_end: case VM_OP_atomic: case VM_OP_end_atomic: case VM_OP_COUNT:
         break;
     }
     if (writes) fprintf(out, "]");

@@ -146,9 +146,14 @@ static void effect_note(const vm_program *p, const trace *t, const trace_entry *
             snprintf(buf, n, "%s", taken);
         break;
     }
-    case VM_OP_assert:
+    case VM_OP_assert: case VM_OP_assume:
         if (report_operand_name(p, t, e, &in->a))
             snprintf(buf, n, "%s = %" PRId32, report_operand_name(p, t, e, &in->a), fx->old);
+        break;
+    case VM_OP_atomic:
+        /* in points into its body's code, where a.val is the end's pc */
+        snprintf(buf, n, "one step, to end_atomic at line %d",
+                 (int)in[(uint32_t)in->a.val - e->pc].line);
         break;
     case VM_OP_acquire: case VM_OP_wait:
         lock_effect(p, in, fx, false, buf, n);
@@ -188,7 +193,7 @@ static void effect_note(const vm_program *p, const trace *t, const trace_entry *
             snprintf(buf, n, "joined %s", tn);
         }
         break;
-    case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_COUNT:
+    case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_end_atomic: case VM_OP_COUNT:
         break;
     }
 }
