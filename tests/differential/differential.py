@@ -43,6 +43,11 @@ For each seed, gen_model writes a random disciplined model; then
     --waiters: notifiers work under another lock while they hold the
     monitor's, waiters once woken), for --por's rule that leaves a waiting
     thread out of a persistent set while nobody outside it can notify it;
+  * every third seed (--atomic-every) has atomic blocks and `assume`
+    (gen_model --atomic, issue 30: fetch-and-add and compare-and-swap
+    blocks over a volatile, a decrement guarded by `assume`, a critical
+    section inside a block, an `assume` that blocks for good), through
+    every check here, refcheck's counts and --por's included;
   * on every third seed whose model waits (--spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
@@ -94,8 +99,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
-from checks import (constructs, coverage_report, need_refcheck, parse_seed_args,  # noqa: E402
-                    report_diff, seed_parser, show_model, too_many_skips)
+from checks import (ATOMIC_COVERAGE, constructs, coverage_report, need_refcheck,  # noqa: E402
+                    parse_seed_args, report_diff, seed_parser, show_model, too_many_skips)
 from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -291,12 +296,22 @@ def waiters_opt(opts, seed):
     return ["--waiters"] if opts.waiters_every > 0 and seed % opts.waiters_every == 0 else []
 
 
+def atomic_opt(opts, seed):
+    """['--atomic'] on every --atomic-every-th seed, else []."""
+    return ["--atomic"] if opts.atomic_every > 0 and seed % opts.atomic_every == 0 else []
+
+
+def gen_opts(opts, seed):
+    """The generator's options for a seed."""
+    return spawns_opt(opts, seed) + waiters_opt(opts, seed) + atomic_opt(opts, seed)
+
+
 def check_seed(opts, seed):
     """Returns (status, [problem lines], model text, info) with status in
     pass / fail / skip."""
     problems = []
-    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + spawns_opt(opts, seed)
-                         + waiters_opt(opts, seed), capture_output=True, text=True)
+    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + gen_opts(opts, seed),
+                         capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
         return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, ""
@@ -510,6 +525,8 @@ def check_seed(opts, seed):
             info += ", spawns"
         if waiters_opt(opts, seed):
             info += ", waiters"
+        if atomic_opt(opts, seed):
+            info += ", atomic"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -525,10 +542,13 @@ def main():
     ap.add_argument("--waiters-every", type=int, default=5, metavar="K",
                     help="every K-th seed's model is monitor-heavy (gen_model --waiters; "
                          "default 5; 0: never)")
+    ap.add_argument("--atomic-every", type=int, default=3, metavar="K",
+                    help="every K-th seed's model has atomic blocks and assume (gen_model "
+                         "--atomic; default 3; 0: never)")
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = spur = spawned = waiting = 0
+    passed = failed = skipped = refs = spur = spawned = waiting = atomics = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -548,6 +568,8 @@ def main():
                 spawned += 1
             if waiters_opt(opts, seed):
                 waiting += 1
+            if atomic_opt(opts, seed):
+                atomics += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -559,7 +581,7 @@ def main():
                 continue
             failed += 1
             repro = (f"{opts.gen_model} {seed} --size {opts.size}"
-                     f"{''.join(' ' + a for a in spawns_opt(opts, seed) + waiters_opt(opts, seed))}"
+                     f"{''.join(' ' + a for a in gen_opts(opts, seed))}"
                      f" > seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --reduce=none seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --por=off seed{seed}.bc && "
@@ -570,7 +592,7 @@ def main():
             show_model(text, seed, opts.keep)
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
-          f"{waiting} monitor-heavy (--waiters))")
+          f"{waiting} monitor-heavy (--waiters); {atomics} with atomic blocks (--atomic))")
     if opts.count >= 200 and opts.spurious_every > 0 and not spur:
         print("FAIL no model was searched with --spurious-wakeups")
         failed += 1
@@ -584,7 +606,8 @@ def main():
     if many:
         print(many)
         failed += 1
-    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}")
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}",
+                           ATOMIC_COVERAGE if opts.atomic_every > 0 else ())
     if gaps:
         print(f"FAIL the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
         failed += 1

@@ -195,6 +195,13 @@ def constructs(text):
         for op in ops:
             if op in OPS:
                 got.add("op " + op)
+        if "assume" in ops:
+            got.add("op assume")
+        if "atomic" in ops:
+            got.add("atomic block")
+            blocks = re.findall(r"^atomic$(.*?)^end_atomic$", "\n".join(lines), re.M | re.S)
+            if any(re.search(r"^assume\b", b, re.M) for b in blocks):
+                got.add("guarded atomic block")
         if kind == "proc" and "spawn" in ops:
             got.add("proc that spawns")
         if kind == "thread" and count and count.isdigit() and int(count) > 2:
@@ -273,6 +280,8 @@ COVERAGE = sorted(["op " + o for o in OPS] + [
     "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const",
     "comma list", "size expression", "const expression", "const declared after its use",
     "expression operand", "forever loop", "spawns by two threads", "spawn id tested"])
+# constructs only the --atomic models have (tests/differential/differential.py)
+ATOMIC_COVERAGE = ["atomic block", "guarded atomic block", "op assume"]
 # constructs only the --undisciplined models have (tests/differential/theorem9.py)
 COVERAGE_UNDISC = ["unshared touched by a second body"]
 COVERAGE_MIN_SEEDS = 200

@@ -3,7 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
- *             [--waiters] [--handoff]
+ *             [--waiters] [--handoff] [--atomic]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -67,6 +67,13 @@
  * may still notify (tests/mutate.py's por-waiter-always-deferred). Without
  * the option no extra random number is drawn.
  *
+ * With --atomic (tests/differential/differential.py on a share of its
+ * seeds; issue 30) a piece is now and then an atomic block over a volatile
+ * (fetch-and-add, a compare-and-swap loop, a decrement guarded by
+ * `assume`), a critical section inside a block, or an `assume` that blocks
+ * a thread for good on one choice (gen_model_body.c, emit_atomic()).
+ * Without the option no extra random number is drawn.
+ *
  * With --handoff (tests/differential/test_hb_discharge.py) every proc a
  * body spawns gets its input in `hiP`, written by the spawner before the
  * spawn, and returns its result in `hoP`, read by the spawner after the
@@ -124,7 +131,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns] [--waiters] [--handoff]\n");
+                    " [--spawns] [--waiters] [--handoff] [--atomic]\n");
     return 2;
 }
 
@@ -133,7 +140,7 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
-    bool undisc = false, vol = false, sp = false, wt = false, ho = false;
+    bool undisc = false, vol = false, sp = false, wt = false, ho = false, at = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
@@ -145,6 +152,8 @@ int main(int argc, char **argv)
             sp = true;
         } else if (!strcmp(argv[i], "--handoff")) {
             ho = true;
+        } else if (!strcmp(argv[i], "--atomic")) {
+            at = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
@@ -184,6 +193,7 @@ int main(int argc, char **argv)
         g.sp = sp;
         g.wt = wt;
         g.ho = ho;
+        g.at = at;
         g.hrng = seed * 0xd1b54a32d192ed03ull + 0x4a0d0ffull;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;

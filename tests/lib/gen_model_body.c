@@ -37,6 +37,59 @@ static void emit_volatile(gen *g)
     }
 }
 
+/* --atomic (issue 30): an atomic block over a volatile scalar (values in
+ * [0, 3)): a fetch-and-add, a compare-and-swap loop, a guarded decrement
+ * (`assume`: blocks while the value is 0), a critical section inside a block
+ * (its first instruction acquires), or, now and then, an `assume` outside a
+ * block that blocks the thread for good on one choice. Disciplined: the
+ * volatile needs no lock, the critical section keeps its guard. */
+static void emit_atomic(gen *g)
+{
+    int vs[MAX_VARS], n = 0, gv = -1;
+    for (int i = 0; i < g->nvars; i++) {
+        const var *x = &g->vars[i];
+        if (x->cls == V_VOLATILE && !x->size && !x->is_flag) vs[n++] = i;
+        if (gv < 0 && x->cls == V_SHARED && !x->size && x->guard >= 0 && x->guard_elem >= 0 &&
+            x->twin < 0 && !x->is_flag && x->init_by < 0 && !x->init_main)
+            gv = i;
+    }
+    int k = rnd(g, 9);
+    if (k == 8) {
+        EMIT("    choose r0, 0, 3\n    assume r0   ; blocks for good on 0\n");
+        return;
+    }
+    if (k >= 6 && gv >= 0) {
+        const var *x = &g->vars[gv];
+        char lt[32];
+        if (g->locks[x->guard].size)
+            snprintf(lt, sizeof lt, "%s[%d]", g->locks[x->guard].name, x->guard_elem);
+        else
+            snprintf(lt, sizeof lt, "%s", g->locks[x->guard].name);
+        EMIT("    atomic\n    acquire %s\n    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, %d\n"
+             "    store %s, r1\n    release %s\n", lt, x->name, x->mod, x->name, lt);
+        if (n) EMIT("    store %s, r1\n", g->vars[vs[rnd(g, n)]].name);
+        EMIT("    end_atomic\n");
+        return;
+    }
+    if (!n) {
+        emit_volatile(g);
+        return;
+    }
+    const char *v = g->vars[vs[rnd(g, n)]].name;
+    if (k < 2) {
+        EMIT("    atomic\n    load r1, %s\n    add r1, r1, 1\n    mod r1, r1, 3\n    store %s, r1\n"
+             "    end_atomic\n", v, v);
+    } else if (k < 4) {
+        int l1 = new_label(g), l2 = new_label(g);
+        EMIT("L%d: load r0, %s\n    atomic\n    load r1, %s\n    eq r1, r1, r0\n    jz r1, L%d\n"
+             "    add r1, r0, 1\n    mod r1, r1, 3\n    store %s, r1\n    mov r1, 1\n"
+             "L%d: end_atomic\n    jz r1, L%d\n", l1, v, v, l2, v, l2, l1);
+    } else {
+        EMIT("    atomic\n    load r1, %s\n    assume r1\n    sub r1, r1, 1\n    store %s, r1\n"
+             "    end_atomic\n", v, v);
+    }
+}
+
 /* if (choose) A else B */
 static void emit_choose_branch(gen *g, int depth)
 {
@@ -287,6 +340,10 @@ void piece(gen *g, int depth)
     }
     if (g->sp && g->bodies[g->cur].proc && chance(g, 30)) {
         emit_tid_piece(g);
+        return;
+    }
+    if (g->at && chance(g, 30)) {
+        emit_atomic(g);
         return;
     }
     int k = rnd(g, 20);
