@@ -282,8 +282,13 @@ uint64_t vm_block_choice(const vm_program *p, const uint8_t *s, int tid, uint64_
     const vm_insn *in = &body_of(p, s, tid)->code[vm_tpc(p, s, tid)];
     assert(in->op == VM_OP_atomic && "vm_block_choice at an atomic");
     if (!in->b.val) return c;
-    for (uint64_t k = 0;; k++)
+    const thr th = thr_of(p, s, tid);
+    const vm_insn *first = in + 1;
+    uint64_t n = vm_always_enabled[first->op] ? 1 : insn_enabled(p, s, &th, first);
+    for (uint64_t k = 0; k < n; k++)
         if (block_passes(p, s, tid, k) && c-- == 0) return k;
+    assert(!"a step choice within vm_enabled() of a guarded block");
+    return 0;
 }
 
 /* ---- execution ---------------------------------------------------------- */

@@ -284,7 +284,7 @@ static void stateless(search *S, uint32_t first, uint64_t n)
     S->vec_bytes += S->wsize;
     memcpy(SL(S)->init, S->cur, S->wsize);
     if (o->scheduling_races) {
-        SL(S)->rs = races_new(S); /* NULL: more than 64 threads, every node full */
+        SL(S)->rs = races_new(S); /* NULL: every node full (races_new()) */
         if (S->lim.stop != STOP_COMPLETE) return;
     }
     for (;;) {

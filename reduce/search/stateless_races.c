@@ -33,7 +33,9 @@
  * volatile accesses stop being scheduling points. FG's argument is for
  * acyclic state spaces; on a cyclic model the iterations of the depth
  * bound run as in stateless.c. It does not do preemption bounds, and with
- * more than 64 threads every node is full. */
+ * more than 64 threads, or an atomic block that touches a volatile (a step
+ * with several volatile accesses), every node is full: the stateless
+ * search with its sleep sets. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,10 +86,25 @@ struct races {
 
 static inline uint32_t *clock_of(races *R, uint32_t obj) { return R->clk + (size_t)obj * R->n; }
 
+/* Does an atomic block of p load or store a volatile? Its step would
+ * access several volatile elements at once, which the race analysis (one
+ * element per step) does not follow. */
+static bool block_touches_volatile(const vm_program *p)
+{
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
+            const vm_insn *in = &p->bodies[b].code[pc];
+            if (in->in_block && (vm_ops[in->op].flags & VM_F_MEM) &&
+                p->vars[in->obj].cls == VM_VOLATILE)
+                return true;
+        }
+    return false;
+}
+
 races *races_new(search *S)
 {
     const vm_program *p = S->p;
-    if (p->nthreads > 64) return NULL;
+    if (p->nthreads > 64 || block_touches_volatile(p)) return NULL;
     races *R = calloc(1, sizeof *R);
     if (!R) goto nomem;
     R->p = p;

@@ -472,3 +472,60 @@ void test_define_blamed(void)
     CHECK(strstr(r.diag, "command line") == NULL);
     done(&r);
 }
+
+/* ---- atomic blocks (asm_block.c) ---------------------------------------- */
+
+void test_atomic_blocks(void)
+{
+    /* a block: in_block after the `atomic` up to its end, never visible;
+     * the hidden lock (atomic) after the model's own; a = the end's pc,
+     * b = 1 for a guarded block */
+    const char *src = "lock m\nvolatile v\nthread t\n  atomic\n  load r0, v\n  assume r0\n"
+                      "  acquire m\n  release m\n  end_atomic\n  nop\n";
+    result r = run("lock m\nvolatile v\nthread t\n  atomic\n  acquire m\n  load r0, v\n  assume r0\n"
+                   "  release m\n  end_atomic\n  nop\n");
+    CHECK(r.p != NULL);
+    if (r.p) {
+        const vm_program *p = r.p;
+        CHECK_EQ_INT(p->nlockdecls, 2);
+        CHECK_EQ_INT(p->nlocks, 2);
+        CHECK(strcmp(p->lockdecls[1].name, "(atomic)") == 0);
+        const vm_insn *a = insn(p, 0, 0);
+        CHECK(a->op == VM_OP_atomic && a->visible && !a->in_block && a->obj == 1);
+        CHECK(operand_is(a->a, VM_ARG_IMM, 5) && operand_is(a->b, VM_ARG_IMM, 1));
+        for (uint32_t pc = 1; pc <= 5; pc++) CHECK(insn(p, 0, pc)->in_block && !insn(p, 0, pc)->visible);
+        CHECK(insn(p, 0, 5)->op == VM_OP_end_atomic && insn(p, 0, 5)->obj == 1);
+        CHECK(!insn(p, 0, 6)->in_block);
+    }
+    done(&r);
+    /* without a block, no hidden lock: the layout stays the model's */
+    r = run("lock m\nthread t\n  assume 1\n");
+    CHECK(r.p && r.p->nlocks == 1 && r.p->nlockdecls == 1);
+    done(&r);
+    /* blocking past the first instruction */
+    EXPECT_ERROR(src, "t.bc:7:3: error: an instruction that may block inside an atomic block must be its first");
+    EXPECT_ERROR(src, "t.bc:4:3: note: the block starts here");
+    EXPECT_ERROR("thread t\n  atomic\n  nop\n  choose r0, 0, 1\n  end_atomic\n",
+                 "t.bc:4:3: error: an instruction with several outcomes inside an atomic block must be its first");
+    EXPECT_ERROR("lock m\nthread t\n  acquire m\n  atomic\n  wait m\n  end_atomic\n",
+                 "t.bc:5:3: error: 'wait' inside an atomic block (it gives its lock up and waits)");
+    EXPECT_ERROR("thread t\n  atomic\n  end\n  end_atomic\n",
+                 "t.bc:3:3: error: 'end' inside an atomic block (the thread would end holding it)");
+    EXPECT_ERROR("thread t\n  atomic\n  atomic\n  end_atomic\n", "t.bc:3:3: error: atomic blocks do not nest");
+    EXPECT_ERROR("thread t\n  atomic\n  nop\n", "t.bc:2:3: error: 'atomic' without 'end_atomic'");
+    EXPECT_ERROR("thread t\n  nop\n  end_atomic\n", "t.bc:3:3: error: 'end_atomic' without 'atomic'");
+    EXPECT_ERROR("thread t\n  atomic\n  jmp out\n  end_atomic\nout:\n  nop\n",
+                 "t.bc:3:3: error: a jump out of an atomic block");
+    EXPECT_ERROR("thread t\n  jz r0, in\n  atomic\nin:\n  nop\n  end_atomic\n",
+                 "t.bc:2:3: error: a jump into an atomic block (jump to its 'atomic' instead)");
+    EXPECT_ERROR("chan c\nthread t\n  atomic\nfirst:\n  recv r0, c\n  jmp first\n  end_atomic\n",
+                 "t.bc:6:3: error: a jump back to the first instruction of an atomic block, which may block or choose");
+    EXPECT_ERROR("thread t\n  atomic\nend_here:\n  nop\n  end_atomic\n",
+                 "t.bc:3:1: error: an 'end' label inside an atomic block: no thread stands there");
+    /* jumps inside a block, to its end included, are fine; so is a loop back
+     * to a first instruction that neither blocks nor chooses */
+    r = run("volatile v\nthread t\n  atomic\nagain:\n  load r0, v\n  jz r0, out\n  sub r0, r0, 1\n"
+            "  store v, r0\n  jmp again\nout:\n  end_atomic\n");
+    CHECK(r.p != NULL);
+    done(&r);
+}
