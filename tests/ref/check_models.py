@@ -53,9 +53,7 @@ def check(path):
         P = R.assemble(f.read(), defines(h.get("options")))
     if "--adapt" in (h.get("options") or ""):
         return None  # --adapt re-runs the search with variables reclassified
-    # the error kinds of the complete search: `expect-errors` where the
-    # first error's verdict is not all there is
-    want = h.get("expect-errors", h["expect"])
+    want = h["expect"]
     want_none = h.get("expect-reduce-none", want)
     ld = True  # mcheck's default detector is LD'; its counts include the metadata
     got = {}
