@@ -98,6 +98,7 @@ void test_make_volatile(void);
 /* test_asm_errors.c: diagnostics, robustness, did-you-mean, -D blame */
 void test_error_format(void);
 void test_errors_instructions(void);
+void test_errors_calls(void);
 void test_errors_labels_and_names(void);
 void test_errors_declarations(void);
 void test_errors_lexical(void);
