@@ -43,6 +43,10 @@ For each seed, gen_model writes a random disciplined model; then
     --waiters: notifiers work under another lock while they hold the
     monitor's, waiters once woken), for --por's rule that leaves a waiting
     thread out of a persistent set while nobody outside it can notify it;
+  * every third seed (--calls-every, seeds 1, 4, 7, ...) has subroutines
+    (gen_model --calls: `call`/`ret` from several sites, nested now and
+    then), for the static walkers that must follow a `ret` to its return
+    sites (--por's tables, the canonicalization's futures);
   * on every third seed whose model waits (--spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
@@ -72,6 +76,7 @@ For each seed, gen_model writes a random disciplined model; then
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
                        [--spurious-every K] [--spawns-every K] [--waiters-every K]
+                       [--calls-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
@@ -96,7 +101,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
 from checks import (constructs, coverage_report, need_refcheck, parse_seed_args,  # noqa: E402
                     report_diff, seed_parser, show_model, too_many_skips)
-from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
+from mcheck_test import add_calls_every, add_spawns_every, calls_opt, spawns_opt  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -296,7 +301,8 @@ def check_seed(opts, seed):
     pass / fail / skip."""
     problems = []
     gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + spawns_opt(opts, seed)
-                         + waiters_opt(opts, seed), capture_output=True, text=True)
+                         + waiters_opt(opts, seed) + calls_opt(opts, seed),
+                         capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
         return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, ""
@@ -510,6 +516,8 @@ def check_seed(opts, seed):
             info += ", spawns"
         if waiters_opt(opts, seed):
             info += ", waiters"
+        if calls_opt(opts, seed):
+            info += ", calls"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -525,10 +533,11 @@ def main():
     ap.add_argument("--waiters-every", type=int, default=5, metavar="K",
                     help="every K-th seed's model is monitor-heavy (gen_model --waiters; "
                          "default 5; 0: never)")
+    add_calls_every(ap)
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = spur = spawned = waiting = 0
+    passed = failed = skipped = refs = spur = spawned = waiting = calling = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -548,6 +557,8 @@ def main():
                 spawned += 1
             if waiters_opt(opts, seed):
                 waiting += 1
+            if calls_opt(opts, seed):
+                calling += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -559,7 +570,7 @@ def main():
                 continue
             failed += 1
             repro = (f"{opts.gen_model} {seed} --size {opts.size}"
-                     f"{''.join(' ' + a for a in spawns_opt(opts, seed) + waiters_opt(opts, seed))}"
+                     f"{''.join(' ' + a for a in spawns_opt(opts, seed) + waiters_opt(opts, seed) + calls_opt(opts, seed))}"
                      f" > seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --reduce=none seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --por=off seed{seed}.bc && "
@@ -570,7 +581,7 @@ def main():
             show_model(text, seed, opts.keep)
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
-          f"{waiting} monitor-heavy (--waiters))")
+          f"{waiting} monitor-heavy (--waiters); {calling} with subroutines (--calls))")
     if opts.count >= 200 and opts.spurious_every > 0 and not spur:
         print("FAIL no model was searched with --spurious-wakeups")
         failed += 1
@@ -579,6 +590,9 @@ def main():
         failed += 1
     if opts.count >= 200 and opts.waiters_every > 0 and not waiting:
         print("FAIL no model was monitor-heavy (gen_model --waiters)")
+        failed += 1
+    if opts.count >= 200 and opts.calls_every > 0 and not calling:
+        print("FAIL no model had subroutines (gen_model --calls)")
         failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:
