@@ -5,7 +5,8 @@
  * as a separate step, notify wakes one chosen waiter; with
  * p->spurious_wakeups a waiter may also re-acquire unwoken), FIFO channels kept
  * canonical (contents always start at slot 0), spawn slots allocated in spawn
- * order. The assembler has checked every operand; here only values computed
+ * order, subroutines on a per-thread return stack (call pushes pc + 1, ret
+ * pops and zeroes the entry; overflow and an empty stack are faults). The assembler has checked every operand; here only values computed
  * at run time (indexes, thread ids, lock ownership) are checked, and a model
  * fault is returned as VM_FAULT with the pc left on the faulting instruction.
  * Events go to the hook table; this file knows nothing of searches. */
