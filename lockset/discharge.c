@@ -135,8 +135,9 @@ static void must_hold(unit_ctx *c, uint32_t b, const vm_absval *regs, vm_absval 
             break; /* released and re-acquired before the thread goes on */
         default: break;
         }
-        uint32_t succ[2];
-        unsigned ns = vm_abssucc(body, pc, r, self, tid, succ);
+        uint32_t sbuf[2];
+        const uint32_t *succ;
+        unsigned ns = vm_abssucc(body, pc, r, self, tid, sbuf, &succ);
         for (unsigned i = 0; i < ns; i++) {
             uint64_t *dst = c->held + (size_t)succ[i] * lw;
             bool changed = !c->seen[succ[i]];

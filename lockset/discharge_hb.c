@@ -299,13 +299,14 @@ static void reach_after(const hb *h, const hb_unit *U, uint32_t pc0, bool *reach
     const vm_body *body = &h->p->bodies[U->body];
     size_t row = (size_t)body->nregs + 1;
     memset(reach, 0, body->ncode * sizeof *reach);
-    uint32_t n = 0, succ[2];
-    unsigned ns = vm_abssucc(body, pc0, U->regs + pc0 * row, U->self, U->tid, succ);
+    uint32_t n = 0, sbuf[2];
+    const uint32_t *succ;
+    unsigned ns = vm_abssucc(body, pc0, U->regs + pc0 * row, U->self, U->tid, sbuf, &succ);
     for (unsigned i = 0; i < ns; i++)
         if (!reach[succ[i]]) reach[succ[i]] = true, work[n++] = succ[i];
     while (n) {
         uint32_t pc = work[--n];
-        ns = vm_abssucc(body, pc, U->regs + pc * row, U->self, U->tid, succ);
+        ns = vm_abssucc(body, pc, U->regs + pc * row, U->self, U->tid, sbuf, &succ);
         for (unsigned i = 0; i < ns; i++)
             if (!reach[succ[i]]) reach[succ[i]] = true, work[n++] = succ[i];
     }
@@ -348,8 +349,9 @@ static bool analyse_unit(hb *h, uint32_t u)
             queued[pc] = false;
             const vm_absval *r = U->regs + pc * row;
             transfer(h, U, &F, pc, r);
-            uint32_t succ[2];
-            unsigned ns = vm_abssucc(body, pc, r, U->self, U->tid, succ);
+            uint32_t sbuf[2];
+            const uint32_t *succ;
+            unsigned ns = vm_abssucc(body, pc, r, U->self, U->tid, sbuf, &succ);
             for (unsigned i = 0; i < ns; i++)
                 if (merge(&F, succ[i]) && !queued[succ[i]]) {
                     queued[succ[i]] = true;

@@ -37,6 +37,7 @@ static bool set_bit_changed(uint64_t *w, uint32_t i)
  * everything a thread it may spawn can access (that thread's `self` is not
  * the spawner's, so its self-indexed accesses count as any element). A
  * backward may-analysis over the control flow (jmp, jz/jnz, fall-through;
+ * `call L` goes to L, `ret` to every pc it may return to (vm_ret_sites());
  * `end` has no successor), iterated to a fixed point because spawn edges
  * link bodies. Along any execution the sets only shrink: a successor's set
  * is part of its predecessor's, and a spawned thread's entry set is part of
@@ -72,7 +73,16 @@ bool ls_compute_future(ls_detector *d)
                     changed |= set_bit_changed(f + any * vw, (uint32_t)in->obj);
                     changed |= set_bit_changed(f + wr * vw, (uint32_t)in->obj);
                     break;
+                case VM_OP_call: /* pc + 1 is reached through the ret */
                 case VM_OP_jmp: next = UINT32_MAX; jump = (uint32_t)in->obj; break;
+                case VM_OP_ret: { /* every pc it may return to */
+                    unsigned nr;
+                    const uint32_t *rs = vm_ret_sites(body, pc, &nr);
+                    next = UINT32_MAX;
+                    for (unsigned i = 0; i < nr; i++)
+                        changed |= or_into(f, d->future[b] + (size_t)rs[i] * stride, stride);
+                    break;
+                }
                 case VM_OP_jz:
                 case VM_OP_jnz: jump = (uint32_t)in->obj; break;
                 case VM_OP_end: next = UINT32_MAX; break;

@@ -33,12 +33,16 @@ vm_absval vm_absop(const vm_operand *o, const vm_absval *regs, vm_absval self, v
 static bool known(vm_absval v) { return v != VM_ABS_TOP && v != VM_ABS_BOT; }
 
 unsigned vm_abssucc(const vm_body *b, uint32_t pc, const vm_absval *regs, vm_absval self,
-                    vm_absval tid, uint32_t succ[2])
+                    vm_absval tid, uint32_t buf[2], const uint32_t **succp)
 {
     const vm_insn *in = &b->code[pc];
+    uint32_t *succ = buf;
     unsigned n = 0;
+    *succp = buf;
     switch ((enum vm_opcode)in->op) {
     case VM_OP_end: return 0;
+    case VM_OP_ret: *succp = vm_ret_sites(b, pc, &n); return n; /* all < ncode */
+    case VM_OP_call: /* pc + 1 is reached through the subroutine's ret */
     case VM_OP_jmp: succ[n++] = (uint32_t)in->obj; return n;
     case VM_OP_jz:
     case VM_OP_jnz: {
@@ -123,8 +127,9 @@ vm_absval *vm_absregs(const vm_program *p, uint32_t body, vm_absval self, vm_abs
         uint32_t pc = work[--nwork];
         queued[pc] = false;
         memcpy(tmp, regs + (size_t)pc * row, nr * sizeof *tmp);
-        uint32_t succ[2];
-        unsigned ns = vm_abssucc(b, pc, tmp, self, tid, succ);
+        uint32_t sbuf[2];
+        const uint32_t *succ;
+        unsigned ns = vm_abssucc(b, pc, tmp, self, tid, sbuf, &succ);
         transfer(&b->code[pc], tmp, self, tid);
         for (unsigned i = 0; i < ns; i++) {
             vm_absval *dst = regs + (size_t)succ[i] * row;

@@ -11,8 +11,9 @@
  * its first instruction may block or choose (the thread stands at the
  * `atomic` until that one is enabled); `assume` may stand anywhere (a
  * guard: the block's step is not taken when one is false). Control stays
- * inside: no jump leaves a block or enters one past its `atomic`, and no
- * instruction ends the thread or waits there. */
+ * inside: no jump leaves a block or enters one past its `atomic`, no
+ * `call` or `ret` stands in one, and no instruction ends the thread or
+ * waits there. */
 #include "assemble_int.h"
 
 /* What instruction `in`, the k-th of its block (k = 0 first), may not be;
@@ -24,6 +25,8 @@ static const char *not_in_block(const vm_insn *in, bool first)
     case VM_OP_atomic: return "atomic blocks do not nest";
     case VM_OP_wait: return "'wait' inside an atomic block (it gives its lock up and waits)";
     case VM_OP_end: return "'end' inside an atomic block (the thread would end holding it)";
+    case VM_OP_call:
+    case VM_OP_ret: return "a subroutine call or return inside an atomic block (control would leave it)";
     case VM_OP_assume: return NULL;
     default: break;
     }

@@ -77,7 +77,7 @@ static void declare_regs(asm_ctx *c, uint32_t li)
 
 /* Labels and named registers of the body; returns its instruction count
  * (without the implicit end), or VM_MAX_CODE if that is too many. */
-static uint32_t scan_body(asm_ctx *c, const decl *d)
+static uint32_t scan_body(asm_ctx *c, decl *d)
 {
     uint32_t pc = 0;
     for (uint32_t li = d->first_line; li < d->end_line && !c->oom; li++) {
@@ -85,6 +85,7 @@ static uint32_t scan_body(asm_ctx *c, const decl *d)
         if (ln->bad) continue;
         for (uint32_t i = 0; i < ln->stmt; i += 2) add_label(c, li, &line_toks(c, ln)[i], pc);
         if (ln->kind == L_REG) declare_regs(c, li);
+        if (ln->kind == L_STACK) asm_read_stack_line(c, d, li, li == d->first_line);
         if (ln->kind != L_INSN) continue;
         if (pc == VM_MAX_CODE - 1) {
             asm_error_at(c, li, line_toks(c, ln)[ln->stmt].col,
@@ -526,6 +527,7 @@ static void assemble_body(asm_ctx *c, uint32_t di)
     if (d->labs) memcpy(d->labs, c->b.labels.v, c->b.labels.n * sizeof(label));
     d->nlabs = d->labs ? c->b.labels.n : 0;
     name_slots(c, d);
+    if (!c->oom) asm_body_calls(c, d);
 }
 
 void asm_assemble_bodies(asm_ctx *c)

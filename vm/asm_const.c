@@ -494,7 +494,7 @@ static bool build_locks_chans(asm_ctx *c, uint64_t *off)
 static bool build_threads(asm_ctx *c, uint64_t *off)
 {
     vm_program *p = c->p;
-    uint32_t tid = 0, nspawn = 0;
+    uint32_t tid = 0, nspawn = 0, max_stack_proc = 0;
     p->layout.spawns_off = (uint32_t)*off;
     *off += p->nbodies;
     p->layout.threads_off = (uint32_t)*off;
@@ -505,20 +505,26 @@ static bool build_threads(asm_ctx *c, uint64_t *off)
         *b = (vm_body){.name = arena_name(c, d), .line = decl_line(c, d), .col = d->col,
                        .is_proc = d->kind == S_PROC, .is_array = d->is_array,
                        .count = d->count, .code = d->code, .ncode = d->ncode,
-                       .nregs = d->nregs, .regname = d->regname};
+                       .nregs = d->nregs, .regname = d->regname, .stack = d->stack,
+                       .ret_off = d->ret_off, .ret_pcs = d->ret_pcs};
         if (b->is_proc) {
             if (d->nregs > p->max_regs_proc) p->max_regs_proc = d->nregs;
+            if (d->stack > max_stack_proc) max_stack_proc = d->stack;
             continue;
         }
         b->first_tid = tid;
         bool waits = false; /* only a thread that waits saves a lock depth */
         for (uint32_t pc = 0; pc < d->ncode; pc++) waits |= d->code[pc].op == VM_OP_wait;
-        uint32_t regs_off = VM_TS_HEADER_STATIC + (waits ? 2 : 0);
+        /* only a body with a call has a return stack: [sp:u8][pc:u16 * stack] */
+        uint32_t stack_off = d->stack ? VM_TS_HEADER_STATIC + (waits ? 2 : 0) : 0;
+        uint32_t regs_off =
+            VM_TS_HEADER_STATIC + (waits ? 2 : 0) + (d->stack ? 1 + 2 * d->stack : 0);
         for (uint32_t i = 0; i < d->count; i++, tid++) {
             p->threads[tid] = (vm_thread_slot){
                 .offset = (uint32_t)*off, .body = (int32_t)d->id, .nregs = d->nregs,
                 .bytes = regs_off + 4 * d->nregs,
                 .depth_off = waits ? VM_TS_HEADER_STATIC : 0, .self_off = 0,
+                .stack_off = stack_off, .stack_cap = d->stack,
                 .regs_off = regs_off, .self = (int32_t)i};
             if (!place(c, off, regs_off + 4 * (uint64_t)d->nregs, d)) return false;
         }
@@ -526,13 +532,17 @@ static bool build_threads(asm_ctx *c, uint64_t *off)
     for (uint32_t di = 0; di < c->decls.n; di++) {
         const decl *d = &c->decls.v[di];
         if (d->kind != S_PROC) continue;
+        /* the return stack of the deepest proc, if any proc has a call */
+        uint32_t stack_off = max_stack_proc ? VM_TS_SPAWN_REGS : 0;
+        uint32_t regs_off = VM_TS_SPAWN_REGS + (max_stack_proc ? 1 + 2 * max_stack_proc : 0);
         for (uint32_t i = 0; i < d->count; i++, nspawn++) {
             p->threads[tid + nspawn] = (vm_thread_slot){
                 .offset = (uint32_t)*off, .body = -1, .nregs = p->max_regs_proc,
-                .bytes = VM_TS_SPAWN_REGS + 4 * p->max_regs_proc,
+                .bytes = regs_off + 4 * p->max_regs_proc,
                 .depth_off = VM_TS_SPAWN_DEPTH, .self_off = VM_TS_SPAWN_SELF,
-                .regs_off = VM_TS_SPAWN_REGS, .self = 0};
-            if (!place(c, off, VM_TS_SPAWN_REGS + 4 * (uint64_t)p->max_regs_proc, d))
+                .stack_off = stack_off, .stack_cap = max_stack_proc,
+                .regs_off = regs_off, .self = 0};
+            if (!place(c, off, regs_off + 4 * (uint64_t)p->max_regs_proc, d))
                 return false;
         }
     }

@@ -298,7 +298,10 @@ static void read_statement(asm_ctx *c, uint32_t li)
         return;
     }
     if (c->cur_body >= 0) {
-        ln->kind = !first ? L_LABEL : tok_word(first, "reg") ? L_REG : L_INSN;
+        ln->kind = !first                     ? L_LABEL
+                   : tok_word(first, "reg")   ? L_REG
+                   : tok_word(first, "stack") ? L_STACK
+                                              : L_INSN;
         return;
     }
     ln->bad = true;

@@ -8,6 +8,7 @@
  *                initial values) and the layout of the final program
  * asm_code.c     stage 3: labels, registers and the decoding of each body
  * asm_block.c    stage 3: atomic blocks (pairing, in_block, their errors)
+ * asm_call.c     `stack N`, and where each `ret` may return (subroutines)
  * Nothing here is visible outside vm/; functions one stage calls in another
  * are named asm_*. Split out of assemble.c as SQLite splits vdbeaux.c from
  * vdbe.c: the stages read on their own, the header shows what they share. */
@@ -63,7 +64,7 @@ typedef struct tok {
     uint32_t len;
 } tok;
 
-enum linekind { L_NONE, L_DECL, L_INSN, L_REG, L_LABEL };
+enum linekind { L_NONE, L_DECL, L_INSN, L_REG, L_LABEL, L_STACK };
 
 /* A source line that holds tokens (or failed to lex). */
 typedef struct line {
@@ -122,6 +123,9 @@ typedef struct decl {
     const char **regname;
     struct label *labs; /* the body's labels (props.c), owned by the program */
     uint32_t nlabs;
+    uint32_t stack;            /* return-stack depth (asm_call.c); 0: no call */
+    const uint32_t *ret_off;   /* vm_body's ret sites (asm_call.c) */
+    const uint32_t *ret_pcs;
 } decl;
 
 /* A map from names (pointers into the source) to int32. */
@@ -388,6 +392,14 @@ void asm_assemble_bodies(asm_ctx *c);
 /* asm_block.c: pair atomic/end_atomic in a body's decoded code of ninsn
  * instructions (li[pc]: the line index of pc), flag and check the blocks. */
 void asm_check_blocks(asm_ctx *c, vm_insn *code, uint32_t ninsn, const uint32_t *li);
+
+/* ---- asm_call.c: subroutines ------------------------------------------- */
+
+/* `stack N` on line li of body d (`first`: it is the body's first line). */
+void asm_read_stack_line(asm_ctx *c, decl *d, uint32_t li, bool first);
+/* After d is decoded: its stack depth, the return sites of each `ret`
+ * (d->ret_off, d->ret_pcs) and the error for a `ret` no `call` reaches. */
+void asm_body_calls(asm_ctx *c, decl *d);
 
 /* ---- props.c: `prop NAME = EXPR` lines (mcheck --ltl) --------------------- */
 

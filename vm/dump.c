@@ -4,7 +4,8 @@
  * lock, channel, spawn counter and thread slot, and the total), then each
  * body's code: pc, V when the pc is visible (a scheduling point of the
  * reduced search) or | inside an atomic block (part of the step of its
- * `atomic`), E when an end label names it, source line, instruction.
+ * `atomic`), E when an end label names it, source line, instruction; a
+ * `ret` also lists the pcs it may return to (the static walkers' view).
  * Output is deterministic; it reads the program only, never a state. */
 #include <inttypes.h>
 
@@ -67,7 +68,11 @@ static void dump_threads(const vm_program *p, FILE *out)
             fprintf(out, "thread %" PRIu32 ": %s", t, bd->name);
             if (bd->is_array) fprintf(out, "[%" PRIu32 "]", t - bd->first_tid);
         }
-        fprintf(out, "  (%" PRIu32 " register%s)\n", ts->nregs, ts->nregs == 1 ? "" : "s");
+        fprintf(out, "  (%" PRIu32 " register%s", ts->nregs, ts->nregs == 1 ? "" : "s");
+        if (ts->stack_off)
+            fprintf(out, ", return stack of %" PRIu32 " at +%" PRIu32 ": sp, pcs", ts->stack_cap,
+                    ts->stack_off);
+        fprintf(out, ")\n");
     }
 }
 
@@ -84,12 +89,18 @@ static void dump_body(const vm_body *b, FILE *out)
     fprintf(out, ", %" PRIu32 " register%s%s", b->nregs, b->nregs == 1 ? "" : "s",
             b->nregs ? ":" : "");
     for (uint32_t r = 0; r < b->nregs; r++) fprintf(out, " %s", b->regname[r]);
+    if (b->stack) fprintf(out, "; stack %" PRIu32, b->stack);
     fprintf(out, "\n     pc V E   line  instruction\n");
     for (uint32_t pc = 0; pc < b->ncode; pc++) {
         const vm_insn *in = &b->code[pc];
-        fprintf(out, "  %5" PRIu32 " %c %c %6d  %s\n", pc,
+        fprintf(out, "  %5" PRIu32 " %c %c %6d  %s", pc,
                 in->visible ? 'V' : in->in_block ? '|' : ' ',
                 in->end_label ? 'E' : ' ', (int)in->line, in->text);
+        unsigned nr;
+        const uint32_t *rs = vm_ret_sites(b, pc, &nr);
+        for (unsigned i = 0; i < nr; i++)
+            fprintf(out, "%s%" PRIu32, i ? ", " : "    ; returns to ", rs[i]);
+        fputc('\n', out);
     }
 }
 

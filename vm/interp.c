@@ -5,7 +5,8 @@
  * as a separate step, notify wakes one chosen waiter; with
  * p->spurious_wakeups a waiter may also re-acquire unwoken), FIFO channels kept
  * canonical (contents always start at slot 0), spawn slots allocated in spawn
- * order. The assembler has checked every operand; here only values computed
+ * order, subroutines on a per-thread return stack (call pushes pc + 1, ret
+ * pops and zeroes the entry; overflow and an empty stack are faults). The assembler has checked every operand; here only values computed
  * at run time (indexes, thread ids, lock ownership) are checked, and a model
  * fault is returned as VM_FAULT with the pc left on the faulting instruction.
  * Events go to the hook table; this file knows nothing of searches. */
@@ -150,6 +151,7 @@ static const bool vm_always_enabled[VM_OP_COUNT + 1] = {
     [VM_OP_jnz] = true, [VM_OP_assert] = true, [VM_OP_release] = true, [VM_OP_wait] = true,
     [VM_OP_notifyall] = true, [VM_OP_spawn] = true, [VM_OP_end] = true,
     [VM_OP_end_atomic] = true,
+    [VM_OP_call] = true, [VM_OP_ret] = true,
 };
 
 static uint64_t block_enabled(const vm_program *p, const uint8_t *s, const thr *th,
@@ -203,6 +205,7 @@ static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *t
     case VM_OP_load: case VM_OP_store: case VM_OP_jmp: case VM_OP_jz:
     case VM_OP_jnz: case VM_OP_assert: case VM_OP_release: case VM_OP_wait:
     case VM_OP_notifyall: case VM_OP_spawn: case VM_OP_end: case VM_OP_end_atomic:
+    case VM_OP_call: case VM_OP_ret:
     case VM_OP_COUNT:
         return 1;
     }
@@ -493,6 +496,29 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
             return VM_OK;
         }
         break;
+    }
+    case VM_OP_call: {
+        /* [sp:u8][return pc:u16 * cap]; the body's own depth is the limit */
+        uint32_t so = ts + th.sl->stack_off, sp = s[so];
+        assert(th.sl->stack_off && b->stack <= th.sl->stack_cap && "a body that calls has a stack");
+        if (sp >= b->stack)
+            return fault(f, VM_FAULT_STACK_OVERFLOW, tid, pc,
+                         "return stack overflow: call at depth %" PRIu32 " (stack %" PRIu32 ")",
+                         sp, b->stack);
+        vm_wr16(s, so + 1 + 2 * sp, pc + 1);
+        s[so] = (uint8_t)(sp + 1);
+        set_pc(s, ts, (uint32_t)in->obj);
+        return VM_OK;
+    }
+    case VM_OP_ret: {
+        uint32_t so = ts + th.sl->stack_off, sp = th.sl->stack_off ? s[so] : 0;
+        if (sp == 0)
+            return fault(f, VM_FAULT_STACK_EMPTY, tid, pc, "ret with an empty return stack");
+        uint32_t to = vm_rd16(s, so + 1 + 2 * (sp - 1));
+        vm_wr16(s, so + 1 + 2 * (sp - 1), 0); /* canonical: unused entries zero */
+        s[so] = (uint8_t)(sp - 1);
+        set_pc(s, ts, to);
+        return VM_OK;
     }
     case VM_OP_assert:
         if (operand(&th, s, &in->a) == 0)

@@ -310,7 +310,14 @@ uint32_t vm_mark_props(vm_program *p)
                 n += !in->visible;
                 in->visible = 1;
                 uint32_t succ[2], k = 0;
-                if (in->op == VM_OP_jmp) {
+                unsigned nr;
+                const uint32_t *rs = vm_ret_sites(b, x->b, &nr);
+                if (in->op == VM_OP_ret) { /* every pc it may return to */
+                    for (unsigned q = 0; q < nr; q++) {
+                        n += !b->code[rs[q]].visible;
+                        b->code[rs[q]].visible = 1;
+                    }
+                } else if (in->op == VM_OP_jmp || in->op == VM_OP_call) {
                     succ[k++] = (uint32_t)in->obj;
                 } else if (in->op == VM_OP_jz || in->op == VM_OP_jnz) {
                     succ[k++] = (uint32_t)in->obj;

@@ -30,6 +30,8 @@
 #define VM_MAX_PROC_MAX 255     /* spawn counters are one byte */
 #define VM_MAX_REGS 16          /* r0 .. r15 (named registers come on top) */
 #define VM_MAX_LOCK_DEPTH 65535 /* recursive acquire beyond this is a runtime error */
+#define VM_MAX_STACK 255        /* `stack N`: N in 1 .. 255 (the stack pointer is a byte) */
+#define VM_DEFAULT_STACK 8      /* return-stack depth of a body with a `call` and no `stack` */
 
 /* Operand formats (opcodes.def). r = destination register, a/b = values,
  * m = global (NAME or NAME[a]), k = lock, c = channel, p = proc, l = label,
@@ -169,7 +171,28 @@ typedef struct vm_body {
     uint32_t ncode;      /* includes the implicit trailing `end` */
     uint32_t nregs;      /* register slots this body uses */
     const char **regname;/* slot -> name as written ("r3", "left") */
+    uint32_t stack;      /* return-stack depth: 0 if the body has no `call`,
+                            else `stack N` or VM_DEFAULT_STACK */
+    /* Where each `ret` may return (a sound superset, for the static
+     * walkers): pc + 1 of every `call` to a subroutine from which the ret is
+     * reachable with that call's frame on top (vm_ret_sites()). CSR over
+     * the pcs: ret_pcs[ret_off[pc] .. ret_off[pc + 1]); both NULL when the
+     * body has no `call`. */
+    const uint32_t *ret_off;
+    const uint32_t *ret_pcs;
 } vm_body;
+
+/* The pcs the `ret` at pc of body b may return to; *n of them (0 for a pc
+ * that is not a reachable ret). */
+static inline const uint32_t *vm_ret_sites(const vm_body *b, uint32_t pc, unsigned *n)
+{
+    if (!b->ret_off) {
+        *n = 0;
+        return NULL;
+    }
+    *n = b->ret_off[pc + 1] - b->ret_off[pc];
+    return b->ret_pcs + b->ret_off[pc];
+}
 
 /* A proposition a model declares (`prop NAME = EXPR`, props.c), for
  * mcheck --ltl: EXPR as postfix code over volatile elements, lock owners,
@@ -199,9 +222,13 @@ typedef struct vm_prop {
  * chan c:    [len:u8][slot:i32 * cap]   (slots >= len are zero)
  * spawns:    [count:u8] per proc body, in body order (0 for threads)
  * thread t:  static (a `thread` instance):
- *              [status:u8][pc:u16][saved depth:u16, if the body has a wait][reg:i32*nregs]
+ *              [status:u8][pc:u16][saved depth:u16, if the body has a wait]
+ *              [sp:u8][return pc:u16 * stack, if the body has a call][reg:i32*nregs]
  *            spawn slot:
- *              [status:u8][pc:u16][body:u8][saved depth:u16][self:i32][reg:i32*nregs]
+ *              [status:u8][pc:u16][body:u8][saved depth:u16][self:i32]
+ *              [sp:u8][return pc:u16 * (the max stack of the procs), if a proc has a call]
+ *              [reg:i32*nregs]
+ *            Return-stack entries at sp and above are zero (canonical).
  *            A static thread's body and `self` never change, so they are in
  *            vm_thread_slot, not in the vector: every byte hashed and copied
  *            per transition is one that can differ between states.
@@ -221,6 +248,9 @@ typedef struct vm_thread_slot {
     uint32_t bytes;     /* of the slot */
     uint32_t depth_off; /* saved lock depth (u16), from the slot start; 0: none */
     uint32_t self_off;  /* `self` (i32), from the slot start; 0: static, in `self` */
+    uint32_t stack_off; /* return stack ([sp:u8][pc:u16 * stack_cap]), from the
+                           slot start; 0: no body it runs has a `call` */
+    uint32_t stack_cap; /* return-stack entries reserved */
     uint32_t regs_off;  /* register 0, from the slot start */
     int32_t self;       /* a static thread's instance index */
     bool loc_read;      /* a prop reads its location (vm_mark_props()): with
@@ -371,6 +401,8 @@ typedef enum vm_fault_kind {
     VM_FAULT_SPAWN_MAX,    /* spawn of a proc beyond its max instances */
     VM_FAULT_CHOOSE_EMPTY, /* choose from an empty range */
     VM_FAULT_JOIN_NO_THREAD, /* join of a thread id that does not exist */
+    VM_FAULT_STACK_OVERFLOW, /* call with the return stack full */
+    VM_FAULT_STACK_EMPTY,    /* ret with the return stack empty */
 } vm_fault_kind;
 
 typedef struct vm_fault {
@@ -435,11 +467,13 @@ vm_absval *vm_absregs(const vm_program *p, uint32_t body, vm_absval self, vm_abs
  * vm_absregs()). */
 vm_absval vm_absop(const vm_operand *o, const vm_absval *regs, vm_absval self, vm_absval tid);
 
-/* The pcs control may go to after the instruction at pc (at most 2;
- * returns how many), with its registers `regs`: a known jz/jnz operand
- * picks one way; `end` has none. */
+/* The pcs control may go to after the instruction at pc (returns how
+ * many), with its registers `regs`: a known jz/jnz operand picks one way;
+ * `end` has none; `call L` goes to L; `ret` to each of vm_ret_sites() (any
+ * number). *succ is set to the list: `buf` (at most 2 entries) or the body's
+ * return sites. */
 unsigned vm_abssucc(const vm_body *b, uint32_t pc, const vm_absval *regs, vm_absval self,
-                    vm_absval tid, uint32_t succ[2]);
+                    vm_absval tid, uint32_t buf[2], const uint32_t **succ);
 
 /* True if thread `tid` stands at a scheduling point of the reduced search:
  * not running (ended, unused, waiting, notified) or its pc is visible. */

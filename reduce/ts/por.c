@@ -177,8 +177,9 @@ static bool unit_pass(por *P, uint32_t ui, bool *nomem)
                 u = &P->units[ui];
                 or_into(tmp, P->units[c].fut, words);
             }
-            uint32_t succ[2];
-            unsigned ns = vm_abssucc(b, pc, r, u->self, u->tid, succ);
+            uint32_t sbuf[2];
+            const uint32_t *succ;
+            unsigned ns = vm_abssucc(b, pc, r, u->self, u->tid, sbuf, &succ);
             uint64_t *t = u->tail + (size_t)pc * words, *f = u->fut + (size_t)pc * words;
             for (unsigned i = 0; i < ns; i++) {
                 const uint64_t *fs = u->fut + (size_t)succ[i] * words;

@@ -41,8 +41,9 @@ static bool insn_back(const vm_body *b, uint32_t pc, const vm_absval *regs, vm_a
                       vm_absval tid)
 {
     if (b->code[pc].op == VM_OP_wait) return true;
-    uint32_t succ[2];
-    unsigned ns = vm_abssucc(b, pc, regs, self, tid, succ);
+    uint32_t sbuf[2];
+    const uint32_t *succ;
+    unsigned ns = vm_abssucc(b, pc, regs, self, tid, sbuf, &succ);
     for (unsigned i = 0; i < ns; i++)
         if (succ[i] <= pc) return true;
     return false;
@@ -71,8 +72,9 @@ bool por_cycle_tables(por *P)
             changed = false;
             for (uint32_t pc = b->ncode; pc-- > 0;) {
                 if (c[pc] & CYC_TAIL) continue;
-                uint32_t succ[2];
-                unsigned ns = vm_abssucc(b, pc, u->regs + pc * row, u->self, u->tid, succ);
+                uint32_t sbuf[2];
+                const uint32_t *succ;
+                unsigned ns = vm_abssucc(b, pc, u->regs + pc * row, u->self, u->tid, sbuf, &succ);
                 for (unsigned k = 0; k < ns; k++)
                     if (!b->code[succ[k]].visible && c[succ[k]] & (CYC_OWN | CYC_TAIL)) {
                         c[pc] |= CYC_TAIL;

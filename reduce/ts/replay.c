@@ -279,6 +279,9 @@ static bool fx_before(replay_ctx *rc, const uint8_t *s, trace_entry *e)
         }
         break;
     }
+    case VM_OP_call: case VM_OP_ret: /* the return-stack depth before it */
+        fx->old = sl->stack_off ? s[sl->offset + sl->stack_off] : 0;
+        break;
     case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_atomic: case VM_OP_end_atomic:
     case VM_OP_COUNT:
         break;
@@ -311,6 +314,12 @@ static void fx_after(const vm_program *p, const uint8_t *s, trace_entry *e)
         break;
     case VM_OP_acquire: case VM_OP_release: case VM_OP_wait:
         if (fx->obj >= 0) fx->val = (int32_t)lock_depth(p, s, (uint32_t)fx->obj);
+        break;
+    case VM_OP_call: /* the pc it returns to */
+        fx->val = (int32_t)e->pc + 1;
+        break;
+    case VM_OP_ret: /* the pc it returned to (the thread's pc now) */
+        fx->val = (int32_t)vm_tpc(p, s, e->tid);
         break;
     case VM_OP_nop: case VM_OP_jmp: case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
     case VM_OP_send: case VM_OP_join: case VM_OP_notify: case VM_OP_notifyall:

@@ -48,6 +48,10 @@ For each seed, gen_model writes a random disciplined model; then
     blocks over a volatile, a decrement guarded by `assume`, a critical
     section inside a block, an `assume` that blocks for good), through
     every check here, refcheck's counts and --por's included;
+  * every third seed (--calls-every, seeds 1, 4, 7, ...) has subroutines
+    (gen_model --calls: `call`/`ret` from several sites, nested now and
+    then), for the static walkers that must follow a `ret` to its return
+    sites (--por's tables, the canonicalization's futures);
   * on every third seed whose model waits (--spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
@@ -77,6 +81,7 @@ For each seed, gen_model writes a random disciplined model; then
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
                        [--spurious-every K] [--spawns-every K] [--waiters-every K]
+                       [--calls-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
@@ -101,7 +106,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
 from checks import (ATOMIC_COVERAGE, constructs, coverage_report, need_refcheck,  # noqa: E402
                     parse_seed_args, report_diff, seed_parser, show_model, too_many_skips)
-from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
+from mcheck_test import add_calls_every, add_spawns_every, calls_opt, spawns_opt  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
@@ -303,7 +308,8 @@ def atomic_opt(opts, seed):
 
 def gen_opts(opts, seed):
     """The generator's options for a seed."""
-    return spawns_opt(opts, seed) + waiters_opt(opts, seed) + atomic_opt(opts, seed)
+    return (spawns_opt(opts, seed) + waiters_opt(opts, seed) + atomic_opt(opts, seed)
+            + calls_opt(opts, seed))
 
 
 def check_seed(opts, seed):
@@ -527,6 +533,8 @@ def check_seed(opts, seed):
             info += ", waiters"
         if atomic_opt(opts, seed):
             info += ", atomic"
+        if calls_opt(opts, seed):
+            info += ", calls"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -545,10 +553,11 @@ def main():
     ap.add_argument("--atomic-every", type=int, default=3, metavar="K",
                     help="every K-th seed's model has atomic blocks and assume (gen_model "
                          "--atomic; default 3; 0: never)")
+    add_calls_every(ap)
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = spur = spawned = waiting = atomics = 0
+    passed = failed = skipped = refs = spur = spawned = waiting = atomics = calling = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -570,6 +579,8 @@ def main():
                 waiting += 1
             if atomic_opt(opts, seed):
                 atomics += 1
+            if calls_opt(opts, seed):
+                calling += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -592,7 +603,8 @@ def main():
             show_model(text, seed, opts.keep)
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
-          f"{waiting} monitor-heavy (--waiters); {atomics} with atomic blocks (--atomic))")
+          f"{waiting} monitor-heavy (--waiters); {atomics} with atomic blocks (--atomic); "
+          f"{calling} with subroutines (--calls))")
     if opts.count >= 200 and opts.spurious_every > 0 and not spur:
         print("FAIL no model was searched with --spurious-wakeups")
         failed += 1
@@ -601,6 +613,9 @@ def main():
         failed += 1
     if opts.count >= 200 and opts.waiters_every > 0 and not waiting:
         print("FAIL no model was monitor-heavy (gen_model --waiters)")
+        failed += 1
+    if opts.count >= 200 and opts.calls_every > 0 and not calling:
+        print("FAIL no model had subroutines (gen_model --calls)")
         failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:

@@ -106,7 +106,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from checks import (COVERAGE_UNDISC, SANITIZER, check, constructs, coverage_report, finish,  # noqa: E402
                     need_refcheck, parse_seed_args, seed_parser, show_model, too_many_skips)
-from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
+from mcheck_test import add_calls_every, add_spawns_every, calls_opt, spawns_opt  # noqa: E402
 
 CASES = os.path.join(HERE, "theorem9_cases")
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -450,7 +450,8 @@ def check_model(opts, model, tag, stats):
 def check_seed(opts, seed):
     stats = collections.Counter()
     gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size, "--undisciplined"]
-                         + spawns_opt(opts, seed), capture_output=True, text=True)
+                         + spawns_opt(opts, seed) + calls_opt(opts, seed),
+                         capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
         return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, "", stats
@@ -460,6 +461,7 @@ def check_seed(opts, seed):
             f.write(text)
         status, problems, info = check_model(opts, model, seed, stats)
     stats["spawns"] += bool(spawns_opt(opts, seed))
+    stats["calls"] += bool(calls_opt(opts, seed))
     return status, problems, text, info, stats
 
 
@@ -509,6 +511,7 @@ def main():
                          "such case, also search with --race=off and eraser (default 3; "
                          "0: never)")
     add_spawns_every(ap)
+    add_calls_every(ap)
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/differential/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)
@@ -552,7 +555,7 @@ def main():
                     print(f"  {p}")
                 if seed is not None:
                     print(f"  reproduce: {opts.gen_model} {seed} --size {opts.size} "
-                          f"--undisciplined{''.join(' ' + a for a in spawns_opt(opts, seed))} "
+                          f"--undisciplined{''.join(' ' + a for a in spawns_opt(opts, seed) + calls_opt(opts, seed))} "
                           f"> seed{seed}.bc && "
                           f"{opts.mcheck} --race=ld --store=exact --all-errors --reduce=none "
                           f"seed{seed}.bc && "
@@ -566,11 +569,14 @@ def main():
           f"violation instead of lock_discipline; {skipped} skipped; {stats['race modes']} "
           f"models with unshared variables also under --race=off and eraser, "
           f"{stats['unshared off']} with an unshared violation under --race=off; "
-          f"{stats['spawns']} spawn-heavy (--spawns))")
+          f"{stats['spawns']} spawn-heavy (--spawns), {stats['calls']} with subroutines "
+          f"(--calls))")
     if opts.count >= 200:
         check(stats["unshared off"] > 0, "some model has an unshared violation under --race=off")
         check(opts.spawns_every <= 0 or stats["spawns"] > 0,
               "some model is spawn-heavy (gen_model --spawns)")
+        check(opts.calls_every <= 0 or stats["calls"] > 0,
+              "some model has subroutines (gen_model --calls)")
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     check(many is None, (many or "")[5:])
     gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined",

@@ -3,6 +3,7 @@ and reports, the closing line "N passed, N failed", and the pattern of a
 sanitizer report. Import it from tests/ (tests/fuzz adds its parent to
 sys.path)."""
 import argparse
+import collections
 import json
 import os
 import re
@@ -138,7 +139,7 @@ def show_model(text, seed, keep):
 # a construct): which constructs a model text uses, read from the text itself
 # so that a generator that stops writing one shows up as a gap.
 OPS = ("add sub mul div mod and or xor shl shr eq ne lt le gt ge not neg choose assert "
-       "acquire release wait notify notifyall send recv spawn join end").split()
+       "acquire release wait notify notifyall send recv spawn join end call ret").split()
 
 
 def _bodies(text):
@@ -267,6 +268,25 @@ def constructs(text):
         got.add("forever loop")
     if re.search(r"^const\s", text, re.M):
         got.add("const")
+    # subroutines (gen_model --calls): a label called from two sites of a
+    # body, a call inside a subroutine (nesting), `stack N`
+    for kind, name, count, lines in bodies:
+        targets = collections.Counter(ln.split()[1] for ln in lines
+                                      if ln.split()[:1] == ["call"] and len(ln.split()) > 1)
+        if any(n >= 2 for n in targets.values()):
+            got.add("subroutine called from two sites")
+        if lines and lines[0].split()[:1] == ["stack"]:
+            got.add("stack N")
+    sub = None  # the subroutine being read (a label `fnK:` up to its `ret`)
+    for ln in text.splitlines():
+        code = ln.split(";")[0].strip()
+        m = re.match(r"(fn\d+):", code)
+        if m:
+            sub = m.group(1)
+        elif code == "ret":
+            sub = None
+        elif sub and re.match(r"call\s+\w+", code):
+            got.add("nested call")
     if re.search(r"^\s*\w+ [^;\n]*; touched by a second body", text, re.M):
         got.add("unshared touched by a second body")
     return got
@@ -279,7 +299,8 @@ COVERAGE = sorted(["op " + o for o in OPS] + [
     "channel capacity > 2", "recursive acquire", "wait at depth 2", "wait/notify chain",
     "volatile", "unshared", "init main", "init T (a thread)", "lock array", "end label", "const",
     "comma list", "size expression", "const expression", "const declared after its use",
-    "expression operand", "forever loop", "spawns by two threads", "spawn id tested"])
+    "expression operand", "forever loop", "spawns by two threads", "spawn id tested",
+    "subroutine called from two sites", "nested call", "stack N"])
 # constructs only the --atomic models have (tests/differential/differential.py)
 ATOMIC_COVERAGE = ["atomic block", "guarded atomic block", "op assume"]
 # constructs only the --undisciplined models have (tests/differential/theorem9.py)

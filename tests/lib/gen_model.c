@@ -3,7 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
- *             [--waiters] [--handoff] [--atomic]
+ *             [--waiters] [--handoff] [--atomic] [--calls]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -88,6 +88,16 @@
  * may still differ). Not with --undisciplined. Without the option no extra
  * random number is drawn.
  *
+ * With --calls (tests/differential/differential.py and theorem9.py on a share
+ * of their seeds) a body now and then has one or two subroutines (fn0, fn1),
+ * written after its code and an `end`, each a piece or two (critical
+ * sections, volatile traffic, a racy access with --undisciplined) and `ret`,
+ * called from two or more sites of the body (a piece of the body becomes a
+ * call now and then; fn0 may call fn1), sometimes with `stack N` as the
+ * body's first line: what a static walker that misses a `ret`'s return sites
+ * gets wrong (tests/mutate.py's ret-no-successors). Without the option no
+ * extra random number is drawn.
+ *
  * With --undisciplined (tests/differential/theorem9.py, Stoller's Theorem 9) the model
  * breaks LD' now and then, at a rate drawn per model: accesses without the
  * guard or under another lock (maybe only on one branch of a choose or of a
@@ -131,7 +141,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns] [--waiters] [--handoff] [--atomic]\n");
+                    " [--spawns] [--waiters] [--handoff] [--atomic] [--calls]\n");
     return 2;
 }
 
@@ -141,6 +151,7 @@ int main(int argc, char **argv)
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
     bool undisc = false, vol = false, sp = false, wt = false, ho = false, at = false;
+    bool calls = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
@@ -154,6 +165,8 @@ int main(int argc, char **argv)
             ho = true;
         } else if (!strcmp(argv[i], "--atomic")) {
             at = true;
+        } else if (!strcmp(argv[i], "--calls")) {
+            calls = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
@@ -194,6 +207,7 @@ int main(int argc, char **argv)
         g.wt = wt;
         g.ho = ho;
         g.at = at;
+        g.calls = calls;
         g.hrng = seed * 0xd1b54a32d192ed03ull + 0x4a0d0ffull;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;

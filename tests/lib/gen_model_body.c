@@ -616,6 +616,40 @@ static void handoff_out(gen *g, int b, const int *val)
     }
 }
 
+/* --calls: subroutines fn0 (, fn1) of the body, called from several sites
+ * (fn0 now and then calls fn1: nesting); registers are not saved, and a
+ * piece inside uses only its own scratch registers. */
+typedef struct subs {
+    int n;           /* subroutines (0: none in this body) */
+    bool nested;     /* fn0 calls fn1 */
+    int ncalls[2];   /* call sites of each */
+    double mult[2];  /* the iterations around its call sites, summed */
+} subs;
+
+static void call_site(gen *g, subs *su, int k)
+{
+    EMIT("    call fn%d\n", k);
+    su->ncalls[k]++;
+    su->mult[k] += g->mult;
+}
+
+/* After the body's own code: each subroutine, a piece or two and `ret`. */
+static void emit_subs(gen *g, subs *su)
+{
+    EMIT("    end\n");
+    if (su->nested) su->mult[1] += su->mult[0];
+    for (int k = 0; k < su->n; k++) {
+        EMIT("fn%d:\n", k);
+        g->mult = su->mult[k];
+        g->nh = 0;
+        piece(g, 1);
+        if (k == 0 && su->nested) EMIT("    call fn1\n");
+        if (chance(g, 40)) piece(g, 2);
+        EMIT("    ret\n");
+    }
+    g->mult = 1;
+}
+
 void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -628,6 +662,13 @@ void gen_body(gen *g, int b, bool hazard_here)
     g->nh = 0;
     g->loopdepth = 0;
     g->mult = 1;
+    subs su = {0};
+    if (g->calls && chance(g, 70)) { /* --calls */
+        su.n = between(g, 1, 2);
+        su.nested = su.n == 2 && chance(g, 50);
+        su.ncalls[1] = su.nested;
+        if (chance(g, 40)) EMIT("    stack %d\n", between(g, 2, 4)); /* the first line */
+    }
 
     for (int i = 0; i < g->nmons; i++) {
         if (g->mons[i].waiter == b) t[n++] = (task){R_WAIT, i};
@@ -713,6 +754,7 @@ void gen_body(gen *g, int b, bool hazard_here)
     int nkids = emit_spawns(g, b);
     if (g->sp) emit_kid_checks(g, nkids);
     if (g->ho) handoff_racy(g, b, hval);
+    if (su.n && chance(g, 50)) call_site(g, &su, rnd(g, su.n));
 
     /* a counted loop around part of the body (a visible operation may or may
      * not be inside: the count bounds it either way) */
@@ -728,7 +770,10 @@ void gen_body(gen *g, int b, bool hazard_here)
             g->loopdepth++;
             g->mult *= iters;
         }
-        emit_task(g, &t[i]);
+        if (su.n && t[i].r == R_PIECE && chance(g, 50))
+            call_site(g, &su, rnd(g, su.n)); /* the piece is a call */
+        else
+            emit_task(g, &t[i]);
         if (i + 1 == loop_to && iters) {
             EMIT("    add r6, r6, 1\n    lt r0, r6, %s\n    jnz r0, Ltop\n", ex(g, iters));
             g->mult /= iters;
@@ -736,6 +781,8 @@ void gen_body(gen *g, int b, bool hazard_here)
             g->loopdepth--;
         }
     }
+    for (int k = 0; k < su.n; k++) /* every subroutine from two sites at least */
+        while (su.ncalls[k] < 2) call_site(g, &su, k);
 
     if (nkids) {
         for (int i = 0; i < nkids; i++) {
@@ -772,4 +819,5 @@ void gen_body(gen *g, int b, bool hazard_here)
     } else if (chance(g, 20)) {
         EMIT("    end\n");
     }
+    if (su.n) emit_subs(g, &su);
 }

@@ -116,6 +116,7 @@ typedef struct gen {
     int sig;              /* --waiters: the body that only notifies (the last) */
     bool ho;              /* --handoff: data handed over by spawn and join */
     bool at;              /* --atomic: atomic blocks and assume (issue 30) */
+    bool calls;           /* --calls: subroutines called from several sites */
     uint64_t hrng;        /* --handoff's own generator (hrnd()) */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */

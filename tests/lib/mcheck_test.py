@@ -39,6 +39,20 @@ def spawns_opt(opts, seed):
     return ["--spawns"] if opts.spawns_every > 0 and seed % opts.spawns_every == 0 else []
 
 
+def add_calls_every(ap):
+    """The --calls-every K option: every K-th seed's model has subroutines."""
+    ap.add_argument("--calls-every", type=int, default=3, metavar="K",
+                    help="every K-th seed's model has subroutines called from several sites "
+                         "(gen_model --calls; default 3; 0: never)")
+
+
+def calls_opt(opts, seed):
+    """['--calls'] on every --calls-every-th seed (seed % K == 1, so that it
+    is not always a spawn-heavy or monitor-heavy one), else []."""
+    k = getattr(opts, "calls_every", 0)
+    return ["--calls"] if k > 0 and seed % k == 1 % k else []
+
+
 def random_seed_args(doc, spawns_what="model is"):
     """The command line of test_stateless.py and test_races.py: checks'
     seed_parser, --models (default the bundled ones) and --spawns-every."""

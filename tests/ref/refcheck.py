@@ -10,14 +10,15 @@ including those leading to already-seen states) and the verdict.
 It exists to cross-check mcheck: it shares no code with it and is written for
 clarity, not speed (a few hundred thousand states a minute). It covers
 LANGUAGE.md: every instruction, all declaration forms with comma lists,
-constant expressions, `init T`, end labels, the `unshared` check (always), and
-`--spurious-wakeups`. It does NOT implement the lock discipline detectors
+constant expressions, `init T`, end labels, the `unshared` check (always),
+`call L` / `ret` with `stack N`, and `--spurious-wakeups`. It does NOT implement the lock discipline detectors
 unless asked (`--ld`, a plain LD' check whose metadata then becomes part of the
 state, which changes the counts).
 
 State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
 spawn counters per proc, threads (status, body, pc, self, registers, saved
-depth), detector metadata (unshared owners; LD' with --ld). An ended thread
+depth, return stack: the pcs `ret` goes back to, as a tuple, so unused entries
+do not exist), detector metadata (unshared owners; LD' with --ld). An ended thread
 has status ENDED, pc 0, registers and saved depth 0 (and self 0 for a spawned
 instance); it keeps its body (and a static one its
 self). An error state counts as a stored state and has
@@ -434,6 +435,8 @@ def decode_body(P, b, cint):
     pend_labels = []
     regnames = {f"r{i}": i for i in range(16)}
     nreg = 16
+    stack_depth = None
+    first_stmt = True
     for lineno, line in b["lines"]:
         while True:
             m = re.match(r"(" + IDENT + r")\s*:(?!:)\s*(.*)$", line)
@@ -445,9 +448,18 @@ def decode_body(P, b, cint):
             pend_labels.append(m.group(1))
             line = m.group(2).strip()
         if not line:
+            first_stmt = False
             continue
         mm = re.match(r"(\S+)\s*(.*)$", line)
         op, rest = mm.group(1), mm.group(2)
+        was_first, first_stmt = first_stmt, False
+        if op == "stack":  # `stack N`: only as the body's first line, no label
+            if not was_first or pend_labels:
+                raise AsmError(f"{lineno}: 'stack' not the first line of the body")
+            stack_depth = cint(rest.strip())
+            if not 1 <= stack_depth <= 255:
+                raise AsmError(f"{lineno}: stack depth {stack_depth} out of range")
+            continue
         if op == "reg":
             for n in split_operands(rest):
                 if not re.fullmatch(IDENT, n) or n in regnames:
@@ -464,6 +476,8 @@ def decode_body(P, b, cint):
         labels[l] = len(insns)
     insns.append(dict(op="end", args=[], line=0, labels=pend_labels, text="end (implicit)"))
     b["nreg"] = nreg
+    has_call = any(i["op"] == "call" for i in insns)
+    b["stack"] = (stack_depth or 8) if has_call else 0
 
     def val(tok):
         if tok in regnames:
@@ -536,9 +550,11 @@ def decode_body(P, b, cint):
         elif op == "store":
             need(2)
             d.update(mem=mem(a[0]), a=val(a[1]))
-        elif op == "jmp":
+        elif op in ("jmp", "call"):
             need(1)
             d.update(target=label(a[0]))
+        elif op == "ret":
+            need(0)
         elif op in ("jz", "jnz"):
             need(2)
             d.update(a=val(a[0]), target=label(a[1]))
@@ -588,12 +604,53 @@ def decode_body(P, b, cint):
             start = None
         if d["in_block"]:
             d["visible"] = False
+            if d["op"] in ("call", "ret"):
+                raise AsmError(f"line {d['line']}: a subroutine call or return inside an atomic block")
             if d["op"] in ("jmp", "jz", "jnz") and not (
                     code[pc]["target"] > max(i for i in range(pc) if code[i]["op"] == "atomic")):
                 raise AsmError(f"line {d['line']}: a jump out of an atomic block")
     if start is not None:
         raise AsmError(f"line {code[start]['line']}: atomic without end_atomic")
     b["code"] = code
+    b["ret_to"] = return_sites(code)
+
+
+def return_sites(code):
+    """For each pc of a `ret`: the sorted pcs it may return to. A ret belongs
+    to the subroutine at L if a path from L reaches it on which every call
+    inside is stepped over (it returns) and no other ret comes first; it may
+    return after every `call L`. A ret of no subroutine is an assembly error
+    (it could only run with an empty stack)."""
+    owners = {}
+    for entry in sorted({i["target"] for i in code if i["op"] == "call"}):
+        seen, todo = {entry}, [entry]
+        while todo:
+            pc = todo.pop()
+            i = code[pc]
+            if i["op"] == "ret":
+                owners.setdefault(pc, set()).add(entry)
+                continue
+            if i["op"] == "end":
+                nxt = []
+            elif i["op"] == "jmp":
+                nxt = [i["target"]]
+            elif i["op"] in ("jz", "jnz"):
+                nxt = [i["target"], pc + 1]
+            else:
+                nxt = [pc + 1]
+            for q in nxt:
+                if q < len(code) and q not in seen:
+                    seen.add(q)
+                    todo.append(q)
+    ret_to = {}
+    for pc, i in enumerate(code):
+        if i["op"] != "ret":
+            continue
+        if pc not in owners:
+            raise AsmError(f"line {i['line']}: 'ret' that no 'call' reaches")
+        ret_to[pc] = sorted(k + 1 for k, c in enumerate(code)
+                            if c["op"] == "call" and c["target"] in owners[pc])
+    return ret_to
 
 
 # ------------------------------------------------------------ interpreter
@@ -612,13 +669,14 @@ class Machine:
         self.lk = [list(x) for x in lk]  # [owner, depth, waitset(frozenset)]
         self.ch = [list(x) for x in ch]
         self.sp = list(sp)
-        self.th = [list(t[:4]) + [list(t[4]), t[5]] for t in th]  # status, body, pc, self, regs, saved
+        # status, body, pc, self, regs, saved depth, return stack (pcs, bottom first)
+        self.th = [list(t[:4]) + [list(t[4]), t[5], list(t[6])] for t in th]
         self.ld = list(ld) if ld is not None else None
 
     def freeze(self):
         return (tuple(self.g), tuple((o, d, w) for o, d, w in self.lk),
                 tuple(tuple(c) for c in self.ch), tuple(self.sp),
-                tuple((t[0], t[1], t[2], t[3], tuple(t[4]), t[5]) for t in self.th),
+                tuple((t[0], t[1], t[2], t[3], tuple(t[4]), t[5], tuple(t[6])) for t in self.th),
                 tuple(self.ld) if self.ld is not None else None)
 
 
@@ -631,9 +689,9 @@ def initial_state(P, ld):
     for t in range(P.nthreads):
         if t < P.nstatic:
             bi, k = P.threads[t]
-            th.append((RUNNING, bi, 0, k, tuple([0] * P.bodies[bi]["nreg"]), 0))
+            th.append((RUNNING, bi, 0, k, tuple([0] * P.bodies[bi]["nreg"]), 0, ()))
         else:
-            th.append((UNUSED, -1, 0, 0, (), 0))
+            th.append((UNUSED, -1, 0, 0, (), 0, ()))
     # per element: ("virgin",), ("init",), ("checked", lockset, written) for
     # shared elements (only with --ld), ("unsh", owner) for every element of
     # an unshared variable once a thread touched it (always checked)
@@ -741,8 +799,10 @@ def future_sets(P):
                     acc[0] |= c[0] | c[2]
                     acc[1] |= c[1] | c[3]
                 succ = []
-                if op == "jmp":
+                if op in ("jmp", "call"):  # after a call: through its ret
                     succ = [ins["target"]]
+                elif op == "ret":
+                    succ = b["ret_to"][pc]
                 elif op in ("jz", "jnz"):
                     succ = [pc + 1, ins["target"]]
                 elif op != "end":
@@ -949,6 +1009,15 @@ def step(m, t, choice):
         m.g[e] = value(m, t, ins["a"])
     elif op == "jmp":
         nxt = ins["target"]
+    elif op == "call":
+        if len(th[6]) >= body["stack"]:
+            raise Fault("runtime_error", f"return stack overflow (stack {body['stack']})")
+        th[6].append(th[2] + 1)
+        nxt = ins["target"]
+    elif op == "ret":
+        if not th[6]:
+            raise Fault("runtime_error", "ret with an empty return stack")
+        nxt = th[6].pop()
     elif op == "jz":
         if value(m, t, ins["a"]) == 0:
             nxt = ins["target"]
@@ -1008,7 +1077,7 @@ def step(m, t, choice):
             raise Fault("runtime_error", f"spawn beyond max for proc {P.bodies[pb]['name']}")
         nt = P.nstatic + sum(m.sp)
         m.sp[pi] += 1
-        m.th[nt] = [RUNNING, pb, 0, value(m, t, ins["a"]), [0] * P.bodies[pb]["nreg"], 0]
+        m.th[nt] = [RUNNING, pb, 0, value(m, t, ins["a"]), [0] * P.bodies[pb]["nreg"], 0, []]
         regs[ins["rd"]] = nt
     elif op == "join":
         j = value(m, t, ins["a"])
@@ -1019,6 +1088,7 @@ def step(m, t, choice):
         th[2] = 0
         th[4] = [0] * len(regs)
         th[5] = 0
+        th[6] = []
         if body["proc"]:
             th[3] = 0  # a spawned instance's self is cleared too
         return

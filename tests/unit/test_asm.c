@@ -381,6 +381,7 @@ int main(void)
     TEST_RUN(test_error_format);
     TEST_RUN(test_errors_instructions);
     TEST_RUN(test_atomic_blocks);
+    TEST_RUN(test_errors_calls);
     TEST_RUN(test_errors_labels_and_names);
     TEST_RUN(test_errors_declarations);
     TEST_RUN(test_errors_lexical);

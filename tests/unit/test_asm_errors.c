@@ -512,6 +512,8 @@ void test_atomic_blocks(void)
     EXPECT_ERROR("thread t\n  atomic\n  end\n  end_atomic\n",
                  "t.bc:3:3: error: 'end' inside an atomic block (the thread would end holding it)");
     EXPECT_ERROR("thread t\n  atomic\n  atomic\n  end_atomic\n", "t.bc:3:3: error: atomic blocks do not nest");
+    EXPECT_ERROR("thread t\n  atomic\n  call f\n  end_atomic\n  end\nf:\n  ret\n",
+                 "t.bc:3:3: error: a subroutine call or return inside an atomic block (control would leave it)");
     EXPECT_ERROR("thread t\n  atomic\n  nop\n", "t.bc:2:3: error: 'atomic' without 'end_atomic'");
     EXPECT_ERROR("thread t\n  nop\n  end_atomic\n", "t.bc:3:3: error: 'end_atomic' without 'atomic'");
     EXPECT_ERROR("thread t\n  atomic\n  jmp out\n  end_atomic\nout:\n  nop\n",
@@ -527,5 +529,41 @@ void test_atomic_blocks(void)
     r = run("volatile v\nthread t\n  atomic\nagain:\n  load r0, v\n  jz r0, out\n  sub r0, r0, 1\n"
             "  store v, r0\n  jmp again\nout:\n  end_atomic\n");
     CHECK(r.p != NULL);
+    done(&r);
+}
+
+/* Subroutines: `call` to an undefined label, `stack N` not first or out of
+ * range, a `ret` no `call` reaches (statically: it always finds the stack
+ * empty). */
+void test_errors_calls(void)
+{
+    EXPECT_ERROR("thread main\n  call nowhere\n", "t.bc:2:8: error: undefined label 'nowhere'");
+    EXPECT_ERROR("thread main\n  nop\n  stack 2\n",
+                 "t.bc:3:3: error: 'stack' must be the first line of the body of 'main'");
+    EXPECT_ERROR("thread main\n  reg a\n  stack 2\n",
+                 "t.bc:3:3: error: 'stack' must be the first line of the body of 'main'");
+    EXPECT_ERROR("thread main\n  stack 0\n  call s\ns: ret\n",
+                 "t.bc:2:9: error: stack depth 0 out of range (1 .. 255)");
+    EXPECT_ERROR("thread main\n  stack 256\n", "t.bc:2:9: error: stack depth 256 out of range");
+    EXPECT_ERROR("thread main\n  stack\n", "t.bc:2:8: error: expected a stack depth, got end of line");
+    EXPECT_ERROR("thread main\n  stack 2, 3\n", "t.bc:2:10: error: expected end of line, got ','");
+    EXPECT_ERROR("thread main\nl: stack 2\n", "t.bc:2:1: error: a 'stack' line cannot have a label");
+    EXPECT_ERROR("thread main\n  nop\n  ret\n",
+                 "t.bc:3:3: error: 'ret' in a body without a 'call'");
+    EXPECT_ERROR("thread main\n  call s\n  end\n  ret\ns:\n  ret\n",
+                 "t.bc:4:3: error: 'ret' that no 'call' reaches");
+    EXPECT_ERROR("stack 2\nthread main\n", "t.bc:1:1: error: expected a declaration");
+    /* a subroutine of another body is not visible: labels are per body */
+    EXPECT_ERROR("thread a\ns:\n  ret\nthread b\n  call s\n",
+                 "t.bc:3:3: error: 'ret' in a body without a 'call'");
+    /* a const depth; `stack N` in a body without a call reserves nothing */
+    result r = run("const D = 3\nthread main\n  stack D\n  call s\ns:\n  ret\n"
+                   "thread other\n  stack 4\n  nop\n");
+    CHECK(r.p != NULL);
+    if (r.p) {
+        CHECK_EQ_INT(r.p->bodies[0].stack, 3);
+        CHECK_EQ_INT(r.p->bodies[1].stack, 0);
+        CHECK_EQ_INT(r.p->threads[1].stack_off, 0);
+    }
     done(&r);
 }

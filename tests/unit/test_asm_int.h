@@ -99,6 +99,7 @@ void test_make_volatile(void);
 void test_error_format(void);
 void test_errors_instructions(void);
 void test_atomic_blocks(void);
+void test_errors_calls(void);
 void test_errors_labels_and_names(void);
 void test_errors_declarations(void);
 void test_errors_lexical(void);

@@ -1,6 +1,7 @@
 /* test_interp.c: the semantics of each instruction on a state vector:
  * wrap-around arithmetic, runtime errors, every monitor rule, channels,
- * spawn/join, end, choose, hooks, valid ends and blocked-thread reports.
+ * spawn/join, end, choose, hooks, valid ends and blocked-thread reports,
+ * call/ret and the return stack.
  * Programs are assembled from text; steps are driven by hand. */
 #include <stdlib.h>
 #include <string.h>
@@ -473,6 +474,75 @@ static void lock_depth_overflow_is_an_error(void)
     unload(&f);
 }
 
+/* call pushes pc + 1 and jumps; ret pops it and zeroes the entry, so the
+ * stack stays canonical; `end` clears it with the registers. */
+static void call_ret_and_the_return_stack(void)
+{
+    fixture f = load("thread t\n"
+                     "  call s\n"      /* 0 */
+                     "  call s\n"      /* 1 */
+                     "  end\n"         /* 2 */
+                     "s:\n  add r0, r0, 1\n" /* 3 */
+                     "  ret\n");        /* 4 */
+    if (!f.p) return;
+    const vm_thread_slot *sl = &f.p->threads[0];
+    uint32_t so = sl->offset + sl->stack_off;
+    vm_fault flt;
+    CHECK(sl->stack_off != 0);
+    CHECK_EQ_INT(sl->stack_cap, VM_DEFAULT_STACK);
+    CHECK_EQ_INT(f.p->bodies[0].stack, VM_DEFAULT_STACK);
+    CHECK_EQ_INT(steps(&f, 0, 1, &flt), VM_OK);
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 0), 3);
+    CHECK_EQ_INT(f.s[so], 1);
+    CHECK_EQ_INT(vm_rd16(f.s, so + 1), 1);
+    CHECK_EQ_INT(steps(&f, 0, 2, &flt), VM_OK); /* add, ret */
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 0), 1);
+    CHECK_EQ_INT(f.s[so], 0);
+    CHECK_EQ_INT(vm_rd16(f.s, so + 1), 0);      /* canonical: unused entries zero */
+    CHECK_EQ_INT(steps(&f, 0, 3, &flt), VM_OK); /* call, add, ret */
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 0), 2);
+    CHECK_EQ_INT(reg(&f, 0, 0), 2);
+    unsigned n;
+    const uint32_t *rs = vm_ret_sites(&f.p->bodies[0], 4, &n);
+    CHECK_EQ_INT(n, 2);
+    CHECK(n == 2 && rs[0] == 1 && rs[1] == 2);
+    CHECK_EQ_INT(steps(&f, 0, 1, &flt), VM_OK); /* end */
+    CHECK(memcmp(f.s + sl->offset + VM_TS_PC, f.p->init_state + sl->offset + VM_TS_PC,
+                 sl->bytes - VM_TS_PC) == 0);
+    unload(&f);
+}
+
+static void return_stack_errors(void)
+{
+    fixture f = load("thread t\n  stack 2\n  call s\ns:\n  call s\n");
+    if (!f.p) return;
+    vm_fault flt = {0};
+    CHECK_EQ_INT(f.p->threads[0].stack_cap, 2);
+    CHECK_EQ_INT(steps(&f, 0, 5, &flt), VM_FAULT);
+    CHECK_EQ_INT(flt.kind, VM_FAULT_STACK_OVERFLOW);
+    CHECK_EQ_INT(flt.pc, 1);
+    CHECK_CONTAINS(flt.msg, "return stack overflow");
+    unload(&f);
+    f = load("thread t\n  call s\ns:\n  ret\n");
+    if (!f.p) return;
+    CHECK_EQ_INT(steps(&f, 0, 5, &flt), VM_FAULT); /* call, ret, ret */
+    CHECK_EQ_INT(flt.kind, VM_FAULT_STACK_EMPTY);
+    CHECK_EQ_INT(flt.pc, 1);
+    CHECK_CONTAINS(flt.msg, "empty return stack");
+    unload(&f);
+    /* spawn slots: the deepest proc's stack; a proc's own depth is its limit */
+    f = load("proc a max 1\n  stack 1\n  call s\ns:\n  call s\n"
+             "proc b max 1\n  stack 5\n  call s\ns:\n  ret\n"
+             "thread m\n  spawn r0, a, 0\n");
+    if (!f.p) return;
+    CHECK_EQ_INT(f.p->threads[1].stack_cap, 5);
+    CHECK_EQ_INT(f.p->threads[0].stack_off, 0); /* m has no call: no stack */
+    CHECK_EQ_INT(steps(&f, 0, 1, &flt), VM_OK);
+    CHECK_EQ_INT(steps(&f, 1, 3, &flt), VM_FAULT);
+    CHECK_EQ_INT(flt.kind, VM_FAULT_STACK_OVERFLOW);
+    unload(&f);
+}
+
 int main(void)
 {
     TEST_RUN(arithmetic_wraps);
@@ -488,5 +558,7 @@ int main(void)
     TEST_RUN(hooks_report_events);
     TEST_RUN(end_labels_make_valid_ends);
     TEST_RUN(lock_depth_overflow_is_an_error);
+    TEST_RUN(call_ret_and_the_return_stack);
+    TEST_RUN(return_stack_errors);
     return test_finish();
 }

@@ -56,6 +56,10 @@ bool model_loops(const vm_program *p)
             const vm_insn *in = &p->bodies[b].code[pc];
             enum vm_format f = vm_ops[in->op].format;
             if ((f == VM_FMT_L || f == VM_FMT_AL) && (uint32_t)in->obj <= pc) return true;
+            unsigned nr; /* a ret back to a call before it (a subroutine called in a loop) */
+            const uint32_t *rs = vm_ret_sites(&p->bodies[b], pc, &nr);
+            for (unsigned i = 0; i < nr; i++)
+                if (rs[i] <= pc) return true;
         }
     return false;
 }

@@ -150,10 +150,11 @@ static bool reaches_access(const vm_body *b, uint32_t from, uint32_t var)
         todo[n++] = from;
     }
     while (n && !found) {
-        uint32_t pc = todo[--n], succ[2];
+        uint32_t pc = todo[--n], sbuf[2];
+        const uint32_t *succ;
         const vm_insn *in = &b->code[pc];
         found = (in->op == VM_OP_load || in->op == VM_OP_store) && (uint32_t)in->obj == var;
-        unsigned k = vm_abssucc(b, pc, regs, VM_ABS_TOP, VM_ABS_TOP, succ);
+        unsigned k = vm_abssucc(b, pc, regs, VM_ABS_TOP, VM_ABS_TOP, sbuf, &succ);
         for (unsigned i = 0; i < k; i++)
             if (succ[i] < b->ncode && !seen[succ[i]]) {
                 seen[succ[i]] = 1;

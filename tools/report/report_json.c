@@ -42,7 +42,7 @@ static void json_thread(FILE *out, const char *field, const vm_program *p, const
 
 /* The structured fields of an entry's trace_effect (docs/usage.md):
  * "object", "reads", "writes", "taken", "sent", "depth", "woke",
- * "spawned", "joined". */
+ * "spawned", "joined", "returns_to" (call, ret: a pc, with its "return_line", and "depth"). */
 static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
                               const trace_entry *e, const vm_insn *in)
 {
@@ -117,6 +117,12 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
             json_string(out, tn);
         }
         fprintf(out, "]");
+        break;
+    case VM_OP_call: case VM_OP_ret: /* the stack depth after it, where it returns */
+        if (fx->done)
+            fprintf(out, ",\"returns_to\":%" PRId32 ",\"return_line\":%d,\"depth\":%" PRId32, fx->val,
+                    (int)in[fx->val - (int32_t)e->pc].line,
+                    fx->old + (op == VM_OP_call ? 1 : -1));
         break;
     case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_nop:
     case VM_OP_jmp: case VM_OP_end: case VM_OP_atomic: case VM_OP_end_atomic: case VM_OP_COUNT:

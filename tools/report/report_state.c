@@ -1,8 +1,8 @@
 /* report_state.c: the whole state after a trace step (--trace-states, like
  * TLC's traces and SPIN's -g -l): every global, the lock elements that are
  * held or have waiters (and how many are free), the channels' contents and
- * each started thread's status, pc with its source line and registers by
- * name. One walk over the state prints it either as the indented text block
+ * each started thread's status, pc with its source line, registers by
+ * name and return stack (if not empty). One walk over the state prints it either as the indented text block
  * under a step or as one JSON object of the error's "states" array
  * (docs/usage.md). It reads a state vector only: the detector's metadata,
  * the spawn counters and unused spawn slots are not shown. */
@@ -135,6 +135,25 @@ static void channels(const state_out *o, const vm_program *p, const uint8_t *s)
     if (o->json) fputs("}", o->f);
 }
 
+/* A thread's return stack, bottom first, as the pcs (and lines) its rets
+ * will go to; nothing when it is empty. */
+static void return_stack(const state_out *o, const vm_program *p, const uint8_t *s, uint32_t t,
+                         const vm_body *b)
+{
+    const vm_thread_slot *sl = &p->threads[t];
+    uint32_t sp = sl->stack_off ? s[sl->offset + sl->stack_off] : 0;
+    if (!sp || !b) return;
+    fputs(o->json ? ",\"return_stack\":[" : "; return stack:", o->f);
+    for (uint32_t i = 0; i < sp; i++) {
+        uint32_t to = vm_rd16(s, sl->offset + sl->stack_off + 1 + 2 * i);
+        if (o->json)
+            fprintf(o->f, "%s%" PRIu32, i ? "," : "", to);
+        else
+            fprintf(o->f, " line %d (pc %" PRIu32 ")", to < b->ncode ? (int)b->code[to].line : 0, to);
+    }
+    if (o->json) fputc(']', o->f);
+}
+
 static void threads(const state_out *o, const vm_program *p, const uint8_t *s)
 {
     char name[64];
@@ -180,7 +199,9 @@ static void threads(const state_out *o, const vm_program *p, const uint8_t *s)
                 fprintf(o->f, "%s%s = %" PRId32, r ? ", " : "; ", b->regname[r], v);
             }
         }
-        fputs(o->json ? "}}" : "\n", o->f);
+        if (o->json) fputc('}', o->f);
+        return_stack(o, p, s, t, b);
+        fputs(o->json ? "}" : "\n", o->f);
     }
     if (o->json) fputs("]", o->f);
 }

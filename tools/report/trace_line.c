@@ -193,6 +193,16 @@ static void effect_note(const vm_program *p, const trace *t, const trace_entry *
             snprintf(buf, n, "joined %s", tn);
         }
         break;
+    case VM_OP_call: case VM_OP_ret: /* where it returns (in + k is pc + k's insn) */
+        if (fx->done)
+            snprintf(buf, n, "%s line %d, pc %" PRId32 " (depth %" PRId32 ")",
+                     in->op == VM_OP_call ? "returns to" : "back to",
+                     (int)in[fx->val - (int32_t)e->pc].line, fx->val,
+                     fx->old + (in->op == VM_OP_call ? 1 : -1));
+        else
+            snprintf(buf, n, "%s (depth %" PRId32 ")",
+                     in->op == VM_OP_call ? "return stack full" : "return stack empty", fx->old);
+        break;
     case VM_OP_nop: case VM_OP_jmp: case VM_OP_end: case VM_OP_end_atomic: case VM_OP_COUNT:
         break;
     }
