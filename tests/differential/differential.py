@@ -614,6 +614,9 @@ def main():
     if opts.count >= 200 and opts.waiters_every > 0 and not waiting:
         print("FAIL no model was monitor-heavy (gen_model --waiters)")
         failed += 1
+    if opts.count >= 200 and opts.atomic_every > 0 and not atomics:
+        print("FAIL no model had atomic blocks (gen_model --atomic)")
+        failed += 1
     if opts.count >= 200 and opts.calls_every > 0 and not calling:
         print("FAIL no model had subroutines (gen_model --calls)")
         failed += 1
