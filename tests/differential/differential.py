@@ -605,21 +605,15 @@ def main():
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
           f"{waiting} monitor-heavy (--waiters); {atomics} with atomic blocks (--atomic); "
           f"{calling} with subroutines (--calls))")
-    if opts.count >= 200 and opts.spurious_every > 0 and not spur:
-        print("FAIL no model was searched with --spurious-wakeups")
-        failed += 1
-    if opts.count >= 200 and opts.spawns_every > 0 and not spawned:
-        print("FAIL no model was spawn-heavy (gen_model --spawns)")
-        failed += 1
-    if opts.count >= 200 and opts.waiters_every > 0 and not waiting:
-        print("FAIL no model was monitor-heavy (gen_model --waiters)")
-        failed += 1
-    if opts.count >= 200 and opts.atomic_every > 0 and not atomics:
-        print("FAIL no model had atomic blocks (gen_model --atomic)")
-        failed += 1
-    if opts.count >= 200 and opts.calls_every > 0 and not calling:
-        print("FAIL no model had subroutines (gen_model --calls)")
-        failed += 1
+    for every, seen, what in ((opts.spurious_every, spur, "was searched with --spurious-wakeups"),
+                              (opts.spawns_every, spawned, "was spawn-heavy (gen_model --spawns)"),
+                              (opts.waiters_every, waiting,
+                               "was monitor-heavy (gen_model --waiters)"),
+                              (opts.atomic_every, atomics, "had atomic blocks (gen_model --atomic)"),
+                              (opts.calls_every, calling, "had subroutines (gen_model --calls)")):
+        if opts.count >= 200 and every > 0 and not seen:
+            print(f"FAIL no model {what}")
+            failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:
         print(many)
