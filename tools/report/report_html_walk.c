@@ -119,8 +119,8 @@ void html_walk_entry(walk *w, uint32_t i, uint32_t r)
         if (w->holder[fx->obj] != tid) take_lane(w, tid, fx->obj, r);
         w->holder[fx->obj] = tid;
         w->seen_lock[fx->obj] = true;
-    } else if (in->op == VM_OP_release || in->op == VM_OP_wait) {
-        if (in->op == VM_OP_wait) {
+    } else if (in->op == VM_OP_release || in->op == VM_OP_wait || in->op == VM_OP_cwait) {
+        if (in->op != VM_OP_release) {
             w->st[tid] = TH_WAIT;
             w->wlock[tid] = fx->obj;
         }
@@ -128,7 +128,8 @@ void html_walk_entry(walk *w, uint32_t i, uint32_t r)
             w->holder[fx->obj] = -1;
             drop_lane(w, tid, fx->obj, r);
         }
-    } else if (in->op == VM_OP_notify || in->op == VM_OP_notifyall) {
+    } else if (in->op == VM_OP_notify || in->op == VM_OP_notifyall ||
+               in->op == VM_OP_csignal || in->op == VM_OP_cbroadcast) {
         for (uint32_t k = 0; k < fx->nwoke && fx->woke + k < w->t->nwoken; k++) {
             int32_t u = w->t->woken[fx->woke + k];
             if (u >= 0 && (uint32_t)u < p->nthreads && w->st[u] == TH_WAIT) w->st[u] = TH_NOTIFIED;
