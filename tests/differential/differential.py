@@ -43,7 +43,12 @@ For each seed, gen_model writes a random disciplined model; then
     --waiters: notifiers work under another lock while they hold the
     monitor's, waiters once woken), for --por's rule that leaves a waiting
     thread out of a persistent set while nobody outside it can notify it;
-  * on every third seed whose model waits (--spurious-every), the full and
+  * every fifth seed, offset by three (--conds-every), has pthread condition
+    variables (gen_model --conds: cwait at depth 1 in a re-check loop or
+    not, csignal / cbroadcast under the lock or after it), through every
+    check here, --por's and refcheck's included (seeds 3, 18, 33, ... with
+    --spurious-wakeups too);
+  * on every third seed whose model waits (wait or cwait; --spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
     --spurious-wakeups's counts in both modes on the small ones;
@@ -72,12 +77,14 @@ For each seed, gen_model writes a random disciplined model; then
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
                        [--spurious-every K] [--spawns-every K] [--waiters-every K]
+                       [--conds-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
 check on it passes). Exit status 1 on any failure. Before that line, the
 generator's coverage: how many models per 1000 seeds use each construct
-(checks.COVERAGE); one never used in 200 or more seeds fails the test. A seed is skipped only when
+(checks.COVERAGE, and checks.COVERAGE_CONDS while --conds-every is on); one
+never used in 200 or more seeds fails the test. A seed is skipped only when
 a search hits the time limit, and more than --max-skip-percent (3%) skipped
 seeds fail the test; an --all-errors search that stops at an error fails; a
 missing reference checker fails (--no-ref runs without it on purpose).
@@ -94,7 +101,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
-from checks import (constructs, coverage_report, need_refcheck, parse_seed_args,  # noqa: E402
+from checks import (COVERAGE_CONDS, constructs, coverage_report, need_refcheck,  # noqa: E402
+                    parse_seed_args,
                     report_diff, seed_parser, show_model, too_many_skips)
 from mcheck_test import add_spawns_every, spawns_opt  # noqa: E402
 
@@ -291,12 +299,23 @@ def waiters_opt(opts, seed):
     return ["--waiters"] if opts.waiters_every > 0 and seed % opts.waiters_every == 0 else []
 
 
+def conds_opt(opts, seed):
+    """['--conds'] on every --conds-every-th seed (offset: seeds 3, 8, 13, ...
+    for K = 5, none of them --waiters'), else []."""
+    k = opts.conds_every
+    return ["--conds"] if k > 0 and (seed + 2) % k == 0 else []
+
+
+def gen_opts(opts, seed):
+    return spawns_opt(opts, seed) + waiters_opt(opts, seed) + conds_opt(opts, seed)
+
+
 def check_seed(opts, seed):
     """Returns (status, [problem lines], model text, info) with status in
     pass / fail / skip."""
     problems = []
-    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + spawns_opt(opts, seed)
-                         + waiters_opt(opts, seed), capture_output=True, text=True)
+    gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size] + gen_opts(opts, seed),
+                         capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
         return "fail", [f"gen_model exited {gen.returncode}: {gen.stderr.strip()}"], text, ""
@@ -346,7 +365,7 @@ def check_seed(opts, seed):
         # --spurious-wakeups (a waiting thread may re-acquire without a
         # notify) on a share of the models that wait: the same comparisons
         spurious = (opts.spurious_every > 0 and seed % opts.spurious_every == 0
-                    and re.search(r"^\s*(\w+:\s*)?wait\s", text, re.M) is not None)
+                    and re.search(r"^\s*(\w+:\s*)?c?wait\s", text, re.M) is not None)
         if spurious:
             sp_full, sp_red = os.path.join(d, "spf.states"), os.path.join(d, "spr.states")
             runs["sp-full-all"] = ["--reduce=none", "--race=off", "--all-errors",
@@ -522,13 +541,16 @@ def main():
                     help="on every K-th seed whose model waits, also search with "
                          "--spurious-wakeups (default 3; 0: never)")
     add_spawns_every(ap)
+    ap.add_argument("--conds-every", type=int, default=5, metavar="K",
+                    help="every K-th seed's model (offset by 3) has pthread conds (gen_model "
+                         "--conds; default 5; 0: never)")
     ap.add_argument("--waiters-every", type=int, default=5, metavar="K",
                     help="every K-th seed's model is monitor-heavy (gen_model --waiters; "
                          "default 5; 0: never)")
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
-    passed = failed = skipped = refs = spur = spawned = waiting = 0
+    passed = failed = skipped = refs = spur = spawned = waiting = conding = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -548,6 +570,8 @@ def main():
                 spawned += 1
             if waiters_opt(opts, seed):
                 waiting += 1
+            if conds_opt(opts, seed):
+                conding += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -559,7 +583,7 @@ def main():
                 continue
             failed += 1
             repro = (f"{opts.gen_model} {seed} --size {opts.size}"
-                     f"{''.join(' ' + a for a in spawns_opt(opts, seed) + waiters_opt(opts, seed))}"
+                     f"{''.join(' ' + a for a in gen_opts(opts, seed))}"
                      f" > seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --reduce=none seed{seed}.bc && "
                      f"{opts.mcheck} --store=exact --all-errors --por=off seed{seed}.bc && "
@@ -570,7 +594,7 @@ def main():
             show_model(text, seed, opts.keep)
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
-          f"{waiting} monitor-heavy (--waiters))")
+          f"{waiting} monitor-heavy (--waiters); {conding} with conds (--conds))")
     if opts.count >= 200 and opts.spurious_every > 0 and not spur:
         print("FAIL no model was searched with --spurious-wakeups")
         failed += 1
@@ -584,7 +608,11 @@ def main():
     if many:
         print(many)
         failed += 1
-    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}")
+    if opts.count >= 200 and opts.conds_every > 0 and not conding:
+        print("FAIL no model had conds (gen_model --conds)")
+        failed += 1
+    gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}",
+                           extra=COVERAGE_CONDS if opts.conds_every > 0 else ())
     if gaps:
         print(f"FAIL the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
         failed += 1

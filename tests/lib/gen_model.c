@@ -3,7 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
- *             [--waiters] [--handoff]
+ *             [--waiters] [--handoff] [--conds]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -67,6 +67,14 @@
  * may still notify (tests/mutate.py's por-waiter-always-deferred). Without
  * the option no extra random number is drawn.
  *
+ * With --conds (tests/differential/differential.py on a share of its seeds,
+ * one run of them with --spurious-wakeups) the models have one or two
+ * monitors always, and most of them are pthread condition variables: `cond
+ * cvN` beside the monitor's lock, the waiter `cwait cvN, lk` at depth 1 (never
+ * under another hold of lk), in a `while` re-check loop or (now and then)
+ * checking once, the notifier `csignal` or `cbroadcast`, under the lock or
+ * just after its release. Without the option no extra random number is drawn.
+ *
  * With --handoff (tests/differential/test_hb_discharge.py) every proc a
  * body spawns gets its input in `hiP`, written by the spawner before the
  * spawn, and returns its result in `hoP`, read by the spawner after the
@@ -124,7 +132,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns] [--waiters] [--handoff]\n");
+                    " [--spawns] [--waiters] [--handoff] [--conds]\n");
     return 2;
 }
 
@@ -133,7 +141,7 @@ int main(int argc, char **argv)
     gen g;
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
-    bool undisc = false, vol = false, sp = false, wt = false, ho = false;
+    bool undisc = false, vol = false, sp = false, wt = false, ho = false, cv = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
@@ -141,6 +149,8 @@ int main(int argc, char **argv)
             vol = true;
         } else if (!strcmp(argv[i], "--waiters")) {
             wt = true;
+        } else if (!strcmp(argv[i], "--conds")) {
+            cv = true;
         } else if (!strcmp(argv[i], "--spawns")) {
             sp = true;
         } else if (!strcmp(argv[i], "--handoff")) {
@@ -184,6 +194,7 @@ int main(int argc, char **argv)
         g.sp = sp;
         g.wt = wt;
         g.ho = ho;
+        g.cv = cv;
         g.hrng = seed * 0xd1b54a32d192ed03ull + 0x4a0d0ffull;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;
