@@ -455,8 +455,9 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
  * interfere with nothing, nor might a recursive acquire): while t owns lock
  * L, no other thread can run an operation on L (acquire, the re-acquire
  * after a wait, release, wait, notify and notifyall all need L free or
- * owned; so does a cwait on L), and only t can free it. Not when t's step is a wait or a cwait (it frees
- * its lock, and the acquires of others may be first to interfere), nor
+ * owned; so does a cwait on L and its re-acquire), and only t can free it.
+ * Not when t's step is a wait or a cwait (it frees its lock, and the
+ * acquires of others may be first to interfere), nor
  * with --spurious-wakeups (a waiter may then leave L's wait set on its
  * own, which a notify by the owner does not commute with). The result is
  * step itself, or P->tmp. */

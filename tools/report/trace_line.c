@@ -36,15 +36,16 @@ const vm_insn *report_thread_insn(const vm_program *p, const uint8_t *s, int tid
 void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n)
 {
     buf[0] = '\0';
+    bool cv = in->op == VM_OP_cwait;
     if (e->reacquire && e->spurious)
-        snprintf(buf, n, "(spurious wakeup: re-acquire without a notify)");
+        snprintf(buf, n, "(spurious wakeup: re-acquire without a %s)", cv ? "signal" : "notify");
     else if (e->reacquire)
-        snprintf(buf, n, "(re-acquire after notify)");
+        snprintf(buf, n, "(re-acquire after %s)", cv ? "cwait" : "notify");
     else if (e->first && in->op == VM_OP_choose && in->a.kind == VM_ARG_IMM)
         snprintf(buf, n, "(chose %" PRId64 ")", (int64_t)in->a.val + (int64_t)e->choice);
     else if (e->first && in->op == VM_OP_choose)
         snprintf(buf, n, "(choice %" PRIu64 ")", e->choice);
-    else if (e->first && in->op == VM_OP_notify && e->choice)
+    else if (e->first && (in->op == VM_OP_notify || in->op == VM_OP_csignal) && e->choice)
         snprintf(buf, n, "(wakes waiter %" PRIu64 ")", e->choice + 1);
 }
 
