@@ -689,8 +689,8 @@ bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs)
     if (!b || pc >= b->ncode) return false;
     const vm_insn *in = &b->code[pc];
     switch ((enum vm_opcode)in->op) {
-    case VM_OP_store: case VM_OP_acquire: case VM_OP_release: case VM_OP_wait:
-    case VM_OP_cwait: break;
+    case VM_OP_cwait: /* frees its lock (its re-acquire takes it) */
+    case VM_OP_store: case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: break;
     default: return false; /* changes no global element and no lock's owner */
     }
     if (b->nregs > VM_MAX_REGS + 64) return true; /* (not met: the assembler's limit) */
