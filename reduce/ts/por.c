@@ -143,6 +143,10 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
     }
     case VM_OP_send:
     case VM_OP_recv: set_bit(w, P->obj_chan + (uint32_t)in->obj); break;
+    case VM_OP_spawn:
+        set_bit(w, P->obj_spawn); /* one counter hands out every thread id */
+        if (spawn_self) *spawn_self = vm_absop(&in->a, regs, self, tid);
+        break;
     default: break;
     }
     if (vm_ops[in->op].flags & VM_F_COND) { /* cwait (its lock above), csignal, cbroadcast */
@@ -150,13 +154,6 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
         vm_absval ix = vm_absop(&in->cidx, regs, self, tid);
         for (uint32_t i = 0; i < d->size; i++)
             if (!known(ix) || (vm_absval)i == ix) set_bit(w, P->obj_cond + d->first + i);
-    }
-    switch ((enum vm_opcode)in->op) {
-    case VM_OP_spawn:
-        set_bit(w, P->obj_spawn); /* one counter hands out every thread id */
-        if (spawn_self) *spawn_self = vm_absop(&in->a, regs, self, tid);
-        break;
-    default: break;
     }
 }
 
