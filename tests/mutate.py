@@ -118,6 +118,12 @@ MUTANTS = [
      "set_bit(w, P->obj_spawn + (uint32_t)in->obj);",
      [(["reduce/ts/por.c"], r"P->obj_cond = P->obj_spawn \+ 1;",
        "P->obj_cond = P->obj_spawn + p->nbodies;")]),
+    ("por-cond-independent",
+     "--por: cwait, csignal and cbroadcast touch no cond (a signal commutes with the cwait "
+     "it would wake or lose)",
+     ["reduce/ts/por.c"],
+     r"if \(vm_ops\[in->op\]\.flags & VM_F_COND\) \{",
+     "if (0 && (vm_ops[in->op].flags & VM_F_COND)) {"),
     ("fold-start-ignores-props",
      "--por: a thread's invisible start is folded even when a prop watches its location (T@label)",
      ["reduce/ts/step.c"],
