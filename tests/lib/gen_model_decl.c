@@ -393,8 +393,12 @@ void plan(gen *g)
     /* written by main before any reader exists (init main) */
     if (g->spawns && chance(g, 35)) add_var(g, "cfg", V_INITMAIN, 0);
     /* a guarded variable that main initializes without its lock before it
-     * spawns (`init main`), when no other static thread could touch it first */
-    if (g->spawns && g->bodies[1].proc && chance(g, 45)) {
+     * spawns (`init main`), when no other static thread could touch it first
+     * (not even --waiters' sig, the last body: drawn as before, so that
+     * every other seed's model stays what it was) */
+    bool others_static = false;
+    for (int b = 1; b < g->nbodies; b++) others_static |= !g->bodies[b].proc;
+    if (g->spawns && g->bodies[1].proc && chance(g, 45) && !others_static) {
         int cand[MAX_VARS], n = 0;
         for (int i = 0; i < g->nvars; i++)
             if (g->vars[i].cls == V_SHARED && g->vars[i].twin < 0) cand[n++] = i;
