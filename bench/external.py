@@ -80,7 +80,7 @@ def header(path):
             h["source"] = text.split("(")[0].strip() or text.strip()
             # the file path follows the project, possibly on the next line
             rest = " ".join([text] + [l.lstrip("; ").strip() for l in lines[i + 1:i + 2]])
-            m2 = re.search(r"((?:c|src|benchmarks)/[\w./-]+)", rest)
+            m2 = re.search(r"(?:^|\s)((?:c|src|benchmarks|Examples)/[\w./-]+)", rest)
             if m2:
                 h["source"] += " " + m2.group(1).rstrip(";.,")
         mo = re.match(r"\s*;\s*source verdict:\s*(.*)$", line)
