@@ -42,20 +42,16 @@ MODES = [("default", [], "expect"),
 
 # Published programs looked at and not translated, with the reason.
 CANNOT = [
-    ("SPIN Test/mobile1.pml, mobile2.pml (mobile processes)",
-     "rendezvous channels (`chan c = [0]`) passed in messages: `chan c[0]` is not "
-     "implemented, and channels are not values"),
-    ("BEEM msmie, BEEM bopdp and other DVE models with synchronisation channels",
-     "rendezvous (`sync`) between processes: `chan c[0]` is not implemented"),
-    ("BEEM fischer (Fischer's timed mutual exclusion)",
-     "timing: the model needs clocks or a discretised time process; mcheck "
-     "has no time"),
-    ("SV-COMP c/pthread/bigshot_p, bigshot_s",
-     "a heap string (malloc, strcpy) whose contents the property reads; mcheck "
-     "has no pointers or heap (an array could stand for it, not translated)"),
-    ("SV-COMP c/pthread-atomic/qrcu-1, qrcu-2",
-     "not translated in the time available (nondeterministic reader/updater "
-     "loops over a two-element counter array; expressible)"),
+    ("SPIN Examples/eratosthenes.pml (the sieve as a growing chain of processes)",
+     "rendezvous channels (`chan child = [0]`), one created by each process and "
+     "passed to the process it starts: `chan c[0]` is not implemented, and "
+     "channels are not values"),
+    ("SPIN Examples/LTL/mobile1.pml, mobile2.pml (mobile handover)",
+     "rendezvous channels that carry channels (`chan l = [0] of { chan }`)"),
+    ("SPIN Examples/LTL/train.pml",
+     "rendezvous channels (`chan q = [0]`, `chan t[N] = [0]`)"),
+    ("SPIN Examples/calculator.pml",
+     "rendezvous reply channels (`chan me = [0]`) sent in messages"),
 ]
 
 # Programs that need condition variables (cond / cwait / csignal), pending
