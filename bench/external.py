@@ -180,7 +180,7 @@ def main():
         for f in failed:
             print(f"  {f}")
     print()
-    print("cannot be expressed yet (or not translated):")
+    print("cannot be expressed yet:")
     for prog, why in CANNOT:
         print(f"  {prog}: {why}")
     if PENDING:
