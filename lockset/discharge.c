@@ -131,6 +131,7 @@ static void must_hold(unit_ctx *c, uint32_t b, const vm_absval *regs, vm_absval 
             }
             break;
         case VM_OP_wait:
+        case VM_OP_cwait: /* (a cwait holds it at depth 1 again) */
             if (lock_of(p, in, r, self, tid) == NONE - 1) continue;
             break; /* released and re-acquired before the thread goes on */
         default: break;

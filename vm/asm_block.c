@@ -24,6 +24,7 @@ static const char *not_in_block(const vm_insn *in, bool first)
     switch ((enum vm_opcode)in->op) {
     case VM_OP_atomic: return "atomic blocks do not nest";
     case VM_OP_wait: return "'wait' inside an atomic block (it gives its lock up and waits)";
+    case VM_OP_cwait: return "'cwait' inside an atomic block (it gives its lock up and waits)";
     case VM_OP_end: return "'end' inside an atomic block (the thread would end holding it)";
     case VM_OP_call:
     case VM_OP_ret: return "a subroutine call or return inside an atomic block (control would leave it)";

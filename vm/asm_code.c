@@ -342,12 +342,13 @@ static const char *join_tokens(asm_ctx *c, const tok *t, uint32_t n)
 }
 
 /* Operand shapes per format, one letter per operand: r rd, a/b value,
- * m mem, k lock, c channel, p proc, l label, s string (optional, last). */
+ * m mem, k lock, q cond, c channel, p proc, l label, s string (optional,
+ * last). */
 static const char *const shapes[] = {
     [VM_FMT_NONE] = "", [VM_FMT_RA] = "ra",  [VM_FMT_RAB] = "rab", [VM_FMT_RM] = "rm",
     [VM_FMT_MA] = "ma", [VM_FMT_L] = "l",    [VM_FMT_AL] = "al",   [VM_FMT_AS] = "as",
     [VM_FMT_K] = "k",   [VM_FMT_CA] = "ca",  [VM_FMT_RC] = "rc",   [VM_FMT_RPA] = "rpa",
-    [VM_FMT_A] = "a",
+    [VM_FMT_A] = "a",   [VM_FMT_Q] = "q",    [VM_FMT_QK] = "qk",
 };
 
 static const char *operand_name(char letter)
@@ -358,6 +359,7 @@ static const char *operand_name(char letter)
     case 'b': return "b";
     case 'm': return "mem";
     case 'k': return "lk";
+    case 'q': return "c";
     case 'c': return "ch";
     case 'p': return "P";
     case 'l': return "label";
@@ -396,6 +398,16 @@ static bool parse_operand(cursor *k, char letter, vm_insn *in)
     case 'b': ok = parse_value(k, &in->b); break;
     case 'm': ok = parse_indexed(k, S_VAR, in); break;
     case 'k': ok = parse_indexed(k, S_LOCK, in); break;
+    case 'q': { /* a cond goes to cond + cidx (obj + idx stay for a lock) */
+        int32_t obj = in->obj;
+        vm_operand idx = in->idx;
+        ok = parse_indexed(k, S_COND, in);
+        in->cond = in->obj;
+        in->cidx = in->idx;
+        in->obj = obj;
+        in->idx = idx;
+        break;
+    }
     case 'l': ok = parse_label_ref(k, &in->obj); break;
     case 's': ok = parse_string(k, &in->msg); break;
     default: /* 'c', 'p': a plain name */

@@ -358,6 +358,7 @@ static void resolve_decl(asm_ctx *c, decl *d)
     switch ((enum symkind)d->kind) {
     case S_VAR:
     case S_LOCK:
+    case S_COND:
         if (d->is_array) d->count = eval_count(c, &d->arg, INT32_MAX, "array size");
         if (d->kind == S_VAR) resolve_var_init(c, d);
         break;
@@ -480,6 +481,17 @@ static bool build_locks_chans(asm_ctx *c, uint64_t *off)
                                                        .first = p->nlocks};
         p->nlocks++;
     }
+    p->layout.conds_off = 0;
+    for (uint32_t di = 0; di < c->decls.n; di++) {
+        const decl *d = &c->decls.v[di];
+        if (d->kind != S_COND) continue;
+        if (!p->nconds) p->layout.conds_off = (uint32_t)*off;
+        if (!place(c, off, (uint64_t)d->count * p->layout.wsbytes, d)) return false;
+        p->conddecls[d->id] = (vm_lockdecl){.name = arena_name(c, d), .line = decl_line(c, d),
+                                            .col = d->col, .is_array = d->is_array,
+                                            .size = d->count, .first = p->nconds};
+        p->nconds += d->count;
+    }
     for (uint32_t di = 0; di < c->decls.n; di++) {
         const decl *d = &c->decls.v[di];
         if (d->kind != S_CHAN) continue;
@@ -567,6 +579,7 @@ void asm_build_program(asm_ctx *c)
     p->nvars = c->nkind[S_VAR];
     p->nlockdecls = c->nkind[S_LOCK] + c->atomic_used;
     p->nchans = c->nkind[S_CHAN];
+    p->nconddecls = c->nkind[S_COND];
     p->nbodies = c->nkind[S_THREAD] + c->nkind[S_PROC];
     p->nstatic = c->nstatic;
     p->nthreads = c->nstatic + c->nspawn;
@@ -574,9 +587,10 @@ void asm_build_program(asm_ctx *c)
     p->vars = asm_arena_alloc(p, (size_t)p->nvars * sizeof *p->vars);
     p->lockdecls = asm_arena_alloc(p, (size_t)p->nlockdecls * sizeof *p->lockdecls);
     p->chans = asm_arena_alloc(p, (size_t)p->nchans * sizeof *p->chans);
+    p->conddecls = asm_arena_alloc(p, (size_t)p->nconddecls * sizeof *p->conddecls);
     p->bodies = asm_arena_alloc(p, (size_t)p->nbodies * sizeof *p->bodies);
     p->threads = asm_arena_alloc(p, (size_t)p->nthreads * sizeof *p->threads);
-    if (!p->consts || !p->vars || !p->lockdecls || !p->chans || !p->bodies || !p->threads) {
+    if (!p->consts || !p->vars || !p->lockdecls || !p->chans || !p->conddecls || !p->bodies || !p->threads) {
         asm_out_of_memory(c);
         return;
     }

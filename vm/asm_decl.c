@@ -12,7 +12,7 @@
 
 static const char *const reserved_words[] = {
     "const", "shared", "volatile", "unshared", "lock", "chan", "thread",
-    "proc",  "reg",    "init",     "max",      "self", "tid",
+    "proc",  "reg",    "init",     "max",      "self", "tid",  "cond",
 };
 
 /* `r` followed by digits (r0 .. r15 are registers; the rest are errors). */
@@ -52,6 +52,7 @@ const char *asm_kind_phrase(const decl *d)
     case S_VAR: return cls[d->cls];
     case S_LOCK: return "a lock";
     case S_CHAN: return "a channel";
+    case S_COND: return "a condition variable";
     case S_THREAD: return "a thread";
     case S_PROC: return "a proc";
     case S_NKINDS: break;
@@ -62,6 +63,7 @@ const char *asm_kind_phrase(const decl *d)
 const char *const asm_kind_noun[S_NKINDS] = {
     [S_CONST] = "constant", [S_VAR] = "variable", [S_LOCK] = "lock",
     [S_CHAN] = "channel",   [S_THREAD] = "thread", [S_PROC] = "proc",
+    [S_COND] = "condition variable",
 };
 
 /* "'x' is a lock, expected WHAT" for a name of the wrong kind. */
@@ -92,6 +94,7 @@ static bool decl_keyword(const tok *t, uint8_t *kind, uint8_t *cls)
         {"const", S_CONST, 0},           {"shared", S_VAR, VM_SHARED},
         {"volatile", S_VAR, VM_VOLATILE}, {"unshared", S_VAR, VM_UNSHARED},
         {"lock", S_LOCK, 0},             {"chan", S_CHAN, 0},
+        {"cond", S_COND, 0},
         {"thread", S_THREAD, 0},         {"proc", S_PROC, 0},
     };
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
@@ -174,6 +177,7 @@ static bool parse_decl_rest(cursor *k, uint32_t di)
         return asm_cur_expect(k, '=', "'='") && asm_parse_cexpr(k, &d->arg);
     case S_VAR:
     case S_LOCK:
+    case S_COND:
     case S_CHAN:
     case S_THREAD:
         if (cur_accept(k, '[')) {

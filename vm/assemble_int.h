@@ -90,7 +90,7 @@ typedef struct cexpr {
     uint32_t len;
 } cexpr;
 
-enum symkind { S_CONST, S_VAR, S_LOCK, S_CHAN, S_THREAD, S_PROC, S_NKINDS };
+enum symkind { S_CONST, S_VAR, S_LOCK, S_CHAN, S_COND, S_THREAD, S_PROC, S_NKINDS };
 enum initkind { INIT_ZERO, INIT_ALL, INIT_LIST };
 enum cstate { C_NEW, C_ACTIVE, C_DONE };
 

@@ -1,7 +1,7 @@
 /* dump.c: vm_dump(), the program as the assembler left it (mcheck --dump).
  *
  * Prints the constants, the state layout (offset and size of every global,
- * lock, channel, spawn counter and thread slot, and the total), then each
+ * lock, cond, channel, spawn counter and thread slot, and the total), then each
  * body's code: pc, V when the pc is visible (a scheduling point of the
  * reduced search) or | inside an atomic block (part of the step of its
  * `atomic`), E when an end label names it, source line, instruction; a
@@ -44,6 +44,14 @@ static void dump_locks_chans(const vm_program *p, FILE *out)
         fprintf(out, "  (locks %" PRIu32 " .. %" PRIu32 ", %" PRIu32
                      " bytes each: owner, depth, wait set)\n",
                 d->first, d->first + d->size - 1, l->lock_bytes);
+    }
+    for (uint32_t i = 0; i < p->nconddecls; i++) {
+        const vm_lockdecl *d = &p->conddecls[i];
+        row(out, vm_cond_off(p, d->first), (uint64_t)d->size * l->wsbytes);
+        fprintf(out, "cond %s", d->name);
+        if (d->is_array) fprintf(out, "[%" PRIu32 "]", d->size);
+        fprintf(out, "  (conds %" PRIu32 " .. %" PRIu32 ", %" PRIu32 " bytes each: wait set)\n",
+                d->first, d->first + d->size - 1, l->wsbytes);
     }
     for (uint32_t i = 0; i < p->nchans; i++) {
         const vm_chan *ch = &p->chans[i];

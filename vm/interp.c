@@ -3,7 +3,9 @@
  * Semantics are LANGUAGE.md's: 32-bit wrapping arithmetic, Java monitors
  * (recursive locks, wait releases fully and re-acquires with the saved depth
  * as a separate step, notify wakes one chosen waiter; with
- * p->spurious_wakeups a waiter may also re-acquire unwoken), FIFO channels kept
+ * p->spurious_wakeups a waiter may also re-acquire unwoken), pthread condition
+ * variables (cwait releases its lock, held at depth 1, into the cond's wait
+ * set; csignal / cbroadcast wake; the re-acquire restores depth 1), FIFO channels kept
  * canonical (contents always start at slot 0), spawn slots allocated in spawn
  * order, subroutines on a per-thread return stack (call pushes pc + 1, ret
  * pops and zeroes the entry; overflow and an empty stack are faults). The assembler has checked every operand; here only values computed
@@ -128,13 +130,31 @@ static int64_t mem_elem(const vm_program *p, const uint8_t *s, const thr *t,
     return (int64_t)v->first_elem + i;
 }
 
-static unsigned waiters(const vm_program *p, const uint8_t *s, uint32_t l)
+/* Threads in the wait set at offset wso (a lock's or a cond's). */
+static unsigned ws_count(const vm_program *p, const uint8_t *s, uint32_t wso)
 {
-    const uint8_t *ws = s + lock_off(p, l) + 3;
+    const uint8_t *ws = s + wso;
     unsigned n = 0;
     for (uint32_t i = 0; i < p->layout.wsbytes; i++)
         n += (unsigned)__builtin_popcount(ws[i]);
     return n;
+}
+
+static unsigned waiters(const vm_program *p, const uint8_t *s, uint32_t l)
+{
+    return ws_count(p, s, lock_off(p, l) + 3);
+}
+
+/* Resolve c[cidx] of a cond-naming instruction to a cond element; -1 when
+ * the index is out of range (idx value in *iv). */
+static int64_t cond_elem(const vm_program *p, const uint8_t *s, const thr *t,
+                         const vm_insn *in, int32_t *iv)
+{
+    const vm_lockdecl *d = &p->conddecls[in->cond];
+    int32_t i = operand(t, s, &in->cidx);
+    *iv = i;
+    if (i < 0 || (uint32_t)i >= d->size) return -1;
+    return (int64_t)d->first + i;
 }
 
 /* ---- enabledness ------------------------------------------------------- */
@@ -152,6 +172,7 @@ static const bool vm_always_enabled[VM_OP_COUNT + 1] = {
     [VM_OP_notifyall] = true, [VM_OP_spawn] = true, [VM_OP_end] = true,
     [VM_OP_end_atomic] = true,
     [VM_OP_call] = true, [VM_OP_ret] = true,
+    [VM_OP_cwait] = true, [VM_OP_cbroadcast] = true,
 };
 
 static uint64_t block_enabled(const vm_program *p, const uint8_t *s, const thr *th,
@@ -182,6 +203,12 @@ static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *t
             unsigned n = waiters(p, s, (uint32_t)l);
             return n ? n : 1;
         }
+    case VM_OP_csignal: {
+        int64_t q = cond_elem(p, s, &th, in, &iv);
+        if (q < 0) return 1; /* faults */
+        unsigned n = ws_count(p, s, vm_cond_off(p, (uint32_t)q));
+        return n ? n : 1; /* none waits: one step, the signal is lost */
+    }
     case VM_OP_send: {
         const vm_chan *c = &p->chans[in->obj];
         return s[c->offset] < c->cap;
@@ -206,6 +233,7 @@ static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *t
     case VM_OP_jnz: case VM_OP_assert: case VM_OP_release: case VM_OP_wait:
     case VM_OP_notifyall: case VM_OP_spawn: case VM_OP_end: case VM_OP_end_atomic:
     case VM_OP_call: case VM_OP_ret:
+    case VM_OP_cwait: case VM_OP_cbroadcast:
     case VM_OP_COUNT:
         return 1;
     }
@@ -230,6 +258,14 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid)
         assert(l >= 0 && "a waiting thread names a valid lock");
         return vm_lock_owner(p, s, (uint32_t)l) < 0;
     }
+    return insn_enabled(p, s, &th, in);
+}
+
+uint64_t vm_enabled_at(const vm_program *p, const uint8_t *s, int tid, uint32_t pc)
+{
+    const vm_insn *in = &body_of(p, s, tid)->code[pc];
+    if (vm_always_enabled[in->op]) return 1;
+    const thr th = thr_of(p, s, tid);
     return insn_enabled(p, s, &th, in);
 }
 
@@ -322,16 +358,6 @@ int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b)
     }
 }
 
-static void lock_name_of(const vm_program *p, const vm_insn *in, int32_t iv,
-                         char *buf, size_t n)
-{
-    const vm_lockdecl *d = &p->lockdecls[in->obj];
-    if (d->is_array)
-        snprintf(buf, n, "%s[%" PRId32 "]", d->name, iv);
-    else
-        snprintf(buf, n, "%s", d->name);
-}
-
 /* The lock an instruction names, or a fault for an index out of range. */
 static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
                               const thr *t, uint32_t pc,
@@ -409,6 +435,95 @@ static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
     return VM_OK;
 }
 
+/* ---- condition variables (cwait, csignal, cbroadcast) ------------------- */
+
+/* The cond an instruction names, or a fault for an index out of range. */
+static vm_status resolve_cond(const vm_program *p, const uint8_t *s, const thr *t,
+                              uint32_t pc, const vm_insn *in, uint32_t *q, vm_fault *f)
+{
+    int32_t iv;
+    int64_t e = cond_elem(p, s, t, in, &iv);
+    if (e < 0) {
+        const vm_lockdecl *d = &p->conddecls[in->cond];
+        return fault(f, VM_FAULT_INDEX, t->tid, pc,
+                     "index %" PRId32 " out of range for cond '%s[%" PRIu32 "]'",
+                     iv, d->name, d->size);
+    }
+    *q = (uint32_t)e;
+    return VM_OK;
+}
+
+/* cwait c, lk: lk must be ours at depth exactly 1 (a pthread mutex is not
+ * recursive: a deeper hold would stay held by the waiter); it is freed and
+ * the thread joins c's wait set, one step. */
+static vm_status cwait_enter(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
+                             const vm_insn *in, const vm_hooks *h, vm_fault *f)
+{
+    uint32_t q = 0, l = 0;
+    vm_status rc;
+    int tid = t->tid;
+    if ((rc = resolve_cond(p, s, t, pc, in, &q, f))) return rc;
+    if ((rc = resolve_lock(p, s, t, pc, in, &l, f))) return rc;
+    if ((rc = require_owner(p, s, tid, pc, l, "cwait", f))) return rc;
+    uint32_t lo = lock_off(p, l), d = vm_rd16(s, lo + 1);
+    if (d != 1) {
+        char ln[64], cn[64];
+        vm_lock_name(p, l, ln, sizeof ln);
+        vm_cond_name(p, q, cn, sizeof cn);
+        return fault(f, VM_FAULT_NOT_OWNER, tid, pc,
+                     "cwait on '%s' with '%s' held at depth %" PRIu32 " (must be exactly 1)",
+                     cn, ln, d);
+    }
+    s[lo] = 0;
+    vm_wr16(s, lo + 1, 0);
+    s[vm_cond_off(p, q) + ((uint32_t)tid >> 3)] |= (uint8_t)(1u << (tid & 7));
+    s[tslot(p, tid) + VM_TS_STATUS] = VM_T_WAITING;
+    return HOOK(h, release, s, tid, l) ? VM_STOPPED : VM_OK;
+}
+
+/* The re-acquire of lk after cwait (woken, or a spurious wakeup that first
+ * leaves c's wait set): owner := self, depth 1, pc past the cwait. */
+static vm_status cwait_reacquire(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
+                                 const vm_insn *in, bool spurious, const vm_hooks *h,
+                                 vm_fault *f)
+{
+    uint32_t q = 0, l = 0;
+    vm_status rc;
+    int tid = t->tid;
+    if ((rc = resolve_lock(p, s, t, pc, in, &l, f))) return rc;
+    if (spurious) {
+        if ((rc = resolve_cond(p, s, t, pc, in, &q, f))) return rc;
+        s[vm_cond_off(p, q) + ((uint32_t)tid >> 3)] &= (uint8_t)~(1u << (tid & 7));
+    }
+    uint32_t lo = lock_off(p, l), ts = tslot(p, tid);
+    assert(s[lo] == 0 && "re-acquire only when the lock is free");
+    s[lo] = (uint8_t)(tid + 1);
+    vm_wr16(s, lo + 1, 1);
+    s[ts + VM_TS_STATUS] = VM_T_RUNNING;
+    set_pc(s, ts, pc + 1);
+    return HOOK(h, acquire, s, tid, l) ? VM_STOPPED : VM_OK;
+}
+
+/* csignal (wake the choice-th waiter of c in thread id order; nothing when
+ * none waits) and cbroadcast (wake all). No lock is needed. */
+static vm_status cond_wake(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
+                           const vm_insn *in, uint64_t choice, vm_fault *f)
+{
+    uint32_t q;
+    vm_status rc;
+    if ((rc = resolve_cond(p, s, t, pc, in, &q, f))) return rc;
+    uint8_t *ws = s + vm_cond_off(p, q);
+    bool all = in->op == VM_OP_cbroadcast;
+    for (uint32_t w = 0; w < p->nthreads; w++) {
+        if (!(ws[w >> 3] & (1u << (w & 7)))) continue;
+        if (!all && choice-- != 0) continue;
+        ws[w >> 3] &= (uint8_t)~(1u << (w & 7));
+        s[tslot(p, (int)w) + VM_TS_STATUS] = VM_T_NOTIFIED;
+        if (!all) break;
+    }
+    return VM_OK;
+}
+
 vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
                   const vm_hooks *h, vm_fault *f)
 {
@@ -425,6 +540,8 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
             (st == VM_T_WAITING && p->spurious_wakeups)) && "stepping a live thread");
     if (h && h->exec) h->exec(h->ctx, s, tid, pc);
 
+    if (st != VM_T_RUNNING && in->op == VM_OP_cwait) /* the re-acquire after cwait */
+        return cwait_reacquire(p, s, &th, pc, in, st == VM_T_WAITING, h, f);
     if (st != VM_T_RUNNING) { /* the re-acquire after wait */
         if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         uint32_t lo = lock_off(p, l);
@@ -595,6 +712,12 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         }
         break;
     }
+    case VM_OP_cwait:
+        return cwait_enter(p, s, &th, pc, in, h, f); /* pc stays */
+    case VM_OP_csignal:
+    case VM_OP_cbroadcast:
+        if ((rc = cond_wake(p, s, &th, pc, in, choice, f))) return rc;
+        break;
     case VM_OP_send: {
         const vm_chan *c = &p->chans[in->obj];
         uint8_t len = s[c->offset];
@@ -672,161 +795,4 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     }
     set_pc(s, ts, pc + 1);
     return VM_OK;
-}
-
-/* ---- queries ------------------------------------------------------------ */
-
-bool vm_at_visible(const vm_program *p, const uint8_t *s, int tid)
-{
-    uint32_t ts = tslot(p, tid);
-    if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) return true;
-    return body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)].visible;
-}
-
-bool vm_valid_end(const vm_program *p, const uint8_t *s)
-{
-    for (uint32_t t = 0; t < p->nthreads; t++) {
-        uint32_t ts = tslot(p, (int)t);
-        uint8_t st = s[ts + VM_TS_STATUS];
-        if (st == VM_T_UNUSED || st == VM_T_ENDED) continue;
-        if (!body_of(p, s, (int)t)->code[vm_rd16(s, ts + VM_TS_PC)].end_label) return false;
-    }
-    return true;
-}
-
-void vm_thread_name(const vm_program *p, const uint8_t *s, int tid, char *buf,
-                    size_t n)
-{
-    const vm_thread_slot *sl = &p->threads[tid];
-    if (sl->body >= 0) {
-        const vm_body *b = &p->bodies[sl->body];
-        if (b->is_array)
-            snprintf(buf, n, "%s[%u]", b->name, (unsigned)tid - b->first_tid);
-        else
-            snprintf(buf, n, "%s", b->name);
-        return;
-    }
-    if (s[sl->offset + VM_TS_STATUS] == VM_T_UNUSED) {
-        snprintf(buf, n, "(thread %d, not started)", tid);
-        return;
-    }
-    uint8_t body = s[sl->offset + VM_TS_BODY];
-    unsigned k = 0;
-    for (uint32_t t = p->nstatic; t < (uint32_t)tid; t++)
-        if (s[p->threads[t].offset + VM_TS_STATUS] != VM_T_UNUSED &&
-            s[p->threads[t].offset + VM_TS_BODY] == body)
-            k++;
-    snprintf(buf, n, "%s[%u]", p->bodies[body].name, k);
-}
-
-void vm_lock_name(const vm_program *p, uint32_t l, char *buf, size_t n)
-{
-    for (uint32_t i = 0; i < p->nlockdecls; i++) {
-        const vm_lockdecl *d = &p->lockdecls[i];
-        if (l >= d->first && l < d->first + d->size) {
-            if (d->is_array)
-                snprintf(buf, n, "%s[%u]", d->name, l - d->first);
-            else
-                snprintf(buf, n, "%s", d->name);
-            return;
-        }
-    }
-    snprintf(buf, n, "(lock %u)", l);
-}
-
-const vm_var *vm_elem_var(const vm_program *p, uint32_t e)
-{
-    for (uint32_t i = 0; i < p->nvars; i++)
-        if (e >= p->vars[i].first_elem && e < p->vars[i].first_elem + p->vars[i].size)
-            return &p->vars[i];
-    return NULL;
-}
-
-void vm_elem_name(const vm_program *p, uint32_t e, char *buf, size_t n)
-{
-    const vm_var *v = vm_elem_var(p, e);
-    if (!v)
-        snprintf(buf, n, "(global %u)", e);
-    else if (v->is_array)
-        snprintf(buf, n, "%s[%u]", v->name, e - v->first_elem);
-    else
-        snprintf(buf, n, "%s", v->name);
-}
-
-void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
-                       char *buf, size_t n)
-{
-    uint32_t ts = tslot(p, tid);
-    uint8_t st = s[ts + VM_TS_STATUS];
-    char ln[64], on[64];
-    int32_t iv;
-    int64_t l;
-    if (st == VM_T_UNUSED || st == VM_T_ENDED) {
-        snprintf(buf, n, "%s", st == VM_T_ENDED ? "ended" : "not started");
-        return;
-    }
-    const vm_body *b = body_of(p, s, tid);
-    const vm_insn *in = &b->code[vm_rd16(s, ts + VM_TS_PC)];
-    const thr th = thr_of(p, s, tid);
-    if (st == VM_T_RUNNING && in->op == VM_OP_atomic) {
-        const vm_insn *first = in + 1;
-        if (vm_always_enabled[first->op] || insn_enabled(p, s, &th, first)) {
-            /* enabled by its first instruction, not by its guard */
-            const vm_insn *g = first;
-            if (!in->b.val) {
-                snprintf(buf, n, "not blocked");
-                return;
-            }
-            while (g->op != VM_OP_assume && g->op != VM_OP_end_atomic) g++;
-            snprintf(buf, n, "the guard of its atomic block is false (assume at line %d)",
-                     (int)g->line);
-            return;
-        }
-        in = first; /* blocked by the block's first instruction */
-    }
-    if (st == VM_T_RUNNING && in->op == VM_OP_assume) {
-        snprintf(buf, n, "assume at line %d is false", (int)in->line);
-        return;
-    }
-    if (st == VM_T_WAITING || st == VM_T_NOTIFIED || in->op == VM_OP_acquire) {
-        l = lock_elem(p, s, &th, in, &iv);
-        if (l < 0) {
-            snprintf(buf, n, "(lock index %d out of range)", (int)iv);
-            return;
-        }
-        lock_name_of(p, in, iv, ln, sizeof ln);
-        int owner = vm_lock_owner(p, s, (uint32_t)l);
-        if (owner >= 0) vm_thread_name(p, s, owner, on, sizeof on);
-        if (st == VM_T_WAITING && p->spurious_wakeups && owner >= 0)
-            snprintf(buf, n, "waits in the wait set of '%s', held by %s", ln, on);
-        else if (st == VM_T_WAITING)
-            snprintf(buf, n, "waits in the wait set of '%s' for a notify", ln);
-        else if (owner >= 0 && owner != tid)
-            snprintf(buf, n, "%s '%s', held by %s",
-                     st == VM_T_NOTIFIED ? "re-acquire (after notify) of" : "acquire of", ln, on);
-        else
-            snprintf(buf, n, "not blocked (lock '%s' is available)", ln);
-        return;
-    }
-    switch ((enum vm_opcode)in->op) {
-    case VM_OP_send:
-        snprintf(buf, n, "send on '%s', which is full (%u of %u)", p->chans[in->obj].name,
-                 s[p->chans[in->obj].offset], p->chans[in->obj].cap);
-        return;
-    case VM_OP_recv:
-        snprintf(buf, n, "recv on '%s', which is empty", p->chans[in->obj].name);
-        return;
-    case VM_OP_join: {
-        int32_t t = operand(&th, s, &in->a);
-        if (t >= 0 && (uint32_t)t < p->nthreads) {
-            vm_thread_name(p, s, t, on, sizeof on);
-            snprintf(buf, n, "join of %s, which has not ended", on);
-            return;
-        }
-        break;
-    }
-    default:
-        break;
-    }
-    snprintf(buf, n, "not blocked");
 }

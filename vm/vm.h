@@ -50,6 +50,8 @@ enum vm_format {
     VM_FMT_RC,   /* rd, ch */
     VM_FMT_RPA,  /* rd, P, a */
     VM_FMT_A,    /* a */
+    VM_FMT_Q,    /* c (a condition variable) */
+    VM_FMT_QK,   /* c, lk */
 };
 
 enum vm_opflag {
@@ -58,6 +60,7 @@ enum vm_opflag {
     VM_F_CHOICE = 1u << 2, /* may have several successors */
     VM_F_MEM = 1u << 3,    /* reads or writes a global (visible iff volatile) */
     VM_F_LOCK = 1u << 4,   /* names a lock */
+    VM_F_COND = 1u << 5,   /* names a condition variable (cond, cidx) */
 };
 
 enum vm_opcode {
@@ -99,7 +102,9 @@ typedef struct vm_operand {
  * body has an atomic block: the detectors and the static analyses see a
  * block as that lock held); `atomic` also has a = IMM the pc of its
  * `end_atomic` and b = IMM 1 when an `assume` is inside (a guarded block,
- * whose enabledness needs a dry run). */
+ * whose enabledness needs a dry run); cond + cidx (Q QK: cond decl id and
+ * index; QK's lock is in obj + idx, so every VM_F_LOCK instruction names
+ * its lock there). */
 typedef struct vm_insn {
     uint8_t op;        /* enum vm_opcode */
     uint8_t visible;   /* scheduling point in the reduced search (incl. InitVis) */
@@ -114,6 +119,8 @@ typedef struct vm_insn {
     vm_operand idx;
     int32_t obj;
     const char *msg;
+    int32_t cond;      /* Q QK: cond decl id */
+    vm_operand cidx;   /* Q QK: index into the cond declaration (IMM 0 for a scalar) */
     int32_t line, col; /* source position of the mnemonic (1-based) */
     const char *text;  /* the instruction as written, trimmed, no comment */
 } vm_insn;
@@ -143,7 +150,8 @@ typedef struct vm_var {
     uint32_t first_elem;
 } vm_var;
 
-/* A lock declaration (scalar or array); element e is lock first + e. */
+/* A lock declaration (scalar or array); element e is lock first + e. A
+ * `cond` declaration has the same shape (element e is cond first + e). */
 typedef struct vm_lockdecl {
     const char *name;
     int32_t line, col;
@@ -220,6 +228,8 @@ typedef struct vm_prop {
  *
  * lock l:    [owner:u8 (0 free, else tid+1)][depth:u16][waitset: wsbytes]
  * chan c:    [len:u8][slot:i32 * cap]   (slots >= len are zero)
+ * cond q:    [waitset: wsbytes]  (a pthread condition variable: its wait
+ *            set only; a model without `cond` has none of these bytes)
  * spawns:    [count:u8] per proc body, in body order (0 for threads)
  * thread t:  static (a `thread` instance):
  *              [status:u8][pc:u16][saved depth:u16, if the body has a wait]
@@ -236,8 +246,10 @@ typedef struct vm_prop {
 enum vm_tstatus {
     VM_T_UNUSED = 0,   /* spawn slot not started yet */
     VM_T_RUNNING = 1,  /* at pc; may be blocked by its instruction */
-    VM_T_WAITING = 2,  /* in the wait set of the lock named at pc */
-    VM_T_NOTIFIED = 3, /* woken; must re-acquire the lock at pc */
+    VM_T_WAITING = 2,  /* in the wait set of the lock named at pc (wait) or
+                          of the cond named at pc (cwait) */
+    VM_T_NOTIFIED = 3, /* woken; must re-acquire the lock at pc (cwait: its
+                          second operand, in obj + idx) */
     VM_T_ENDED = 4,
 };
 
@@ -282,6 +294,7 @@ typedef struct vm_layout {
     uint32_t locks_off;
     uint32_t lock_bytes;    /* per lock: 3 + wsbytes */
     uint32_t wsbytes;       /* wait-set bitmask bytes: (nthreads + 7) / 8 */
+    uint32_t conds_off;     /* cond elements, wsbytes each */
     uint32_t spawns_off;
     uint32_t threads_off;
 } vm_layout;
@@ -296,6 +309,9 @@ typedef struct vm_program {
     vm_lockdecl *lockdecls;
     uint32_t nlockdecls;
     uint32_t nlocks;        /* lock elements */
+    vm_lockdecl *conddecls; /* `cond` declarations */
+    uint32_t nconddecls;
+    uint32_t nconds;        /* cond elements */
     vm_chan *chans;
     uint32_t nchans;
     vm_body *bodies;
@@ -396,7 +412,8 @@ typedef enum vm_fault_kind {
     VM_FAULT_ASSERTION,    /* assert of 0: "assertion violated: ..." */
     VM_FAULT_DIV_ZERO,     /* div or mod by zero */
     VM_FAULT_INDEX,        /* index out of range of a variable or lock array */
-    VM_FAULT_NOT_OWNER,    /* release, wait or notify of a lock the thread does not hold */
+    VM_FAULT_NOT_OWNER,    /* release, wait or notify of a lock the thread does not
+                              hold; cwait of a lock not held at depth exactly 1 */
     VM_FAULT_LOCK_DEPTH,   /* acquire nested more than VM_MAX_LOCK_DEPTH times */
     VM_FAULT_SPAWN_MAX,    /* spawn of a proc beyond its max instances */
     VM_FAULT_CHOOSE_EMPTY, /* choose from an empty range */
@@ -427,6 +444,10 @@ uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);
  * vm_block_choice() gives. */
 vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
                   const vm_hooks *h, vm_fault *f);
+
+/* The successors the instruction at pc would have if running thread `tid`
+ * stood there in s (vm_describe_block(): what blocks an atomic block). */
+uint64_t vm_enabled_at(const vm_program *p, const uint8_t *s, int tid, uint32_t pc);
 
 /* Thread `tid` stands at an `atomic` and takes step choice c (0 ..
  * vm_enabled()-1): the choice its block's first instruction takes. The
@@ -558,6 +579,13 @@ static inline int32_t vm_tself(const vm_program *p, const uint8_t *s, int tid)
     const vm_thread_slot *sl = &p->threads[tid];
     return sl->self_off ? vm_rd32(s, sl->offset + sl->self_off) : sl->self;
 }
+/* Offset of cond element q's wait set. */
+static inline uint32_t vm_cond_off(const vm_program *p, uint32_t q)
+{
+    return p->layout.conds_off + q * p->layout.wsbytes;
+}
+/* Name of cond element q ("c", "cv[1]"). */
+void vm_cond_name(const vm_program *p, uint32_t q, char *buf, size_t n);
 /* Owner of lock element l: a thread id, or -1 when free. */
 static inline int vm_lock_owner(const vm_program *p, const uint8_t *s,
                                 uint32_t l)

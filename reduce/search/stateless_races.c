@@ -6,7 +6,7 @@
  * running as one transaction while its next step is light: a load or store
  * of a volatile element, a choose, or an enabled join. Such a node expands
  * only that thread at first; every other node (the root, the last thread
- * ended, blocked or at an acquire, wait, notify, send, recv, spawn, an
+ * ended, blocked or at an acquire, wait, notify, cwait, csignal, cbroadcast, send, recv, spawn, an
  * instruction that faults, and every node after RACES_MAX_RUN light ones in
  * a row) is full: every enabled thread. Races: vector
  * clocks along the path (entries: level + 1 of a thread's step) order the

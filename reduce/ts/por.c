@@ -9,7 +9,9 @@
  * Objects. A step touches objects: lock elements (acquire, release, wait and
  * its re-acquire, notify, notifyall), channels (send, recv), the thread
  * id counter (every spawn, of any proc: the next free id goes to whichever
- * spawn runs first, so two spawns never commute), and global elements: volatile ones, unshared
+ * spawn runs first, so two spawns never commute), cond elements (the wait
+ * set: cwait, its re-acquire, csignal, cbroadcast; a cwait also touches its
+ * lock), and global elements: volatile ones, unshared
  * variables (all elements of one at once: the owner is per variable) and
  * shared elements not proved independent by the static analysis
  * (lockset/discharge.c's facts: an element only one thread can touch never
@@ -38,7 +40,10 @@
  * re-acquires, the threads that may notify on its lock or use its channel,
  * the thread it joins). A thread waiting on a lock (not yet notified) is
  * added only while someone outside the set could still notify it
- * (closure(), waiters_of(): Stoller's Figure 3). The seed is the lowest
+ * (closure(), waiters_of(): Stoller's Figure 3). A thread in a cond's wait
+ * set (cwait) is not deferred so: a csignal needs no lock, so the argument
+ * does not carry over; it is added like any thread, and a disabled one
+ * brings every thread whose future touches its cond or its lock. The seed is the lowest
  * enabled thread, the one composition's depth-first search runs first
  * (por_persistent()). With more than 64 threads the sets are not computed
  * (every enabled thread is explored). */
@@ -129,6 +134,7 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
     case VM_OP_wait:
     case VM_OP_notify:
     case VM_OP_notifyall:
+    case VM_OP_cwait:
     case VM_OP_atomic:     /* the hidden lock "(atomic)": every block is a */
     case VM_OP_end_atomic: /* step on it (its accesses are in the tail) */ {
         const vm_lockdecl *d = &p->lockdecls[in->obj];
@@ -144,6 +150,12 @@ static void op_objects(const por *P, const vm_insn *in, const vm_absval *regs, v
         if (spawn_self) *spawn_self = vm_absop(&in->a, regs, self, tid);
         break;
     default: break;
+    }
+    if (vm_ops[in->op].flags & VM_F_COND) { /* cwait (its lock above), csignal, cbroadcast */
+        const vm_lockdecl *d = &p->conddecls[in->cond];
+        vm_absval ix = vm_absop(&in->cidx, regs, self, tid);
+        for (uint32_t i = 0; i < d->size; i++)
+            if (!known(ix) || (vm_absval)i == ix) set_bit(w, P->obj_cond + d->first + i);
     }
 }
 
@@ -242,6 +254,11 @@ static bool needs_regs(const vm_insn *in, const vm_absval *regs, vm_absval self,
     case VM_OP_load: case VM_OP_store: case VM_OP_acquire: case VM_OP_release:
     case VM_OP_wait: case VM_OP_notify: case VM_OP_notifyall:
         return !known(vm_absop(&in->idx, regs, self, tid));
+    case VM_OP_cwait:
+        return !known(vm_absop(&in->idx, regs, self, tid)) ||
+               !known(vm_absop(&in->cidx, regs, self, tid));
+    case VM_OP_csignal: case VM_OP_cbroadcast:
+        return !known(vm_absop(&in->cidx, regs, self, tid));
     case VM_OP_spawn: return !known(vm_absop(&in->a, regs, self, tid));
     default: return false;
     }
@@ -295,7 +312,8 @@ por *por_new(const vm_program *p)
                 P->discharged[p->props[i].code[k].a] = 0;
     P->obj_chan = p->nlocks;
     P->obj_spawn = P->obj_chan + p->nchans;
-    P->obj_elem = P->obj_spawn + 1;
+    P->obj_cond = P->obj_spawn + 1;
+    P->obj_elem = P->obj_cond + p->nconds;
     uint32_t nobj = P->obj_elem + p->nelems;
     P->words = (nobj + 63) / 64;
     if (!P->words) P->words = 1;
@@ -437,8 +455,9 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
  * interfere with nothing, nor might a recursive acquire): while t owns lock
  * L, no other thread can run an operation on L (acquire, the re-acquire
  * after a wait, release, wait, notify and notifyall all need L free or
- * owned), and only t can free it. Not when t's step is a wait (it frees
- * its lock, and the acquires of others may be first to interfere), nor
+ * owned; so does a cwait on L and its re-acquire), and only t can free it.
+ * Not when t's step is a wait or a cwait (it frees its lock, and the
+ * acquires of others may be first to interfere), nor
  * with --spurious-wakeups (a waiter may then leave L's wait set on its
  * own, which a notify by the owner does not commute with). The result is
  * step itself, or P->tmp. */
@@ -447,7 +466,7 @@ static const uint64_t *owned_masked(por *P, const uint8_t *s, int t, const uint6
     const vm_program *p = P->p;
     if (p->spurious_wakeups || !p->nlocks) return step;
     const vm_insn *in = &vm_thread_body(p, s, t)->code[vm_tpc(p, s, t)];
-    if (in->op == VM_OP_wait) return step;
+    if (in->op == VM_OP_wait || in->op == VM_OP_cwait) return step;
     bool any = false;
     for (uint32_t l = 0; l < p->nlocks; l++) {
         if (!((step[l >> 6] >> (l & 63)) & 1) || vm_lock_owner(p, s, l) != t) continue;
@@ -618,8 +637,10 @@ uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live)
     op_objects(P, in, regs, self, t, w, NULL);
     switch ((enum vm_opcode)in->op) {
     case VM_OP_acquire:
-    case VM_OP_wait: {
-        if (st == VM_T_WAITING) break; /* needs a notify: whoever may use the lock */
+    case VM_OP_wait:
+    case VM_OP_cwait: {
+        /* needs a notify (signal): whoever may use the lock (cond) */
+        if (st == VM_T_WAITING) break;
         /* acquire, or the re-acquire of a notified wait: the owner must release */
         vm_absval ix = vm_absop(&in->idx, regs, self, t);
         const vm_lockdecl *d = &p->lockdecls[in->obj];
@@ -674,6 +695,7 @@ bool por_first_writes(por *P, const uint8_t *s, int t, const uint64_t *objs)
     if (!b || pc >= b->ncode) return false;
     const vm_insn *in = &b->code[pc];
     switch ((enum vm_opcode)in->op) {
+    case VM_OP_cwait: /* frees its lock (its re-acquire takes it) */
     case VM_OP_store: case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: break;
     case VM_OP_atomic: return true; /* its block may store anything (be safe) */
     default: return false; /* changes no global element and no lock's owner */

@@ -40,7 +40,7 @@ enum { CYC_OWN = 1, CYC_TAIL = 2, CYC_CHILD = 4 };
 static bool insn_back(const vm_body *b, uint32_t pc, const vm_absval *regs, vm_absval self,
                       vm_absval tid)
 {
-    if (b->code[pc].op == VM_OP_wait) return true;
+    if (b->code[pc].op == VM_OP_wait || b->code[pc].op == VM_OP_cwait) return true;
     uint32_t sbuf[2];
     const uint32_t *succ;
     unsigned ns = vm_abssucc(b, pc, regs, self, tid, sbuf, &succ);
@@ -109,6 +109,7 @@ bool por_may_close_cycle(const por *P, const uint8_t *s, int t)
     uint8_t f = P->cyc[u - P->units][pc];
     if (vm_tstatus_of(p, s, t) == VM_T_RUNNING) return f != 0;
     /* notified (or waiting, with spurious wakeups): the re-acquire */
-    return vm_thread_body(p, s, t)->code[pc].op != VM_OP_wait || (f & CYC_TAIL);
+    enum vm_opcode op = (enum vm_opcode)vm_thread_body(p, s, t)->code[pc].op;
+    return (op != VM_OP_wait && op != VM_OP_cwait) || (f & CYC_TAIL);
 }
 

@@ -22,7 +22,7 @@ struct por {
     const vm_program *p;
     uint8_t *discharged;       /* per element: independent of other threads' */
     uint32_t words;            /* uint64 words per object set */
-    uint32_t obj_chan, obj_spawn, obj_elem;
+    uint32_t obj_chan, obj_spawn, obj_cond, obj_elem;
     por_unit *units;
     uint32_t nunits, cap;
     uint32_t *static_unit;     /* per static thread */

@@ -261,9 +261,26 @@ static bool fx_before(replay_ctx *rc, const uint8_t *s, trace_entry *e)
     case VM_OP_join:
         fx->obj = vm_operand_value(p, s, e->tid, &in->a);
         break;
-    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait:
+    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_cwait:
         fx_resolve(p, s, e->tid, in, true, fx);
         break;
+    case VM_OP_csignal: case VM_OP_cbroadcast: { /* obj stays -1: no lock */
+        int32_t i = vm_operand_value(p, s, e->tid, &in->cidx);
+        const vm_lockdecl *d = &p->conddecls[in->cond];
+        fx->idx = i;
+        if (i < 0 || (uint32_t)i >= d->size) break; /* faults */
+        const uint8_t *ws = s + vm_cond_off(p, d->first + (uint32_t)i);
+        uint64_t k = 0; /* csignal wakes the choice-th waiter in id order */
+        fx->woke = rc->t->nwoken;
+        for (uint32_t t = 0; t < p->nthreads; t++) {
+            if (!(ws[t >> 3] & (1u << (t & 7)))) continue;
+            if (in->op == VM_OP_cbroadcast || k++ == e->choice) {
+                if (!woken_push(rc, (int32_t)t)) return false;
+                fx->nwoke++;
+            }
+        }
+        break;
+    }
     case VM_OP_notify: case VM_OP_notifyall: {
         fx_resolve(p, s, e->tid, in, true, fx);
         if (fx->obj < 0 || vm_lock_owner(p, s, (uint32_t)fx->obj) != e->tid) break; /* faults */
@@ -312,7 +329,7 @@ static void fx_after(const vm_program *p, const uint8_t *s, trace_entry *e)
     case VM_OP_spawn: case VM_OP_load: case VM_OP_recv:
         fx->val = vm_rd32(s, vm_treg_off(&p->threads[e->tid], in->rd));
         break;
-    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait:
+    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_cwait:
         if (fx->obj >= 0) fx->val = (int32_t)lock_depth(p, s, (uint32_t)fx->obj);
         break;
     case VM_OP_call: /* the pc it returns to */
@@ -323,6 +340,7 @@ static void fx_after(const vm_program *p, const uint8_t *s, trace_entry *e)
         break;
     case VM_OP_nop: case VM_OP_jmp: case VM_OP_jz: case VM_OP_jnz: case VM_OP_assert:
     case VM_OP_send: case VM_OP_join: case VM_OP_notify: case VM_OP_notifyall:
+    case VM_OP_csignal: case VM_OP_cbroadcast:
     case VM_OP_end: case VM_OP_assume: case VM_OP_atomic: case VM_OP_end_atomic:
     case VM_OP_COUNT:
         break;

@@ -52,7 +52,12 @@ For each seed, gen_model writes a random disciplined model; then
     (gen_model --calls: `call`/`ret` from several sites, nested now and
     then), for the static walkers that must follow a `ret` to its return
     sites (--por's tables, the canonicalization's futures);
-  * on every third seed whose model waits (--spurious-every), the full and
+  * every fifth seed, offset by three (--conds-every), has pthread condition
+    variables (gen_model --conds: cwait at depth 1 in a re-check loop or
+    not, csignal / cbroadcast under the lock or after it), through every
+    check here, --por's and refcheck's included (seeds 3, 18, 33, ... with
+    --spurious-wakeups too);
+  * on every third seed whose model waits (wait or cwait; --spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
     --spurious-wakeups's counts in both modes on the small ones;
@@ -81,13 +86,14 @@ For each seed, gen_model writes a random disciplined model; then
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
                        [--spurious-every K] [--spawns-every K] [--waiters-every K]
-                       [--calls-every K]
+                       [--calls-every K] [--conds-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
 check on it passes). Exit status 1 on any failure. Before that line, the
 generator's coverage: how many models per 1000 seeds use each construct
-(checks.COVERAGE); one never used in 200 or more seeds fails the test. A seed is skipped only when
+(checks.COVERAGE, and checks.COVERAGE_CONDS while --conds-every is on); one
+never used in 200 or more seeds fails the test. A seed is skipped only when
 a search hits the time limit, and more than --max-skip-percent (3%) skipped
 seeds fail the test; an --all-errors search that stops at an error fails; a
 missing reference checker fails (--no-ref runs without it on purpose).
@@ -104,8 +110,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
-from checks import (ATOMIC_COVERAGE, constructs, coverage_report, need_refcheck,  # noqa: E402
-                    parse_seed_args, report_diff, seed_parser, show_model, too_many_skips)
+from checks import (ATOMIC_COVERAGE, COVERAGE_CONDS, constructs, coverage_report,  # noqa: E402
+                    need_refcheck, parse_seed_args, report_diff, seed_parser, show_model,
+                    too_many_skips)
 from mcheck_test import add_calls_every, add_spawns_every, calls_opt, spawns_opt  # noqa: E402
 
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
@@ -306,10 +313,17 @@ def atomic_opt(opts, seed):
     return ["--atomic"] if opts.atomic_every > 0 and seed % opts.atomic_every == 0 else []
 
 
+def conds_opt(opts, seed):
+    """['--conds'] on every --conds-every-th seed (offset: seeds 3, 8, 13, ...
+    for K = 5, none of them --waiters'), else []."""
+    k = opts.conds_every
+    return ["--conds"] if k > 0 and (seed + 2) % k == 0 else []
+
+
 def gen_opts(opts, seed):
     """The generator's options for a seed."""
     return (spawns_opt(opts, seed) + waiters_opt(opts, seed) + atomic_opt(opts, seed)
-            + calls_opt(opts, seed))
+            + calls_opt(opts, seed) + conds_opt(opts, seed))
 
 
 def check_seed(opts, seed):
@@ -367,7 +381,7 @@ def check_seed(opts, seed):
         # --spurious-wakeups (a waiting thread may re-acquire without a
         # notify) on a share of the models that wait: the same comparisons
         spurious = (opts.spurious_every > 0 and seed % opts.spurious_every == 0
-                    and re.search(r"^\s*(\w+:\s*)?wait\s", text, re.M) is not None)
+                    and re.search(r"^\s*(\w+:\s*)?c?wait\s", text, re.M) is not None)
         if spurious:
             sp_full, sp_red = os.path.join(d, "spf.states"), os.path.join(d, "spr.states")
             runs["sp-full-all"] = ["--reduce=none", "--race=off", "--all-errors",
@@ -547,6 +561,9 @@ def main():
                     help="on every K-th seed whose model waits, also search with "
                          "--spurious-wakeups (default 3; 0: never)")
     add_spawns_every(ap)
+    ap.add_argument("--conds-every", type=int, default=5, metavar="K",
+                    help="every K-th seed's model (offset by 3) has pthread conds (gen_model "
+                         "--conds; default 5; 0: never)")
     ap.add_argument("--waiters-every", type=int, default=5, metavar="K",
                     help="every K-th seed's model is monitor-heavy (gen_model --waiters; "
                          "default 5; 0: never)")
@@ -558,6 +575,7 @@ def main():
 
     seeds = range(opts.seed, opts.seed + opts.count)
     passed = failed = skipped = refs = spur = spawned = waiting = atomics = calling = 0
+    conding = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -581,6 +599,8 @@ def main():
                 atomics += 1
             if calls_opt(opts, seed):
                 calling += 1
+            if conds_opt(opts, seed):
+                conding += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -604,25 +624,24 @@ def main():
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
           f"{waiting} monitor-heavy (--waiters); {atomics} with atomic blocks (--atomic); "
-          f"{calling} with subroutines (--calls))")
-    if opts.count >= 200 and opts.spurious_every > 0 and not spur:
-        print("FAIL no model was searched with --spurious-wakeups")
-        failed += 1
-    if opts.count >= 200 and opts.spawns_every > 0 and not spawned:
-        print("FAIL no model was spawn-heavy (gen_model --spawns)")
-        failed += 1
-    if opts.count >= 200 and opts.waiters_every > 0 and not waiting:
-        print("FAIL no model was monitor-heavy (gen_model --waiters)")
-        failed += 1
-    if opts.count >= 200 and opts.calls_every > 0 and not calling:
-        print("FAIL no model had subroutines (gen_model --calls)")
-        failed += 1
+          f"{calling} with subroutines (--calls); {conding} with conds (--conds))")
+    for every, seen, what in ((opts.spurious_every, spur, "was searched with --spurious-wakeups"),
+                              (opts.spawns_every, spawned, "was spawn-heavy (gen_model --spawns)"),
+                              (opts.waiters_every, waiting,
+                               "was monitor-heavy (gen_model --waiters)"),
+                              (opts.atomic_every, atomics, "had atomic blocks (gen_model --atomic)"),
+                              (opts.calls_every, calling, "had subroutines (gen_model --calls)"),
+                              (opts.conds_every, conding, "had conds (gen_model --conds)")):
+        if opts.count >= 200 and every > 0 and not seen:
+            print(f"FAIL no model {what}")
+            failed += 1
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     if many:
         print(many)
         failed += 1
     gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}",
-                           ATOMIC_COVERAGE if opts.atomic_every > 0 else ())
+                           (ATOMIC_COVERAGE if opts.atomic_every > 0 else [])
+                           + (COVERAGE_CONDS if opts.conds_every > 0 else []))
     if gaps:
         print(f"FAIL the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
         failed += 1

@@ -160,7 +160,7 @@ def constructs(text):
     got = set()
     bodies = _bodies(text)
     decls = [ln.split(";")[0].rstrip() for ln in text.splitlines()
-             if re.match(r"(const|shared|volatile|unshared|lock|chan)\s", ln)]
+             if re.match(r"(const|shared|volatile|unshared|lock|chan|cond)\s", ln)]
     for d in decls:
         if d.startswith("chan ") and any(int(c) > 2 for c in re.findall(r"\w\[(\d+)\]", d)):
             got.add("channel capacity > 2")
@@ -222,6 +222,17 @@ def constructs(text):
                 held.append(w[1])
             elif w[0] == "release" and w[1] in held:
                 held.remove(w[1])
+        # pthread conds (gen_model --conds): a cwait re-checked in a loop
+        # (a jmp back to the label of the check right after it)
+        for i, ln in enumerate(lines[:-1]):
+            if ln.startswith("cwait ") and lines[i + 1].startswith("jmp "):
+                got.add("cwait in a while loop")
+            if ln.startswith("cwait ") and not lines[i + 1].startswith("jmp "):
+                got.add("cwait checked once")
+        for ln in lines:
+            w = ln.split(None, 1)
+            if w and w[0] in ("cwait", "csignal", "cbroadcast"):
+                got.add("op " + w[0])
         # a wait/notify chain: a body that waits on one lock, then notifies another
         waited = None
         for ln in lines:
@@ -303,6 +314,10 @@ COVERAGE = sorted(["op " + o for o in OPS] + [
     "subroutine called from two sites", "nested call", "stack N"])
 # constructs only the --atomic models have (tests/differential/differential.py)
 ATOMIC_COVERAGE = ["atomic block", "guarded atomic block", "op assume"]
+# constructs only the --conds models have (tests/differential/differential.py
+# passes them to coverage_report() while it runs --conds seeds)
+COVERAGE_CONDS = ["op cwait", "op csignal", "op cbroadcast", "cwait in a while loop",
+                  "cwait checked once"]
 # constructs only the --undisciplined models have (tests/differential/theorem9.py)
 COVERAGE_UNDISC = ["unshared touched by a second body"]
 COVERAGE_MIN_SEEDS = 200

@@ -3,7 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
- *             [--waiters] [--handoff] [--atomic] [--calls]
+ *             [--waiters] [--handoff] [--atomic] [--calls] [--conds]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -74,6 +74,14 @@
  * a thread for good on one choice (gen_model_body.c, emit_atomic()).
  * Without the option no extra random number is drawn.
  *
+ * With --conds (tests/differential/differential.py on a share of its seeds,
+ * one run of them with --spurious-wakeups) the models have one or two
+ * monitors always, and most of them are pthread condition variables: `cond
+ * cvN` beside the monitor's lock, the waiter `cwait cvN, lk` at depth 1 (never
+ * under another hold of lk), in a `while` re-check loop or (now and then)
+ * checking once, the notifier `csignal` or `cbroadcast`, under the lock or
+ * just after its release. Without the option no extra random number is drawn.
+ *
  * With --handoff (tests/differential/test_hb_discharge.py) every proc a
  * body spawns gets its input in `hiP`, written by the spawner before the
  * spawn, and returns its result in `hoP`, read by the spawner after the
@@ -141,7 +149,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns] [--waiters] [--handoff] [--atomic] [--calls]\n");
+                    " [--spawns] [--waiters] [--handoff] [--atomic] [--calls] [--conds]\n");
     return 2;
 }
 
@@ -151,7 +159,7 @@ int main(int argc, char **argv)
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
     bool undisc = false, vol = false, sp = false, wt = false, ho = false, at = false;
-    bool calls = false;
+    bool calls = false, cv = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
@@ -159,6 +167,8 @@ int main(int argc, char **argv)
             vol = true;
         } else if (!strcmp(argv[i], "--waiters")) {
             wt = true;
+        } else if (!strcmp(argv[i], "--conds")) {
+            cv = true;
         } else if (!strcmp(argv[i], "--spawns")) {
             sp = true;
         } else if (!strcmp(argv[i], "--handoff")) {
@@ -208,6 +218,7 @@ int main(int argc, char **argv)
         g.ho = ho;
         g.at = at;
         g.calls = calls;
+        g.cv = cv;
         g.hrng = seed * 0xd1b54a32d192ed03ull + 0x4a0d0ffull;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;

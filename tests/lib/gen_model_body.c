@@ -148,10 +148,43 @@ static void monitor_lock_text(gen *g, const monitor *m, char *buf, size_t n)
         snprintf(buf, n, "%s", l->name);
 }
 
+/* --conds: pthread waiting on cond cvN with the monitor's lock at depth 1,
+ * re-checking the condition in a `while` loop, or checking it once. */
+static void emit_cwaiter(gen *g, const monitor *m)
+{
+    char lk[32];
+    monitor_lock_text(g, m, lk, sizeof lk);
+    const char *f = g->vars[m->flag].name;
+    int lw = new_label(g), ld = new_label(g);
+    EMIT("    acquire %s\n", lk);
+    EMIT("L%d:\n    load r3, %s\n", lw, f);
+    if (m->counting) EMIT("    gt r3, r3, 0\n");
+    EMIT("    jnz r3, L%d\n", ld);
+    if (chance(g, 15))
+        EMIT("end_w%d: cwait cv%d, %s\n", lw, m->cond, lk);
+    else
+        EMIT("    cwait cv%d, %s\n", m->cond, lk);
+    if (m->recheck) EMIT("    jmp L%d\n", lw);
+    EMIT("L%d:\n", ld);
+    if (m->consume) {
+        if (m->counting)
+            EMIT("    load r3, %s\n    sub r3, r3, 1\n    mod r3, r3, %s\n    store %s, r3\n", f,
+                 ex(g, 4), f);
+        else
+            EMIT("    store %s, 0\n", f);
+    }
+    EMIT("    release %s\n", lk);
+    if (g->wt && g->nh == 0 && chance(g, 60)) emit_cs(g, 1);
+}
+
 /* Java-monitor waiting: re-check the condition in a loop under the lock. */
 static void emit_waiter(gen *g, const monitor *m)
 {
     char lk[32];
+    if (m->cond >= 0) {
+        emit_cwaiter(g, m);
+        return;
+    }
     monitor_lock_text(g, m, lk, sizeof lk);
     const char *f = g->vars[m->flag].name;
     int lw = new_label(g), ld = new_label(g);
@@ -189,6 +222,15 @@ static void emit_notifier(gen *g, const monitor *m)
         EMIT("    store %s, 1\n", f);
     /* --waiters: work under another lock while the monitor's is held */
     if (g->wt && g->nh == 0 && chance(g, 60)) emit_cs(g, 1);
+    if (m->cond >= 0) { /* --conds: no lock needed to signal */
+        const char *op = chance(g, 60) ? "csignal" : "cbroadcast";
+        if (chance(g, 30)) {
+            EMIT("    release %s\n    %s cv%d\n", lk, op, m->cond);
+        } else {
+            EMIT("    %s cv%d\n    release %s\n", op, m->cond, lk);
+        }
+        return;
+    }
     EMIT("    %s %s\n", chance(g, 50) ? "notify" : "notifyall", lk);
     EMIT("    release %s\n", lk);
 }
@@ -439,7 +481,10 @@ static void emit_task(gen *g, const task *t)
 {
     /* now and then a protocol role runs inside a critical section: a wait
      * that holds another lock (or the monitor twice), a send under a lock */
-    if (t->r != R_PIECE && t->r != R_HAZARD && g->nh == 0 && chance(g, 12)) {
+    /* (not a cwait: it needs its lock at depth 1, and the lock under which
+     * it would run may be the monitor's) */
+    bool cwait = t->r == R_WAIT && g->mons[t->obj].cond >= 0;
+    if (t->r != R_PIECE && t->r != R_HAZARD && !cwait && g->nh == 0 && chance(g, 12)) {
         held *hh = &g->h[g->nh];
         pick_static_lock(g, &hh->decl, &hh->elem);
         hh->skipped = false;

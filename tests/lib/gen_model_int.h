@@ -59,6 +59,10 @@ typedef struct monitor {
     bool counting;     /* notifier increments; waiter waits for >= 1 */
     int after;         /* a chain: the notifier notifies after its wait on monitor
                           `after` returns (its body waits there first), or -1 */
+    int cond;          /* --conds: the pthread cond `cvN` the waiter cwaits on
+                          (and the notifier csignals or cbroadcasts), or -1: a
+                          Java monitor (wait/notify on the lock) */
+    bool recheck;      /* --conds: the cwait is in a `while` re-check loop */
 } monitor;
 
 typedef struct chan {
@@ -117,6 +121,9 @@ typedef struct gen {
     bool ho;              /* --handoff: data handed over by spawn and join */
     bool at;              /* --atomic: atomic blocks and assume (issue 30) */
     bool calls;           /* --calls: subroutines called from several sites */
+    bool cv;              /* --conds: monitors always, most of them pthread
+                             conds (cwait under the lock at depth 1) */
+    int nconds;           /* --conds: cv0 .. */
     uint64_t hrng;        /* --handoff's own generator (hrnd()) */
     /* spelling only (comma lists, constant expressions): a second generator,
      * so these choices never change what a seed's model means */

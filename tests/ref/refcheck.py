@@ -9,16 +9,20 @@ including those leading to already-seen states) and the verdict.
 
 It exists to cross-check mcheck: it shares no code with it and is written for
 clarity, not speed (a few hundred thousand states a minute). It covers
-LANGUAGE.md: every instruction, all declaration forms with comma lists,
-constant expressions, `init T`, end labels, the `unshared` check (always),
-`call L` / `ret` with `stack N`, and `--spurious-wakeups`. It does NOT implement the lock discipline detectors
+LANGUAGE.md: every instruction (pthread condition variables included: `cond`,
+`cwait`, `csignal`, `cbroadcast`; atomic blocks and `assume`), all declaration
+forms with comma lists, constant expressions, `init T`, end labels, the
+`unshared` check (always), `call L` / `ret` with `stack N`, and
+`--spurious-wakeups`. It does NOT implement the lock discipline detectors
 unless asked (`--ld`, a plain LD' check whose metadata then becomes part of the
 state, which changes the counts).
 
 State (a tuple, canonical): globals, locks (owner, depth, wait set), channels,
 spawn counters per proc, threads (status, body, pc, self, registers, saved
 depth, return stack: the pcs `ret` goes back to, as a tuple, so unused entries
-do not exist), detector metadata (unshared owners; LD' with --ld). An ended thread
+do not exist), detector metadata (unshared owners; LD' with --ld), cond wait
+sets. A thread in a cond's wait set is WAITING (NOTIFIED once signalled) at
+its `cwait`, whose lock it re-acquires at depth 1. An ended thread
 has status ENDED, pc 0, registers and saved depth 0 (and self 0 for a spawned
 instance); it keeps its body (and a static one its
 self). An error state counts as a stored state and has
@@ -62,11 +66,11 @@ class Fault(Exception):
 # ---------------------------------------------------------------- assembler
 
 VISIBLE_OPS = {"choose", "acquire", "wait", "notify", "send", "recv", "spawn", "join",
-               "assume", "atomic"}
+               "assume", "atomic", "cwait", "csignal", "cbroadcast"}
 ATOMIC_LOCK = "(atomic)"  # the hidden lock an atomic block holds (for LD')
 ARITH = {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "shr",
          "eq", "ne", "lt", "le", "gt", "ge"}
-DECL_KW = {"const", "shared", "volatile", "unshared", "lock", "chan", "thread", "proc"}
+DECL_KW = {"const", "shared", "volatile", "unshared", "lock", "chan", "thread", "proc", "cond"}
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
@@ -256,7 +260,7 @@ def split_top(s):
     return parts
 
 
-def declare(first, rest, lineno, consts, consts_order, vars_, locks, chans, bodies):
+def declare(first, rest, lineno, consts, consts_order, vars_, locks, chans, bodies, conds):
     """One item of a declaration line; returns the body dict for thread/proc."""
     if first == "const":
         m = re.fullmatch(r"(" + IDENT + r")\s*=\s*(.+)", rest)
@@ -275,6 +279,11 @@ def declare(first, rest, lineno, consts, consts_order, vars_, locks, chans, bodi
         if not m:
             raise AsmError(f"{lineno}: bad lock declaration")
         locks[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
+    elif first == "cond":
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
+        if not m:
+            raise AsmError(f"{lineno}: bad cond declaration")
+        conds[m.group(1)] = dict(size=m.group(2), is_array=m.group(2) is not None)
     elif first == "chan":
         m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*([^\]]+?)\s*\])?", rest)
         if not m:
@@ -300,7 +309,7 @@ def declare(first, rest, lineno, consts, consts_order, vars_, locks, chans, bodi
 def assemble(text, defines):
     """Two passes: collect declarations, then decode bodies."""
     consts, consts_order = {}, []
-    vars_, locks, chans, bodies = {}, {}, {}, []
+    vars_, locks, chans, bodies, conds = {}, {}, {}, [], {}
     cur = None
     lines = text.split("\n")
     pending = []  # (lineno, raw) per body
@@ -319,7 +328,7 @@ def assemble(text, defines):
             rest = line[len(first):].strip()
             items = split_top(rest) if first not in ("thread", "proc") else [rest]
             for item in items:
-                cur = declare(first, item, lineno, consts, consts_order, vars_, locks, chans, bodies)
+                cur = declare(first, item, lineno, consts, consts_order, vars_, locks, chans, bodies, conds)
             continue
         if cur is None:
             raise AsmError(f"{lineno}: instruction outside a thread body")
@@ -391,6 +400,16 @@ def assemble(text, defines):
         P.locks[name] = dict(off=off, size=size, is_array=d["is_array"])
         off += size
     P.nlocks = off
+    # condition variables: a wait set each
+    P.conds = {}
+    off = 0
+    for name, d in conds.items():
+        size = cint(d["size"]) if d["is_array"] else 1
+        if size <= 0:
+            raise AsmError(f"cond array size not positive: {name}")
+        P.conds[name] = dict(off=off, size=size, is_array=d["is_array"])
+        off += size
+    P.nconds = off
     # channels
     P.chans = {}
     for i, (name, d) in enumerate(chans.items()):
@@ -513,6 +532,16 @@ def decode_body(P, b, cint):
         idx = val(m.group(2)) if m.group(2) is not None else ("imm", 0)
         return (m.group(1), idx)
 
+    def cond(tok):
+        m = re.fullmatch(r"(" + IDENT + r")\s*(?:\[\s*(.+?)\s*\])?", tok)
+        if not m or m.group(1) not in P.conds:
+            raise AsmError(f"not a cond: {tok}")
+        d = P.conds[m.group(1)]
+        if d["is_array"] != (m.group(2) is not None):
+            raise AsmError(f"array/scalar mismatch: {tok}")
+        idx = val(m.group(2)) if m.group(2) is not None else ("imm", 0)
+        return (m.group(1), idx)
+
     def label(tok):
         if tok not in labels or labels[tok] is None:
             raise AsmError(f"undefined label {tok}")
@@ -567,6 +596,12 @@ def decode_body(P, b, cint):
         elif op in ("acquire", "release", "wait", "notify", "notifyall"):
             need(1)
             d.update(lock=lock(a[0]))
+        elif op == "cwait":
+            need(2)
+            d.update(cond=cond(a[0]), lock=lock(a[1]))
+        elif op in ("csignal", "cbroadcast"):
+            need(1)
+            d.update(cond=cond(a[0]))
         elif op == "send":
             need(2)
             d.update(chan=chan(a[0]), a=val(a[1]))
@@ -604,8 +639,8 @@ def decode_body(P, b, cint):
             start = None
         if d["in_block"]:
             d["visible"] = False
-            if d["op"] in ("call", "ret"):
-                raise AsmError(f"line {d['line']}: a subroutine call or return inside an atomic block")
+            if d["op"] in ("call", "ret", "wait", "cwait"):
+                raise AsmError(f"line {d['line']}: {d['op']} inside an atomic block")
             if d["op"] in ("jmp", "jz", "jnz") and not (
                     code[pc]["target"] > max(i for i in range(pc) if code[i]["op"] == "atomic")):
                 raise AsmError(f"line {d['line']}: a jump out of an atomic block")
@@ -664,7 +699,7 @@ class Machine:
 
     def __init__(self, P, s):
         self.P = P
-        g, lk, ch, sp, th, ld = s
+        g, lk, ch, sp, th, ld, cv = s
         self.g = list(g)
         self.lk = [list(x) for x in lk]  # [owner, depth, waitset(frozenset)]
         self.ch = [list(x) for x in ch]
@@ -672,12 +707,13 @@ class Machine:
         # status, body, pc, self, regs, saved depth, return stack (pcs, bottom first)
         self.th = [list(t[:4]) + [list(t[4]), t[5], list(t[6])] for t in th]
         self.ld = list(ld) if ld is not None else None
+        self.cv = list(cv)  # per cond element: its wait set (frozenset)
 
     def freeze(self):
         return (tuple(self.g), tuple((o, d, w) for o, d, w in self.lk),
                 tuple(tuple(c) for c in self.ch), tuple(self.sp),
                 tuple((t[0], t[1], t[2], t[3], tuple(t[4]), t[5], tuple(t[6])) for t in self.th),
-                tuple(self.ld) if self.ld is not None else None)
+                tuple(self.ld) if self.ld is not None else None, tuple(self.cv))
 
 
 def initial_state(P, ld):
@@ -696,7 +732,8 @@ def initial_state(P, ld):
     # shared elements (only with --ld), ("unsh", owner) for every element of
     # an unshared variable once a thread touched it (always checked)
     ldm = tuple([("virgin",)] * P.nglobals)
-    return (g, lk, ch, sp, tuple(th), ldm)
+    cv = tuple(frozenset() for _ in range(P.nconds))
+    return (g, lk, ch, sp, tuple(th), ldm, cv)
 
 
 def value(m, t, opnd):
@@ -725,6 +762,15 @@ def lock_of(m, t, lkop):
     i = value(m, t, idx)
     if not 0 <= i < d["size"]:
         raise Fault("runtime_error", f"lock index {i} out of range for {name}[{d['size']}]")
+    return d["off"] + i
+
+
+def cond_of(m, t, cop):
+    name, idx = cop
+    d = m.P.conds[name]
+    i = value(m, t, idx)
+    if not 0 <= i < d["size"]:
+        raise Fault("runtime_error", f"cond index {i} out of range for {name}[{d['size']}]")
     return d["off"] + i
 
 
@@ -894,6 +940,8 @@ def enabled_choices(m, t):
             if m.lk[l][0] != t:
                 return 1
             return max(1, len(m.lk[l][2]))
+        if op == "csignal":  # one successor per waiter; a lost signal is one
+            return max(1, len(m.cv[cond_of(m, t, ins["cond"])]))
     except Fault:
         return 1
     return 1
@@ -945,6 +993,15 @@ def step(m, t, choice):
     ins = body["code"][th[2]]
     op = ins["op"]
     regs = th[4]
+    if th[0] in (NOTIFIED, WAITING) and op == "cwait":  # pthread: depth back to 1
+        l = lock_of(m, t, ins["lock"])
+        q = cond_of(m, t, ins["cond"])
+        m.cv[q] = m.cv[q] - {t}
+        m.lk[l][0] = t
+        m.lk[l][1] = 1
+        th[0] = RUNNING
+        th[2] += 1
+        return
     if th[0] in (NOTIFIED, WAITING):  # re-acquire; waiting: a spurious wakeup
         l = lock_of(m, t, ins["lock"])
         m.lk[l][2] = m.lk[l][2] - {t}
@@ -1064,6 +1121,25 @@ def step(m, t, choice):
         for w in wake:
             m.th[w][0] = NOTIFIED
         m.lk[l][2] = frozenset(set(ws) - set(wake))
+    elif op == "cwait":
+        q = cond_of(m, t, ins["cond"])
+        l = lock_of(m, t, ins["lock"])
+        if m.lk[l][0] != t:
+            raise Fault("runtime_error", "cwait with a lock this thread does not own")
+        if m.lk[l][1] != 1:
+            raise Fault("runtime_error", "cwait with the lock held at depth > 1")
+        m.lk[l][0] = -1
+        m.lk[l][1] = 0
+        m.cv[q] = m.cv[q] | {t}
+        th[0] = WAITING
+        nxt = th[2]  # stays at its cwait
+    elif op in ("csignal", "cbroadcast"):
+        q = cond_of(m, t, ins["cond"])
+        ws = sorted(m.cv[q])
+        wake = ws if op == "cbroadcast" else ws[choice:choice + 1]
+        for w in wake:
+            m.th[w][0] = NOTIFIED
+        m.cv[q] = frozenset(set(ws) - set(wake))
     elif op == "send":
         c = P.chans[ins["chan"]]
         m.ch[c["idx"]].append(value(m, t, ins["a"]))

@@ -370,6 +370,7 @@ int main(void)
     TEST_RUN(test_labels);
     TEST_RUN(test_bodies);
     TEST_RUN(test_layout);
+    TEST_RUN(test_layout_conds);
     TEST_RUN(test_initial_state);
     TEST_RUN(test_define_override);
     TEST_RUN(test_comma_lists);

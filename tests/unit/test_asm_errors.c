@@ -37,6 +37,25 @@ void test_errors_instructions(void)
                  "t.bc:3:11: error: 'x' is a shared variable, expected a lock");
     EXPECT_ERROR("lock m\nthread main\n  load r0, m\n",
                  "t.bc:3:12: error: 'm' is a lock, expected a variable");
+    /* pthread condition variables (issue 30) */
+    EXPECT_ERROR("lock m\ncond c\nthread main\n  cwait m, c\n",
+                 "t.bc:4:9: error: 'm' is a lock, expected a condition variable");
+    EXPECT_ERROR("lock m\ncond c\nthread main\n  cwait c, c\n",
+                 "t.bc:4:12: error: 'c' is a condition variable, expected a lock");
+    EXPECT_ERROR("lock m\ncond c\nthread main\n  cwait c\n",
+                 "t.bc:4:3: error: 'cwait' expects 2 operands (c, lk), got 1");
+    EXPECT_ERROR("cond c\nthread main\n  csignal d\n",
+                 "t.bc:3:11: error: unknown condition variable 'd'");
+    EXPECT_ERROR("lock m\ncond c\nthread main\n  cbroadcast c, m\n",
+                 "t.bc:4:3: error: 'cbroadcast' expects 1 operand (c), got 2");
+    EXPECT_ERROR("lock m\nthread main\n  csignal m\n",
+                 "t.bc:3:11: error: 'm' is a lock, expected a condition variable");
+    EXPECT_ERROR("cond c\nthread main\n  acquire c\n",
+                 "t.bc:3:11: error: 'c' is a condition variable, expected a lock");
+    EXPECT_ERROR("cond cv[2]\nthread main\n  csignal cv\n",
+                 "t.bc:3:11: error: 'cv' is an array and needs an index");
+    EXPECT_ERROR("cond c\nthread main\n  reg cond\n",
+                 "'cond' is reserved and cannot be used as a name");
     EXPECT_ERROR("thread main\n  mov self, 1\n", "t.bc:2:7: error: expected a register, got 'self'");
     EXPECT_ERROR("thread main\n  recv tid, c\nchan c\n",
                  "t.bc:2:8: error: expected a register, got 'tid'");
@@ -509,6 +528,8 @@ void test_atomic_blocks(void)
                  "t.bc:4:3: error: an instruction with several outcomes inside an atomic block must be its first");
     EXPECT_ERROR("lock m\nthread t\n  acquire m\n  atomic\n  wait m\n  end_atomic\n",
                  "t.bc:5:3: error: 'wait' inside an atomic block (it gives its lock up and waits)");
+    EXPECT_ERROR("lock m\ncond c\nthread t\n  acquire m\n  atomic\n  cwait c, m\n  end_atomic\n",
+                 "t.bc:6:3: error: 'cwait' inside an atomic block (it gives its lock up and waits)");
     EXPECT_ERROR("thread t\n  atomic\n  end\n  end_atomic\n",
                  "t.bc:3:3: error: 'end' inside an atomic block (the thread would end holding it)");
     EXPECT_ERROR("thread t\n  atomic\n  atomic\n  end_atomic\n", "t.bc:3:3: error: atomic blocks do not nest");

@@ -86,6 +86,7 @@ void test_bodies(void);
 
 /* test_asm_layout.c: layout, initial state, -D, constant expressions, dump, make_volatile */
 void test_layout(void);
+void test_layout_conds(void);
 void test_initial_state(void);
 void test_define_override(void);
 void test_comma_lists(void);

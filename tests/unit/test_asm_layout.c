@@ -68,6 +68,45 @@ void test_layout(void)
     vm_program_free(p);
 }
 
+/* A cond element is a wait set of wsbytes after the locks (only in a model
+ * that declares one); cwait names its cond in cond + cidx and its lock in
+ * obj + idx; a cwait saves no lock depth in the thread slot. */
+void test_layout_conds(void)
+{
+    vm_program *p = ASSEMBLE("lock m[2]\ncond c, cv[3]\nchan ch\nthread t[9]\n"
+                             "  acquire m[1]\n  cwait cv[self], m[1]\n  csignal c\n"
+                             "  cbroadcast cv[2]\n");
+    if (!p) return;
+    CHECK_EQ_INT(p->layout.wsbytes, 2);        /* 9 threads */
+    CHECK_EQ_INT(p->layout.locks_off, 0);
+    CHECK_EQ_INT(p->layout.conds_off, 10);     /* 2 locks * (3 + 2) */
+    CHECK_EQ_INT(p->nconddecls, 2);
+    CHECK_EQ_INT(p->nconds, 4);
+    CHECK_EQ_INT(p->conddecls[1].first, 1);
+    CHECK_EQ_INT(vm_cond_off(p, 3), 16);
+    CHECK_EQ_INT(p->chans[0].offset, 18);      /* 10 + 4 conds * 2 */
+    CHECK_EQ_INT(p->threads[0].depth_off, 0);  /* cwait: no saved depth */
+    const vm_insn *w = &p->bodies[0].code[1];
+    CHECK_EQ_INT(w->op, VM_OP_cwait);
+    CHECK_EQ_INT(w->obj, 0);                   /* lock m */
+    CHECK_EQ_INT(w->idx.val, 1);
+    CHECK_EQ_INT(w->cond, 1);                  /* cond cv */
+    CHECK_EQ_INT(w->cidx.kind, VM_ARG_SELF);
+    CHECK(w->visible);
+    CHECK_EQ_INT(p->bodies[0].code[2].cond, 0);
+    CHECK_EQ_INT(p->bodies[0].code[3].cidx.val, 2);
+    char buf[32];
+    vm_cond_name(p, 2, buf, sizeof buf);
+    CHECK(strcmp(buf, "cv[1]") == 0);
+    vm_program_free(p);
+    /* no cond: no bytes for conds (the layout of every older model) */
+    p = ASSEMBLE("lock m\nthread t\n  acquire m\n");
+    if (!p) return;
+    CHECK_EQ_INT(p->nconds, 0);
+    CHECK_EQ_INT(p->layout.size, 4 + 1 + 3);
+    vm_program_free(p);
+}
+
 void test_initial_state(void)
 {
     vm_program *p = ASSEMBLE(layout_model);

@@ -71,6 +71,7 @@ static bool sync_of(const hb_ctx *c, const trace *t, const trace_entry *e, uint3
         *from = me, *to = c->lock0 + (uint32_t)fx->obj;
         return true;
     case VM_OP_wait:
+    case VM_OP_cwait: /* the release into the wait set */
         if (!fx->done || fx->obj < 0) return false;
         *from = me, *to = c->lock0 + (uint32_t)fx->obj;
         return true;

@@ -27,6 +27,10 @@ typedef struct walk {
     bool start_row;      /* entries of step 0 (--por) make row 0 */
     uint8_t *st;         /* enum th_state per thread */
     int32_t *wlock;      /* TH_WAIT, TH_NOTIFIED: the lock element */
+    const vm_insn **wcv; /* TH_WAIT, TH_NOTIFIED after a cwait: the cwait (its
+                            cond named with wcvi), else NULL */
+    int32_t *wcvi;       /* the cond's index when the cwait writes it as a
+                            number, else -1 */
     uint32_t *born;      /* the row a spawned thread was spawned in */
     uint32_t *next;      /* per entry: the next entry of its thread (t->n: none) */
     uint32_t *pending;   /* per thread: its next entry not walked yet */

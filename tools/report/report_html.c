@@ -285,6 +285,15 @@ static void html_idle(FILE *out, const walk *w, int tid, uint32_t r)
         break;
     case TH_WAIT:
         lock_name(w->p, w->wlock[tid], ln, sizeof ln);
+        if (w->wcv[tid]) { /* a cwait: the cond's wait set */
+            const vm_lockdecl *d = &w->p->conddecls[w->wcv[tid]->cond];
+            if (!d->is_array)
+                snprintf(ln, sizeof ln, "%s", d->name);
+            else if (w->wcvi[tid] >= 0)
+                snprintf(ln, sizeof ln, "%s[%d]", d->name, (int)w->wcvi[tid]);
+            else
+                snprintf(ln, sizeof ln, "%s[..]", d->name);
+        }
         td_open(out, w, tid, "wt");
         fprintf(out, "<span class=\"st\">waiting: in the wait set of ");
         esc(out, ln);
@@ -294,7 +303,8 @@ static void html_idle(FILE *out, const walk *w, int tid, uint32_t r)
         int32_t l = w->wlock[tid];
         lock_name(w->p, l, ln, sizeof ln);
         td_open(out, w, tid, "wt");
-        fprintf(out, "<span class=\"st\">notified: to re-acquire ");
+        fprintf(out, "<span class=\"st\">%s: to re-acquire ",
+                w->wcv[tid] ? "signalled" : "notified");
         esc(out, ln);
         if (l >= 0 && (uint32_t)l < w->p->nlocks && w->holder[l] >= 0 && w->holder[l] != tid) {
             thread_name(w, w->holder[l], tn, sizeof tn);

@@ -11,6 +11,8 @@ void html_walk_free(walk *w)
 {
     free(w->st);
     free(w->wlock);
+    free(w->wcv);
+    free(w->wcvi);
     free(w->born);
     free(w->next);
     free(w->pending);
@@ -30,6 +32,7 @@ void html_walk_reset(walk *w)
     for (uint32_t k = 0; k < p->nthreads; k++) {
         w->st[k] = k < p->nstatic ? TH_LIVE : TH_UNBORN;
         w->wlock[k] = -1;
+        w->wcv[k] = NULL;
         w->born[k] = 0;
         w->pending[k] = t->n;
     }
@@ -57,6 +60,8 @@ bool html_walk_init(walk *w, const vm_program *p, const trace *t, uint32_t steps
     w->nrows = steps + (w->start_row ? 1 : 0);
     w->st = calloc(nt, 1);
     w->wlock = calloc(nt, sizeof *w->wlock);
+    w->wcv = calloc(nt, sizeof *w->wcv);
+    w->wcvi = calloc(nt, sizeof *w->wcvi);
     w->born = calloc(nt, sizeof *w->born);
     w->next = calloc(ne, sizeof *w->next);
     w->pending = calloc(nt, sizeof *w->pending);
@@ -65,7 +70,7 @@ bool html_walk_init(walk *w, const vm_program *p, const trace *t, uint32_t steps
     w->nlanes = calloc(nt, sizeof *w->nlanes);
     w->col = calloc(nt, sizeof *w->col);
     w->seen_lock = calloc(nl, sizeof *w->seen_lock);
-    if (!w->st || !w->wlock || !w->born || !w->next || !w->pending || !w->holder || !w->lanes ||
+    if (!w->st || !w->wlock || !w->wcv || !w->wcvi || !w->born || !w->next || !w->pending || !w->holder || !w->lanes ||
         !w->nlanes || !w->col || !w->seen_lock) {
         html_walk_free(w);
         return false;
@@ -119,16 +124,19 @@ void html_walk_entry(walk *w, uint32_t i, uint32_t r)
         if (w->holder[fx->obj] != tid) take_lane(w, tid, fx->obj, r);
         w->holder[fx->obj] = tid;
         w->seen_lock[fx->obj] = true;
-    } else if (in->op == VM_OP_release || in->op == VM_OP_wait) {
-        if (in->op == VM_OP_wait) {
+    } else if (in->op == VM_OP_release || in->op == VM_OP_wait || in->op == VM_OP_cwait) {
+        if (in->op != VM_OP_release) {
             w->st[tid] = TH_WAIT;
             w->wlock[tid] = fx->obj;
+            w->wcv[tid] = in->op == VM_OP_cwait ? in : NULL;
+            w->wcvi[tid] = in->cidx.kind == VM_ARG_IMM ? in->cidx.val : -1;
         }
         if (lock_ok && fx->val == 0 && w->holder[fx->obj] == tid) {
             w->holder[fx->obj] = -1;
             drop_lane(w, tid, fx->obj, r);
         }
-    } else if (in->op == VM_OP_notify || in->op == VM_OP_notifyall) {
+    } else if (in->op == VM_OP_notify || in->op == VM_OP_notifyall ||
+               in->op == VM_OP_csignal || in->op == VM_OP_cbroadcast) {
         for (uint32_t k = 0; k < fx->nwoke && fx->woke + k < w->t->nwoken; k++) {
             int32_t u = w->t->woken[fx->woke + k];
             if (u >= 0 && (uint32_t)u < p->nthreads && w->st[u] == TH_WAIT) w->st[u] = TH_NOTIFIED;

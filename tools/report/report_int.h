@@ -86,6 +86,9 @@ const char *report_operand_name(const vm_program *p, const trace *t, const trace
                                 const vm_operand *o);
 /* The object an effect resolved: lock element or global element `fx->obj`
  * by name, or NAME[idx] when the index was out of range. */
+/* The name of the cond a csignal / cbroadcast named ("c", "cv[2]"). */
+void report_fx_cond(const vm_program *p, const vm_insn *in, const trace_effect *fx, char *buf,
+                    size_t n);
 void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect *fx, bool lock,
                       char *buf, size_t n);
 

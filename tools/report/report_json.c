@@ -57,11 +57,15 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
         report_fx_object(p, in, fx, lock, on, sizeof on);
         fprintf(out, ",\"object\":");
         json_string(out, on);
+    } else if (op == VM_OP_csignal || op == VM_OP_cbroadcast) {
+        report_fx_cond(p, in, fx, on, sizeof on);
+        fprintf(out, ",\"object\":");
+        json_string(out, on);
     } else if (op == VM_OP_send || op == VM_OP_recv) {
         fprintf(out, ",\"object\":");
         json_string(out, p->chans[in->obj].name);
     }
-    if (e->reacquire || op == VM_OP_acquire || op == VM_OP_release) {
+    if (e->reacquire || op == VM_OP_acquire || op == VM_OP_release || op == VM_OP_cwait) {
         if (fx->done && fx->obj >= 0) fprintf(out, ",\"depth\":%" PRId32, fx->val);
         return;
     }
@@ -108,7 +112,7 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
     case VM_OP_join:
         if (fx->done) json_thread(out, "joined", p, t, fx->obj);
         break;
-    case VM_OP_notify: case VM_OP_notifyall:
+    case VM_OP_notify: case VM_OP_notifyall: case VM_OP_csignal: case VM_OP_cbroadcast:
         if (!fx->done) break;
         fprintf(out, ",\"woke\":[");
         for (uint32_t i = 0; i < fx->nwoke; i++) {
@@ -124,7 +128,7 @@ static void print_effect_json(FILE *out, const vm_program *p, const trace *t,
                     (int)in[fx->val - (int32_t)e->pc].line,
                     fx->old + (op == VM_OP_call ? 1 : -1));
         break;
-    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_nop:
+    case VM_OP_acquire: case VM_OP_release: case VM_OP_wait: case VM_OP_cwait: case VM_OP_nop:
     case VM_OP_jmp: case VM_OP_end: case VM_OP_atomic: case VM_OP_end_atomic: case VM_OP_COUNT:
         break;
     }

@@ -111,6 +111,43 @@ static void locks(const state_out *o, const vm_program *p, const uint8_t *s)
                 nfree == 1 ? "" : "s");
 }
 
+/* The non-empty wait sets of the conds (nothing for a model without one:
+ * the JSON of such a model keeps its fields). */
+static void conds(const state_out *o, const vm_program *p, const uint8_t *s)
+{
+    char name[64];
+    uint32_t shown = 0;
+    if (!p->nconds) return;
+    if (o->json) fputs(",\"conds\":{", o->f);
+    for (uint32_t q = 0; q < p->nconds; q++) {
+        const uint8_t *ws = s + vm_cond_off(p, q);
+        uint32_t k = 0;
+        for (uint32_t t = 0; t < p->nthreads; t++) {
+            if (!(ws[t >> 3] & (1u << (t & 7)))) continue;
+            if (!k) {
+                item(o, shown++);
+                vm_cond_name(p, q, name, sizeof name);
+                if (o->json) {
+                    json_string(o->f, name);
+                    fputs(":[", o->f);
+                } else {
+                    fprintf(o->f, "cond %s: wait set: ", name);
+                }
+            }
+            vm_thread_name(p, s, (int)t, name, sizeof name);
+            if (o->json) {
+                if (k) fputc(',', o->f);
+                json_string(o->f, name);
+            } else {
+                fprintf(o->f, "%s%s", k ? ", " : "", name);
+            }
+            k++;
+        }
+        if (k) fputs(o->json ? "]" : "\n", o->f);
+    }
+    if (o->json) fputs("}", o->f);
+}
+
 static void channels(const state_out *o, const vm_program *p, const uint8_t *s)
 {
     if (o->json) fputs(",\"channels\":{", o->f);
@@ -215,6 +252,7 @@ void report_state_text(FILE *out, const vm_program *p, const uint8_t *s, uint32_
         fprintf(out, "        state after the starts:\n");
     globals(&o, p, s);
     locks(&o, p, s);
+    conds(&o, p, s);
     channels(&o, p, s);
     threads(&o, p, s);
 }
@@ -225,6 +263,7 @@ void report_state_json(FILE *out, const vm_program *p, const uint8_t *s, uint32_
     fprintf(out, "{\"step\":%" PRIu32 ",", step);
     globals(&o, p, s);
     locks(&o, p, s);
+    conds(&o, p, s);
     channels(&o, p, s);
     threads(&o, p, s);
     fputc('}', out);

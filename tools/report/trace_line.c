@@ -36,15 +36,16 @@ const vm_insn *report_thread_insn(const vm_program *p, const uint8_t *s, int tid
 void report_entry_note(const trace_entry *e, const vm_insn *in, char *buf, size_t n)
 {
     buf[0] = '\0';
+    bool cv = in->op == VM_OP_cwait;
     if (e->reacquire && e->spurious)
-        snprintf(buf, n, "(spurious wakeup: re-acquire without a notify)");
+        snprintf(buf, n, "(spurious wakeup: re-acquire without a %s)", cv ? "signal" : "notify");
     else if (e->reacquire)
-        snprintf(buf, n, "(re-acquire after notify)");
+        snprintf(buf, n, "(re-acquire after %s)", cv ? "cwait" : "notify");
     else if (e->first && in->op == VM_OP_choose && in->a.kind == VM_ARG_IMM)
         snprintf(buf, n, "(chose %" PRId64 ")", (int64_t)in->a.val + (int64_t)e->choice);
     else if (e->first && in->op == VM_OP_choose)
         snprintf(buf, n, "(choice %" PRIu64 ")", e->choice);
-    else if (e->first && in->op == VM_OP_notify && e->choice)
+    else if (e->first && (in->op == VM_OP_notify || in->op == VM_OP_csignal) && e->choice)
         snprintf(buf, n, "(wakes waiter %" PRIu64 ")", e->choice + 1);
 }
 
@@ -79,6 +80,16 @@ void report_fx_object(const vm_program *p, const vm_insn *in, const trace_effect
                  fx->idx);
 }
 
+void report_fx_cond(const vm_program *p, const vm_insn *in, const trace_effect *fx, char *buf,
+                    size_t n)
+{
+    const vm_lockdecl *d = &p->conddecls[in->cond];
+    if (d->is_array)
+        snprintf(buf, n, "%s[%" PRId32 "]", d->name, fx->idx);
+    else
+        snprintf(buf, n, "%s", d->name);
+}
+
 /* The lock's name when an operand decided it, then its depth when held
  * recursively (`depth` > 1, or `held` > 0 after a release). */
 static void lock_effect(const vm_program *p, const vm_insn *in, const trace_effect *fx,
@@ -105,7 +116,8 @@ static void effect_note(const vm_program *p, const trace *t, const trace_entry *
         if (in->idx.kind != VM_ARG_IMM) report_fx_object(p, in, fx, true, on, sizeof on);
         snprintf(buf, n, "%s%s%s%s", e->spurious ? "spurious wakeup: re-acquire" : "re-acquire",
                  in->idx.kind != VM_ARG_IMM ? " " : "", in->idx.kind != VM_ARG_IMM ? on : "",
-                 e->spurious ? " without a notify" : " after notify");
+                 e->spurious ? (in->op == VM_OP_cwait ? " without a signal" : " without a notify")
+                             : (in->op == VM_OP_cwait ? " after cwait" : " after notify"));
         if (fx->done && fx->val > 1)
             snprintf(buf + strlen(buf), n - strlen(buf), ", depth %" PRId32, fx->val);
         return;
@@ -158,9 +170,23 @@ static void effect_note(const vm_program *p, const trace *t, const trace_entry *
     case VM_OP_acquire: case VM_OP_wait:
         lock_effect(p, in, fx, false, buf, n);
         break;
-    case VM_OP_release:
+    case VM_OP_release: case VM_OP_cwait:
         lock_effect(p, in, fx, true, buf, n);
         break;
+    case VM_OP_csignal: case VM_OP_cbroadcast: {
+        size_t k = 0;
+        if (in->cidx.kind != VM_ARG_IMM) {
+            report_fx_cond(p, in, fx, on, sizeof on);
+            k = (size_t)snprintf(buf, n, "%s%s", on, fx->done ? ": " : "");
+        }
+        if (!fx->done || k >= n) break;
+        if (!fx->nwoke) snprintf(buf + k, n - k, "no waiter (lost)");
+        for (uint32_t i = 0; i < fx->nwoke && k < n; i++) {
+            vm_thread_name(p, t->final_state, t->woken[fx->woke + i], tn, sizeof tn);
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "wakes ", tn);
+        }
+        break;
+    }
     case VM_OP_notify: case VM_OP_notifyall: {
         size_t k = 0;
         if (in->idx.kind != VM_ARG_IMM || fx->obj < 0) {
