@@ -481,7 +481,7 @@ def decode_body(P, b, cint):
             continue
         if op == "reg":
             for n in split_operands(rest):
-                if not re.fullmatch(IDENT, n) or n in regnames:
+                if not re.fullmatch(IDENT, n) or n in regnames or n in ("self", "tid"):
                     raise AsmError(f"{lineno}: bad register name {n}")
                 regnames[n] = nreg
                 nreg += 1
