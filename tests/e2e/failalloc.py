@@ -3,7 +3,7 @@
 
 Runs mcheck_failalloc (mcheck linked with tests/e2e/failalloc.c) on bundled models
 under several option sets. A first run counts the allocations A the run makes;
-then, for N = 0, 1, ..., A (all of the first 32, then about 12 more evenly
+then, for N = 0, 1, ..., A (all of the first 28, then about 10 more evenly
 spaced: --first-all N and --sample N set them; offline, --first-all 200
 --sample 60), allocation
 N+1 and every later one fail (and, on a smaller set, only allocation N+1
@@ -50,8 +50,8 @@ VARIANTS = [
     ["-j", "2", "--all-errors", "--store=exact"],  # the parallel search's (workers,
     ["-j", "3", "--search=bfs"],                   # clones, nodes, stacks, levels)
 ]
-FIRST_ALL = 32    # every failure point up to here (CI; offline: --first-all 200)
-SAMPLE = 12       # then about this many more, evenly spaced (offline: --sample 60)
+FIRST_ALL = 28    # every failure point up to here (CI; offline: --first-all 200)
+SAMPLE = 10       # then about this many more, evenly spaced (offline: --sample 60)
 # Judy 1.0.5 leaks the nodes of an insert that runs out of memory (its own
 # error path: a program that only calls JudyLIns until it fails and then
 # JudyLFreeArray leaks too). The exact store meets that once, as the search
