@@ -176,6 +176,13 @@ void emit_cs(gen *g, int depth);
 void emit_racy(gen *g);
 bool emit_misc_undisc(gen *g);
 
+/* gen_model_handoff.c: --handoff's input before the spawns, racy touches,
+ * reads between the joins, and the result after them */
+void handoff_in(gen *g, int b, int *val);
+void handoff_racy(gen *g, int b, const int *val);
+void handoff_between(gen *g, int b, int joined);
+void handoff_out(gen *g, int b, const int *val);
+
 /* gen_model_body.c: the other pieces, piece(), and the bodies */
 void emit_arith_loop(gen *g);
 void piece(gen *g, int depth);
