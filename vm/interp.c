@@ -110,14 +110,21 @@ static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
 
 /* Resolve NAME[idx] of a lock declaration to a lock element; -1 when the
  * index is out of range (idx value in *iv). */
-static int64_t lock_elem(const vm_program *p, const uint8_t *s, const thr *t,
-                         const vm_insn *in, int32_t *iv)
+/* Element NAME[idx] of lock or cond declaration d; -1 when the index is
+ * out of range (its value in *iv). */
+static int64_t decl_elem(const uint8_t *s, const thr *t, const vm_lockdecl *d,
+                         const vm_operand *idx, int32_t *iv)
 {
-    const vm_lockdecl *d = &p->lockdecls[in->obj];
-    int32_t i = operand(t, s, &in->idx);
+    int32_t i = operand(t, s, idx);
     *iv = i;
     if (i < 0 || (uint32_t)i >= d->size) return -1;
     return (int64_t)d->first + i;
+}
+
+static int64_t lock_elem(const vm_program *p, const uint8_t *s, const thr *t,
+                         const vm_insn *in, int32_t *iv)
+{
+    return decl_elem(s, t, &p->lockdecls[in->obj], &in->idx, iv);
 }
 
 static int64_t mem_elem(const vm_program *p, const uint8_t *s, const thr *t,
@@ -150,11 +157,7 @@ static unsigned waiters(const vm_program *p, const uint8_t *s, uint32_t l)
 static int64_t cond_elem(const vm_program *p, const uint8_t *s, const thr *t,
                          const vm_insn *in, int32_t *iv)
 {
-    const vm_lockdecl *d = &p->conddecls[in->cond];
-    int32_t i = operand(t, s, &in->cidx);
-    *iv = i;
-    if (i < 0 || (uint32_t)i >= d->size) return -1;
-    return (int64_t)d->first + i;
+    return decl_elem(s, t, &p->conddecls[in->cond], &in->cidx, iv);
 }
 
 /* ---- enabledness ------------------------------------------------------- */
@@ -358,21 +361,28 @@ int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b)
     }
 }
 
+/* Element NAME[idx] of declaration d (a lock or cond: `what`), or a fault
+ * for an index out of range. */
+static vm_status resolve_decl(const uint8_t *s, const thr *t, uint32_t pc,
+                              const vm_lockdecl *d, const vm_operand *idx,
+                              const char *what, uint32_t *out, vm_fault *f)
+{
+    int32_t iv;
+    int64_t e = decl_elem(s, t, d, idx, &iv);
+    if (e < 0)
+        return fault(f, VM_FAULT_INDEX, t->tid, pc,
+                     "index %" PRId32 " out of range for %s'%s[%" PRIu32 "]'",
+                     iv, what, d->name, d->size);
+    *out = (uint32_t)e;
+    return VM_OK;
+}
+
 /* The lock an instruction names, or a fault for an index out of range. */
 static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
                               const thr *t, uint32_t pc,
                               const vm_insn *in, uint32_t *l, vm_fault *f)
 {
-    int32_t iv;
-    int64_t e = lock_elem(p, s, t, in, &iv);
-    if (e < 0) {
-        const vm_lockdecl *d = &p->lockdecls[in->obj];
-        return fault(f, VM_FAULT_INDEX, t->tid, pc,
-                     "index %" PRId32 " out of range for lock '%s[%" PRIu32 "]'",
-                     iv, d->name, d->size);
-    }
-    *l = (uint32_t)e;
-    return VM_OK;
+    return resolve_decl(s, t, pc, &p->lockdecls[in->obj], &in->idx, "lock ", l, f);
 }
 
 /* Fault unless thread tid owns lock l (release, wait, notify). */
@@ -441,16 +451,7 @@ static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
 static vm_status resolve_cond(const vm_program *p, const uint8_t *s, const thr *t,
                               uint32_t pc, const vm_insn *in, uint32_t *q, vm_fault *f)
 {
-    int32_t iv;
-    int64_t e = cond_elem(p, s, t, in, &iv);
-    if (e < 0) {
-        const vm_lockdecl *d = &p->conddecls[in->cond];
-        return fault(f, VM_FAULT_INDEX, t->tid, pc,
-                     "index %" PRId32 " out of range for cond '%s[%" PRIu32 "]'",
-                     iv, d->name, d->size);
-    }
-    *q = (uint32_t)e;
-    return VM_OK;
+    return resolve_decl(s, t, pc, &p->conddecls[in->cond], &in->cidx, "cond ", q, f);
 }
 
 /* cwait c, lk: lk must be ours at depth exactly 1 (a pthread mutex is not
