@@ -390,26 +390,18 @@ def assemble(text, defines):
     for name, d in P.vars.items():
         for e in range(d["size"]):
             P.elem_name.append(f"{name}[{e}]" if d["is_array"] else name)
-    # locks
-    P.locks = {}
-    off = 0
-    for name, d in locks.items():
-        size = cint(d["size"]) if d["is_array"] else 1
-        if size <= 0:
-            raise AsmError(f"lock array size not positive: {name}")
-        P.locks[name] = dict(off=off, size=size, is_array=d["is_array"])
-        off += size
-    P.nlocks = off
-    # condition variables: a wait set each
-    P.conds = {}
-    off = 0
-    for name, d in conds.items():
-        size = cint(d["size"]) if d["is_array"] else 1
-        if size <= 0:
-            raise AsmError(f"cond array size not positive: {name}")
-        P.conds[name] = dict(off=off, size=size, is_array=d["is_array"])
-        off += size
-    P.nconds = off
+    def elements(decls, kind):
+        """name -> (first element, size, is_array) for lock or cond decls; the count."""
+        out, off = {}, 0
+        for name, d in decls.items():
+            size = cint(d["size"]) if d["is_array"] else 1
+            if size <= 0:
+                raise AsmError(f"{kind} array size not positive: {name}")
+            out[name] = dict(off=off, size=size, is_array=d["is_array"])
+            off += size
+        return out, off
+    P.locks, P.nlocks = elements(locks, "lock")
+    P.conds, P.nconds = elements(conds, "cond")  # condition variables: a wait set each
     # channels
     P.chans = {}
     for i, (name, d) in enumerate(chans.items()):
