@@ -369,6 +369,7 @@ static vm_status resolve_decl(const uint8_t *s, const thr *t, uint32_t pc,
 {
     int32_t iv;
     int64_t e = decl_elem(s, t, d, idx, &iv);
+    *out = 0;
     if (e < 0)
         return fault(f, VM_FAULT_INDEX, t->tid, pc,
                      "index %" PRId32 " out of range for %s'%s[%" PRIu32 "]'",
