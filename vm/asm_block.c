@@ -16,12 +16,26 @@
  * waits there. */
 #include "assemble_int.h"
 
+bool asm_is_rendezvous(const asm_ctx *c, uint32_t id)
+{
+    for (uint32_t i = 0; i < c->decls.n; i++)
+        if (c->decls.v[i].kind == S_CHAN && c->decls.v[i].id == id)
+            return c->decls.v[i].count == 0;
+    return false;
+}
+
 /* What instruction `in`, the k-th of its block (k = 0 first), may not be;
  * NULL if it may be there. */
-static const char *not_in_block(const vm_insn *in, bool first)
+static const char *not_in_block(const asm_ctx *c, const vm_insn *in, bool first)
 {
     unsigned fl = vm_ops[in->op].flags;
     switch ((enum vm_opcode)in->op) {
+    case VM_OP_send:
+    case VM_OP_recv:
+        /* a step of two threads: the partner's tail would run inside */
+        if (asm_is_rendezvous(c, (uint32_t)in->obj))
+            return "a rendezvous inside an atomic block (it is a step of two threads)";
+        break;
     case VM_OP_atomic: return "atomic blocks do not nest";
     case VM_OP_wait: return "'wait' inside an atomic block (it gives its lock up and waits)";
     case VM_OP_cwait: return "'cwait' inside an atomic block (it gives its lock up and waits)";
@@ -60,7 +74,7 @@ static void close_block(asm_ctx *c, vm_insn *code, const uint32_t *li, uint32_t 
                                                      (VM_F_BLOCK | VM_F_CHOICE));
     for (uint32_t pc = a + 1; pc < e; pc++) {
         vm_insn *in = &code[pc];
-        const char *why = not_in_block(in, pc == a + 1);
+        const char *why = not_in_block(c, in, pc == a + 1);
         if (why) {
             asm_error_at(c, li[pc], in->col, "%s", why);
             asm_note_at(c, li[a], code[a].col, "the block starts here");

@@ -532,7 +532,15 @@ static void assemble_body(asm_ctx *c, uint32_t di)
     for (uint32_t i = 0; i < c->b.labels.n; i++) {
         const label *l = &c->b.labels.v[i];
         if (l->len >= 3 && memcmp(l->name, "end", 3) == 0) d->code[l->pc].end_label = 1;
-        if (l->len >= 8 && memcmp(l->name, "progress", 8) == 0) d->code[l->pc].progress_label = 1;
+        if (l->len >= 8 && memcmp(l->name, "progress", 8) == 0) {
+            d->code[l->pc].progress_label = 1;
+            /* the step that runs a rendezvous recv is its sender's */
+            const vm_insn *in = &d->code[l->pc];
+            if (in->op == VM_OP_recv && asm_is_rendezvous(c, (uint32_t)in->obj))
+                asm_error_at(c, l->li, l->col,
+                             "a progress label at a rendezvous 'recv' (the sender's step runs "
+                             "it): put the label on the instruction after it");
+        }
     }
     /* kept for `prop` lines (props.c), which name thread locations at labels */
     d->labs = c->b.labels.n ? asm_arena_alloc(c->p, c->b.labels.n * sizeof(label)) : NULL;

@@ -309,15 +309,17 @@ static void resolve_const(asm_ctx *c, uint32_t di)
 }
 
 /* A size, count, capacity or max in [1, hi]; 1 when absent or wrong. */
-static uint32_t eval_count(asm_ctx *c, const cexpr *e, int32_t hi, const char *what)
+static uint32_t eval_count(asm_ctx *c, const cexpr *e, int32_t lo, int32_t hi,
+                           const char *what)
 {
     int32_t v;
     if (!e->set || !eval_cexpr(c, e, &v)) return 1;
-    if (v >= 1 && v <= hi) return (uint32_t)v;
+    if (v >= lo && v <= hi) return (uint32_t)v;
     if (hi == INT32_MAX)
         asm_error_at(c, e->li, e->col, "%s must be positive, got %d", what, (int)v);
     else
-        asm_error_at(c, e->li, e->col, "%s must be 1 .. %d, got %d", what, (int)hi, (int)v);
+        asm_error_at(c, e->li, e->col, "%s must be %d .. %d, got %d", what, (int)lo, (int)hi,
+                     (int)v);
     note_defines_cexpr(c, e);
     return 1;
 }
@@ -359,17 +361,18 @@ static void resolve_decl(asm_ctx *c, decl *d)
     case S_VAR:
     case S_LOCK:
     case S_COND:
-        if (d->is_array) d->count = eval_count(c, &d->arg, INT32_MAX, "array size");
+        if (d->is_array) d->count = eval_count(c, &d->arg, 1, INT32_MAX, "array size");
         if (d->kind == S_VAR) resolve_var_init(c, d);
         break;
     case S_CHAN:
-        d->count = eval_count(c, &d->arg, VM_MAX_CHAN_CAP, "channel capacity");
+        /* 0: a rendezvous channel */
+        d->count = eval_count(c, &d->arg, 0, VM_MAX_CHAN_CAP, "channel capacity");
         break;
     case S_THREAD:
-        d->count = eval_count(c, &d->arg, INT32_MAX, "instance count");
+        d->count = eval_count(c, &d->arg, 1, INT32_MAX, "instance count");
         break;
     case S_PROC:
-        d->count = eval_count(c, &d->arg, VM_MAX_PROC_MAX, "'max'");
+        d->count = eval_count(c, &d->arg, 1, VM_MAX_PROC_MAX, "'max'");
         break;
     case S_CONST:
     case S_NKINDS:

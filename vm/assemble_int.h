@@ -392,6 +392,8 @@ void asm_assemble_bodies(asm_ctx *c);
 /* asm_block.c: pair atomic/end_atomic in a body's decoded code of ninsn
  * instructions (li[pc]: the line index of pc), flag and check the blocks. */
 void asm_check_blocks(asm_ctx *c, vm_insn *code, uint32_t ninsn, const uint32_t *li);
+/* Is channel `id` a rendezvous (`chan c[0]`)? (Its declaration resolved.) */
+bool asm_is_rendezvous(const asm_ctx *c, uint32_t id);
 
 /* ---- asm_call.c: subroutines ------------------------------------------- */
 

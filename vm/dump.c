@@ -56,7 +56,10 @@ static void dump_locks_chans(const vm_program *p, FILE *out)
     for (uint32_t i = 0; i < p->nchans; i++) {
         const vm_chan *ch = &p->chans[i];
         row(out, ch->offset, 1 + 4 * (uint64_t)ch->cap);
-        fprintf(out, "chan %s  (capacity %" PRIu32 ")\n", ch->name, ch->cap);
+        if (ch->cap == 0)
+            fprintf(out, "chan %s  (rendezvous: the length byte stays 0)\n", ch->name);
+        else
+            fprintf(out, "chan %s  (capacity %" PRIu32 ")\n", ch->name, ch->cap);
     }
 }
 

@@ -181,6 +181,33 @@ static const bool vm_always_enabled[VM_OP_COUNT + 1] = {
 static uint64_t block_enabled(const vm_program *p, const uint8_t *s, const thr *th,
                               const vm_insn *in);
 
+/* The threads other than `tid` running at a `recv` on channel `chan`, in
+ * id order: their number, and in *kth the k-th of them (-1 if none). */
+static uint64_t receivers(const vm_program *p, const uint8_t *s, int tid, uint32_t chan,
+                          uint64_t k, int *kth)
+{
+    uint64_t n = 0;
+    *kth = -1;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        if ((int)t == tid || s[tslot(p, (int)t) + VM_TS_STATUS] != VM_T_RUNNING) continue;
+        const vm_insn *in = &body_of(p, s, (int)t)->code[vm_rd16(s, tslot(p, (int)t) + VM_TS_PC)];
+        if (in->op != VM_OP_recv || (uint32_t)in->obj != chan) continue;
+        if (n++ == k) *kth = (int)t;
+    }
+    return n;
+}
+
+int vm_rendezvous_receiver(const vm_program *p, const uint8_t *s, int tid, uint64_t c)
+{
+    uint32_t ts = tslot(p, tid);
+    if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) return -1;
+    const vm_insn *in = &body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)];
+    if (in->op != VM_OP_send || p->chans[in->obj].cap != 0) return -1;
+    int r;
+    receivers(p, s, tid, (uint32_t)in->obj, c, &r);
+    return r;
+}
+
 /* The successors of a running thread's instruction `in` (at its pc). */
 static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *thp,
                              const vm_insn *in)
@@ -214,9 +241,12 @@ static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *t
     }
     case VM_OP_send: {
         const vm_chan *c = &p->chans[in->obj];
+        int r;
+        if (c->cap == 0) return receivers(p, s, tid, (uint32_t)in->obj, 0, &r);
         return s[c->offset] < c->cap;
     }
-    case VM_OP_recv: return s[p->chans[in->obj].offset] > 0;
+    case VM_OP_recv: /* a rendezvous recv moves only with a send */
+        return s[p->chans[in->obj].offset] > 0;
     case VM_OP_join: {
         int32_t t = operand(&th, s, &in->a);
         if (t < 0 || (uint32_t)t >= p->nthreads) return 1; /* faults */
@@ -526,6 +556,31 @@ static vm_status cond_wake(const vm_program *p, uint8_t *s, const thr *t, uint32
     return VM_OK;
 }
 
+/* A send on a rendezvous channel: one step of two threads. The receiver
+ * (the choice-th, receivers()) gets the value and passes its `recv`, the
+ * sender passes its `send`. The detectors see the handshake both ways:
+ * send and recv of the sender's message, then of the receiver's
+ * acknowledgment (each one's earlier events are ordered before the
+ * other's later ones). */
+static vm_status rendezvous(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
+                            const vm_insn *in, uint64_t choice, const vm_hooks *h)
+{
+    const uint32_t c = (uint32_t)in->obj;
+    int r;
+    receivers(p, s, t->tid, c, choice, &r);
+    assert(r >= 0 && "a rendezvous send takes a receiver's choice");
+    const thr rt = thr_of(p, s, r);
+    const uint32_t rs = tslot(p, r);
+    const uint32_t rpc = vm_rd16(s, rs + VM_TS_PC);
+    reg_set(&rt, s, body_of(p, s, r)->code[rpc].rd, operand(t, s, &in->a));
+    set_pc(s, rs, rpc + 1);
+    if (HOOK(h, send, s, t->tid, c) || HOOK(h, recv, s, r, c) || HOOK(h, send, s, r, c) ||
+        HOOK(h, recv, s, t->tid, c))
+        return VM_STOPPED;
+    set_pc(s, tslot(p, t->tid), pc + 1);
+    return VM_OK;
+}
+
 vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
                   const vm_hooks *h, vm_fault *f)
 {
@@ -722,6 +777,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         break;
     case VM_OP_send: {
         const vm_chan *c = &p->chans[in->obj];
+        if (c->cap == 0) return rendezvous(p, s, &th, pc, in, choice, h);
         uint8_t len = s[c->offset];
         assert(len < c->cap && "send only when not full");
         vm_wr32(s, c->offset + 1 + 4u * len, operand(&th, s, &in->a));

@@ -212,11 +212,19 @@ void vm_describe_block(const vm_program *p, const uint8_t *s, int tid,
     }
     switch ((enum vm_opcode)in->op) {
     case VM_OP_send:
-        snprintf(buf, n, "send on '%s', which is full (%u of %u)", p->chans[in->obj].name,
-                 s[p->chans[in->obj].offset], p->chans[in->obj].cap);
+        if (p->chans[in->obj].cap == 0)
+            snprintf(buf, n, "send on rendezvous '%s', where no thread waits to receive",
+                     p->chans[in->obj].name);
+        else
+            snprintf(buf, n, "send on '%s', which is full (%u of %u)", p->chans[in->obj].name,
+                     s[p->chans[in->obj].offset], p->chans[in->obj].cap);
         return;
     case VM_OP_recv:
-        snprintf(buf, n, "recv on '%s', which is empty", p->chans[in->obj].name);
+        if (p->chans[in->obj].cap == 0)
+            snprintf(buf, n, "recv on rendezvous '%s', where no thread is sending",
+                     p->chans[in->obj].name);
+        else
+            snprintf(buf, n, "recv on '%s', which is empty", p->chans[in->obj].name);
         return;
     case VM_OP_join: {
         int32_t t = vm_operand_value(p, s, tid, &in->a);

@@ -432,7 +432,7 @@ typedef struct vm_fault {
 /* Number of successors thread `tid` has in state `s`: 0 when it cannot move
  * (not started, ended, waiting (unless p->spurious_wakeups and the lock is
  * free), or its instruction is blocked); otherwise the
- * number of choices (choose values, notify targets; 1 for everything else,
+ * number of choices (choose values, notify targets, rendezvous receivers; 1 for everything else,
  * including an instruction that will fault). */
 uint64_t vm_enabled(const vm_program *p, const uint8_t *s, int tid);
 
@@ -454,6 +454,14 @@ uint64_t vm_enabled_at(const vm_program *p, const uint8_t *s, int tid, uint32_t 
  * same c unless the block is guarded, where vm_enabled() counts only the
  * choices whose run passes every `assume`, and c is the c-th of those. */
 uint64_t vm_block_choice(const vm_program *p, const uint8_t *s, int tid, uint64_t c);
+
+/* A rendezvous (`chan c[0]`): if thread `tid` stands at a `send` on a
+ * rendezvous channel, the thread that receives with step choice `c` (the
+ * c-th thread in id order that is running at a `recv` on that channel),
+ * else -1 (also when c is out of range). vm_step() of that send moves
+ * both: the receiver's register gets the value and its pc passes the
+ * `recv`; the caller runs the receiver's invisible tail. */
+int vm_rendezvous_receiver(const vm_program *p, const uint8_t *s, int tid, uint64_t c);
 
 /* The value of operand `o` for thread `tid` in state `s` (a register of the
  * body it runs, `self`, `tid` or an immediate), as vm_step() reads it. For

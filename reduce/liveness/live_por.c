@@ -56,7 +56,10 @@ bool live_por_start(search *S)
 static bool visible(search *S, const uint8_t *s, int t)
 {
     if (!S->o->ltl) return is_progress(S->p, s, t);
-    return ((ND(S)->prop_at >> t) & 1) || por_first_writes(S->por, s, t, ND(S)->prop_objs);
+    /* a prop at a label of a thread the step moves (a rendezvous' receiver) */
+    uint64_t at = ND(S)->prop_at;
+    return ((at >> t) & 1) || (at && (por_partners(S->por, s, t) & at)) ||
+           por_first_writes(S->por, s, t, ND(S)->prop_objs);
 }
 
 uint64_t live_por_todo(search *S, const uint8_t *s, uint64_t enabled, bool nested, uint64_t key,

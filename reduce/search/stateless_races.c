@@ -33,8 +33,9 @@
  * volatile accesses stop being scheduling points. FG's argument is for
  * acyclic state spaces; on a cyclic model the iterations of the depth
  * bound run as in stateless.c. It does not do preemption bounds, and with
- * more than 64 threads, or an atomic block that touches a volatile (a step
- * with several volatile accesses), every node is full: the stateless
+ * more than 64 threads, an atomic block that touches a volatile (a step
+ * with several volatile accesses) or a rendezvous channel (a step of two
+ * threads), every node is full: the stateless
  * search with its sleep sets. */
 #include <stdlib.h>
 #include <string.h>
@@ -86,11 +87,16 @@ struct races {
 
 static inline uint32_t *clock_of(races *R, uint32_t obj) { return R->clk + (size_t)obj * R->n; }
 
-/* Does an atomic block of p load or store a volatile? Its step would
- * access several volatile elements at once, which the race analysis (one
- * element per step) does not follow. */
+/* Does an atomic block of p load or store a volatile, or has p a
+ * rendezvous channel? A block's step would access several volatile
+ * elements at once, which the race analysis (one element per step) does
+ * not follow. */
 static bool block_touches_volatile(const vm_program *p)
 {
+    /* a rendezvous is a step of two threads, which the clocks (one
+     * thread's per step) do not follow either */
+    for (uint32_t c = 0; c < p->nchans; c++)
+        if (p->chans[c].cap == 0) return true;
     for (uint32_t b = 0; b < p->nbodies; b++)
         for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
             const vm_insn *in = &p->bodies[b].code[pc];

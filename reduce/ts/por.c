@@ -31,7 +31,10 @@
  * the objects of the invisible instructions a step starting there may run
  * after its first instruction (Stoller's pendInvisOps'), and `fut` = the
  * objects of every instruction the thread may still run, the threads it may
- * spawn included.
+ * spawn included. A rendezvous (a send on a `chan c[0]`) is a step of two
+ * threads: its objects are the channel, the sender's tail and the tail of
+ * every receiver standing at a `recv` on it (thread_step()); a receiver
+ * blocked there is enabled by the threads whose future uses the channel.
  *
  * Persistent set (Overman): from a seed thread, T grows until closed: an
  * enabled thread t in T adds every live thread u whose future may touch an
@@ -247,6 +250,23 @@ static void insn_objects(const por *P, const vm_insn *in, const vm_absval *regs,
         or_into(w, P->units[por_spawn_unit(P, (uint32_t)in->obj, cself)].fut, P->words);
 }
 
+static bool rendezvous_send(const vm_program *p, const vm_insn *in)
+{
+    return in->op == VM_OP_send && p->chans[in->obj].cap == 0;
+}
+
+uint64_t por_partners(const por *P, const uint8_t *s, int t)
+{
+    const vm_program *p = P->p;
+    uint64_t m = 0;
+    for (uint64_t k = 0; p->nthreads <= 64; k++) {
+        int r = vm_rendezvous_receiver(p, s, t, k);
+        if (r < 0) break;
+        m |= 1ull << r;
+    }
+    return m;
+}
+
 /* Does the instruction name its object through a value not known here? */
 static bool needs_regs(const vm_insn *in, const vm_absval *regs, vm_absval self, vm_absval tid)
 {
@@ -276,7 +296,9 @@ static void unit_steps(por *P, por_unit *u)
         uint64_t *w = u->step + (size_t)pc * words;
         memcpy(w, u->tail + (size_t)pc * words, words * sizeof *w);
         insn_objects(P, &b->code[pc], r, u->self, u->tid, w);
-        u->exact[pc] = !needs_regs(&b->code[pc], r, u->self, u->tid);
+        /* a rendezvous also runs its receiver's tail (thread_step()) */
+        u->exact[pc] = !needs_regs(&b->code[pc], r, u->self, u->tid) &&
+                       !rendezvous_send(P->p, &b->code[pc]);
     }
 }
 
@@ -431,6 +453,12 @@ static const uint64_t *thread_step(por *P, const uint8_t *s, int t, const por_un
     concrete_regs(p, s, t, b->nregs, regs);
     vm_absval self = (uint32_t)t < p->nstatic ? p->threads[t].self : vm_tself(p, s, t);
     insn_objects(P, &b->code[pc], regs, self, t, w);
+    /* a rendezvous: the tail of whichever receiver it takes */
+    for (uint64_t rs = rendezvous_send(p, &b->code[pc]) ? por_partners(P, s, t) : 0; rs;
+         rs &= rs - 1) {
+        int r = __builtin_ctzll(rs);
+        or_into(w, por_unit_at(P, s, r)->tail + (size_t)vm_tpc(p, s, r) * words, words);
+    }
     return w;
 }
 

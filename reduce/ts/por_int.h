@@ -37,6 +37,10 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask);
  * (used by por_persistent; the caller has filled the futures). */
 uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);
 
+/* The threads other than t that t's step in s moves too (the receivers a
+ * rendezvous send may take), as a mask. */
+uint64_t por_partners(const por *P, const uint8_t *s, int t);
+
 /* For the liveness searches' visibility condition (live_por.c): the
  * objects the props of `used` (bit i: p->props[i]) read, global elements
  * and lock elements (their owners), as a new object set (NULL: no memory;

@@ -132,9 +132,80 @@ const vm_insn *step_spawn_insn(const vm_program *p, const uint8_t *s, int tid);
 #define HOT_INLINE inline
 #endif
 
+/* How a thread's invisible tail ended (step_tail()). */
+enum tail_end {
+    TAIL_RAN,     /* up to a visible control point or the thread's end;
+                     *rc is the last instruction's status (an error inside
+                     an atomic block is the step's own) */
+    TAIL_CUT,     /* before an erring instruction, which stays the thread's
+                     next scheduling point (the state is as before it) */
+    TAIL_BOUNDED, /* BoundedInvis: *out says so */
+    TAIL_FAILED,  /* no verdict: `before` ran out of memory or a limit came */
+};
+
+/* Run thread tid's invisible tail from where it stands (the rest of an
+ * atomic block in every mode; with REDUCE_COMPOSE every invisible
+ * instruction), the first instruction with choice `next`. */
+static HOT_INLINE enum tail_end step_tail(const step_env *e, uint8_t *s, int tid, uint64_t next,
+                                          vm_status *rc, vm_fault *f, step_outcome *out,
+                                          explore_stats *x, const bool observed)
+{
+    const vm_program *p = e->p;
+    const uint32_t body = vm_tbody_index(p, s, tid); /* fixed while the thread runs */
+    const uint32_t ts = p->threads[tid].offset;
+    const vm_insn *code = p->bodies[body].code;
+    uint8_t *ran = e->ran[body];
+    const bool compose = e->reduce == REDUCE_COMPOSE;
+    uint64_t n = 0;
+    for (;;) {
+        /* vm_at_visible(), inline: the pc it reads is the one to mark,
+         * and the call it saves pays for the mark */
+        if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) break;
+        const uint32_t pc = vm_rd16(s, ts + VM_TS_PC);
+        if (code[pc].visible) break;
+        if (!compose && !code[pc].in_block) break; /* --reduce=none: the block's end */
+        if (++n > e->max_invisible) { /* BoundedInvis */
+            step_bounded_invis(e, s, tid, out);
+            return TAIL_BOUNDED;
+        }
+        if (__builtin_expect(n % STEP_LIMIT_EVERY == 0, 0) && e->stopped && step_limit_hit(e))
+            return TAIL_FAILED; /* a limit, inside a long step */
+        if (observed && !e->before(e->ctx, s, tid, next, false)) return TAIL_FAILED;
+        ran[pc] = 1;
+        *rc = vm_step(p, s, tid, next, e->hooks, f);
+        next = 0;
+        /* inside a block an error is the step's own (no thread may
+         * come in between), as is a false assume vm_enabled() ruled out */
+        if (code[pc].in_block && *rc != VM_OK) {
+            assert(*rc != VM_NOT_TAKEN && "a block's guard passes on the step vm_enabled() counted");
+            x->instructions++;
+            break;
+        }
+        if (*rc == VM_FAULT ||
+            (*rc == VM_STOPPED && ls_last_report(e->det)->kind != LS_NOMEM)) {
+            /* An error in the invisible tail: the composed step ends
+             * before the erring instruction (which left the state as it
+             * was), and that instruction becomes a scheduling point. The
+             * error is reached from the new state, after the other
+             * threads had their chance to move first: an assertion that
+             * fails here must not hide what they can reach. */
+            if (observed) e->cut(e->ctx);
+            *rc = VM_OK;
+            return TAIL_CUT;
+        }
+        x->instructions++;
+        x->invisible++;
+        if (*rc != VM_OK) break;
+    }
+    return TAIL_RAN;
+}
+
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
- * REDUCE_COMPOSE the thread's invisible tail. Counts the instructions it
- * runs in x->instructions and, of those, the tail's in x->invisible. With
+ * REDUCE_COMPOSE the thread's invisible tail (step_tail()). A rendezvous
+ * (a send on a `chan c[0]`) moves the receiver too: its invisible tail
+ * follows the sender's, also when the sender's was cut before an erring
+ * instruction, not when the step errs. Counts the instructions it
+ * runs in x->instructions and, of those, the tails' in x->invisible. With
  * e->fold_start, a `spawn` step ends with the new thread's invisible start
  * (step_fold_start()), after the spawner's tail: the step is then the
  * spawn step followed by the child's first step, a path of the search
@@ -155,61 +226,38 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
 
     if (observed && !e->before(e->ctx, s, tid, choice, true)) return false;
     const vm_insn *spawn = e->fold_start ? step_spawn_insn(p, s, tid) : NULL;
-    const uint32_t body = vm_tbody_index(p, s, tid); /* fixed while the thread runs */
-    const uint32_t ts = p->threads[tid].offset;
-    const uint32_t pc0 = vm_rd16(s, ts + VM_TS_PC);
-    const vm_insn *code = p->bodies[body].code;
+    const uint32_t body = vm_tbody_index(p, s, tid);
+    const uint32_t pc0 = vm_rd16(s, p->threads[tid].offset + VM_TS_PC);
+    const vm_insn *in = &p->bodies[body].code[pc0];
     /* an atomic block: its instructions follow in this step, in every
      * mode, the first with the block's choice (vm_block_choice()) */
-    const bool block = code[pc0].op == VM_OP_atomic;
-    uint64_t next = block ? vm_block_choice(p, s, tid, choice) : 0;
-    uint8_t *ran = e->ran[body];
-    ran[pc0] = 1;
+    const bool block = in->op == VM_OP_atomic;
+    const uint64_t next = block ? vm_block_choice(p, s, tid, choice) : 0;
+    /* a rendezvous: the receiver moves in this step too */
+    const int partner = in->op == VM_OP_send && p->chans[in->obj].cap == 0
+                            ? vm_rendezvous_receiver(p, s, tid, choice) : -1;
+    e->ran[body][pc0] = 1;
+    if (partner >= 0) {
+        /* the receiver's `recv` runs in this step too: marked, and
+         * announced (a send's entry needs nothing from the state after it) */
+        const uint32_t rpc = vm_rd16(s, p->threads[partner].offset + VM_TS_PC);
+        e->ran[vm_tbody_index(p, s, partner)][rpc] = 1;
+        if (observed && !e->before(e->ctx, s, partner, 0, false)) return false;
+    }
     vm_status rc = vm_step(p, s, tid, block ? 0 : choice, e->hooks, &f);
-    x->instructions++;
+    x->instructions += 1 + (partner >= 0);
     /* --por: the thread a spawn started, whose start ends the step */
     const int child = spawn && rc == VM_OK ? vm_rd32(s, vm_treg_off(&p->threads[tid], spawn->rd)) : -1;
     const bool compose = e->reduce == REDUCE_COMPOSE;
-    if (rc == VM_OK && (compose || block)) {
-        uint64_t n = 0;
-        for (;;) {
-            /* vm_at_visible(), inline: the pc it reads is the one to mark,
-             * and the call it saves pays for the mark */
-            if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) break;
-            const uint32_t pc = vm_rd16(s, ts + VM_TS_PC);
-            if (code[pc].visible) break;
-            if (!compose && !code[pc].in_block) break; /* --reduce=none: the block's end */
-            if (++n > e->max_invisible) { /* BoundedInvis */
-                step_bounded_invis(e, s, tid, out);
-                return true;
-            }
-            if (__builtin_expect(n % STEP_LIMIT_EVERY == 0, 0) && e->stopped && step_limit_hit(e))
-                return false; /* a limit, inside a long step */
-            if (observed && !e->before(e->ctx, s, tid, next, false)) return false;
-            ran[pc] = 1;
-            rc = vm_step(p, s, tid, next, e->hooks, &f);
-            next = 0;
-            /* inside a block an error is the step's own (no thread may
-             * come in between), as is a false assume vm_enabled() ruled out */
-            if (code[pc].in_block && rc != VM_OK) {
-                assert(rc != VM_NOT_TAKEN && "a block's guard passes on the step vm_enabled() counted");
-                x->instructions++;
-                break;
-            }
-            if (rc == VM_FAULT ||
-                (rc == VM_STOPPED && ls_last_report(e->det)->kind != LS_NOMEM)) {
-                /* An error in the invisible tail: the composed step ends
-                 * before the erring instruction (which left the state as it
-                 * was), and that instruction becomes a scheduling point. The
-                 * error is reached from the new state, after the other
-                 * threads had their chance to move first: an assertion that
-                 * fails here must not hide what they can reach. */
-                if (observed) e->cut(e->ctx);
-                return child < 0 || step_fold_start(e, s, child, x, observed);
-            }
-            x->instructions++;
-            x->invisible++;
-            if (rc != VM_OK) break;
+    for (int k = 0; k < 2 && rc == VM_OK; k++) {
+        /* k = 0: the thread's own tail; 1: the receiver's */
+        const int t = k ? partner : tid;
+        if (t < 0 || !(compose || (!k && block))) continue;
+        switch (step_tail(e, s, t, k ? 0 : next, &rc, &f, out, x, observed)) {
+        case TAIL_RAN:
+        case TAIL_CUT: break;
+        case TAIL_BOUNDED: return true;
+        case TAIL_FAILED: return false;
         }
     }
     if (rc == VM_FAULT) step_fault(e, s, &f, out);

@@ -225,8 +225,8 @@ void test_errors_declarations(void)
     EXPECT_ERROR("const N = -2\nlock l[N]\nthread main\n",
                  "t.bc:2:8: error: array size must be positive, got -2");
     EXPECT_ERROR("thread t[0]\n", "t.bc:1:10: error: instance count must be positive, got 0");
-    EXPECT_ERROR("chan c[0]\nthread main\n", "t.bc:1:8: error: channel capacity must be 1 .. 255, got 0");
-    EXPECT_ERROR("chan c[256]\nthread main\n", "channel capacity must be 1 .. 255, got 256");
+    EXPECT_ERROR("chan c[-1]\nthread main\n", "t.bc:1:8: error: channel capacity must be 0 .. 255, got -1");
+    EXPECT_ERROR("chan c[256]\nthread main\n", "channel capacity must be 0 .. 255, got 256");
     EXPECT_ERROR("proc p max 0\nthread main\n", "t.bc:1:12: error: 'max' must be 1 .. 255, got 0");
     EXPECT_ERROR("shared a[2] = {1, 2, 3}\nthread main\n",
                  "t.bc:1:22: error: too many initializers for 'a' (2 elements)");
@@ -437,7 +437,7 @@ void test_define_blamed(void)
     static const char src2[] = "const N = 5\n"
                                "const M = N - 1\n"
                                "const Q = 10 / M\n"
-                               "chan c[M]\n"
+                               "chan c[M - 1]\n"
                                "thread main\n";
     vm_define one[] = {{"N", 1}};
     r = run_len(src2, strlen(src2), one, 1);
@@ -446,8 +446,8 @@ void test_define_blamed(void)
                            "const Q = 10 / M\n"
                            "             ^\n"
                            "t.bc:1:7: note: 'N' is 1 from the command line (-D N=1)\n");
-    CHECK_CONTAINS(r.diag, "t.bc:4:8: error: channel capacity must be 1 .. 255, got 0\n"
-                           "chan c[M]\n"
+    CHECK_CONTAINS(r.diag, "t.bc:4:8: error: channel capacity must be 0 .. 255, got -1\n"
+                           "chan c[M - 1]\n"
                            "       ^\n"
                            "t.bc:1:7: note: 'N' is 1 from the command line (-D N=1)\n");
     done(&r);

@@ -66,6 +66,12 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         trace_entry e = trace_entry_at(p, s, (uint32_t)step, tid, choice, true);
         trace tr = {.final_state = s};
         report_trace_line(out, p, &tr, &e, 0);
+        /* a rendezvous: the receiver's `recv` is in this step too */
+        int partner = vm_rendezvous_receiver(p, s, tid, choice);
+        if (partner >= 0) {
+            e = trace_entry_at(p, s, (uint32_t)step, partner, 0, false);
+            report_trace_line(out, p, &tr, &e, 0);
+        }
         vm_fault f;
         vm_status rc = vm_step(p, s, tid, block ? 0 : choice, NULL, &f);
         for (uint64_t k = 0; rc == VM_OK && block && code[vm_tpc(p, s, tid)].in_block; k++) {

@@ -11,7 +11,8 @@
  * the knowledge of one object to another (every lockset holding `from` gets
  * `to`): a lock's final release (or a `wait`) t -> L, its acquire (or a
  * wait's re-acquire) L -> t, a spawn parent -> child, a join child ->
- * joiner, a send t -> c, a receive c -> t, a volatile store t -> v and a
+ * joiner, a send t -> c, a receive c -> t (on a rendezvous, then also
+ * the receiver -> c -> the sender), a volatile store t -> v and a
  * volatile load v -> t. A later access by u is ordered after an earlier one
  * iff u is in that one's lockset; two accesses race iff they are by
  * different threads, one writes, and they are not ordered. The answer is
@@ -134,6 +135,13 @@ bool report_hb_check(const vm_program *p, const trace *t, uint32_t at, report_hb
         uint32_t from, to;
         if (e->elem != elem) {
             if (sync_of(&c, t, e, &from, &to)) move(&c, from, to);
+            /* a rendezvous orders both ways: the receiver's recv follows
+             * its sender's send in the step; then receiver -> c -> sender */
+            const vm_insn *in = report_entry_insn(p, t, e);
+            if (!e->reacquire && in->op == VM_OP_recv && p->chans[in->obj].cap == 0 && i > 0) {
+                move(&c, (uint32_t)e->tid, c.chan0 + (uint32_t)in->obj);
+                move(&c, c.chan0 + (uint32_t)in->obj, (uint32_t)t->entries[i - 1].tid);
+            }
             continue;
         }
         for (uint32_t k = 0; k < c.n; k++) {

@@ -166,6 +166,8 @@ static void channels(const state_out *o, const vm_program *p, const uint8_t *s)
                     vm_rd32(s, ch->offset + 1 + 4 * i));
         if (o->json)
             fputc(']', o->f);
+        else if (ch->cap == 0)
+            fprintf(o->f, "] (rendezvous)\n");
         else
             fprintf(o->f, "] (%" PRIu32 " of %" PRIu32 ")\n", len, ch->cap);
     }
