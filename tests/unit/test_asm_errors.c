@@ -533,6 +533,21 @@ void test_atomic_blocks(void)
     EXPECT_ERROR("thread t\n  atomic\n  end\n  end_atomic\n",
                  "t.bc:3:3: error: 'end' inside an atomic block (the thread would end holding it)");
     EXPECT_ERROR("thread t\n  atomic\n  atomic\n  end_atomic\n", "t.bc:3:3: error: atomic blocks do not nest");
+    /* a rendezvous is a step of two threads: not in a block, even first;
+     * a buffered channel's send may be a block's first instruction */
+    EXPECT_ERROR("chan c[0]\nthread t\n  atomic\n  send c, 1\n  end_atomic\n",
+                 "t.bc:4:3: error: a rendezvous inside an atomic block (it is a step of two threads)");
+    EXPECT_ERROR("chan c[0]\nthread t\n  reg v\n  atomic\n  nop\n  recv v, c\n  end_atomic\n",
+                 "t.bc:6:3: error: a rendezvous inside an atomic block (it is a step of two threads)");
+    r = run("chan c[1]\nthread t\n  atomic\n  send c, 1\n  end_atomic\n");
+    CHECK(r.p != NULL);
+    done(&r);
+    /* the step that runs a rendezvous recv is its sender's */
+    EXPECT_ERROR("chan c[0]\nthread t\n  reg v\nprogress_got:\n  recv v, c\n",
+                 "t.bc:4:1: error: a progress label at a rendezvous 'recv' (the sender's step runs it): put the label on the instruction after it");
+    r = run("chan c[0]\nthread t\n  reg v\nend_idle:\n  recv v, c\nprogress_got:\n  nop\n");
+    CHECK(r.p != NULL && r.p->chans[0].cap == 0);
+    done(&r);
     EXPECT_ERROR("thread t\n  atomic\n  call f\n  end_atomic\n  end\nf:\n  ret\n",
                  "t.bc:3:3: error: a subroutine call or return inside an atomic block (control would leave it)");
     EXPECT_ERROR("thread t\n  atomic\n  nop\n", "t.bc:2:3: error: 'atomic' without 'end_atomic'");

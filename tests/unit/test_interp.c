@@ -1,5 +1,6 @@
 /* test_interp.c: the semantics of each instruction on a state vector:
- * wrap-around arithmetic, runtime errors, every monitor rule, channels,
+ * wrap-around arithmetic, runtime errors, every monitor rule, channels
+ * (rendezvous included),
  * spawn/join, end, choose, hooks, valid ends and blocked-thread reports,
  * call/ret and the return stack.
  * Programs are assembled from text; steps are driven by hand. */
@@ -328,6 +329,73 @@ static void channels_are_fifo_and_canonical(void)
     unload(&f);
 }
 
+/* A rendezvous: a recv never moves alone; a send has a successor per
+ * receiver standing at a recv on its channel, in id order, and its step
+ * moves both threads (the detectors see the handshake both ways). */
+static int rv_events[8], nevents;
+static bool log_send(void *ctx, uint8_t *s, int tid, uint32_t c)
+{
+    (void)ctx, (void)s, (void)c;
+    if (nevents < 8) rv_events[nevents++] = 10 + tid;
+    return false;
+}
+static bool log_recv(void *ctx, uint8_t *s, int tid, uint32_t c)
+{
+    (void)ctx, (void)s, (void)c;
+    if (nevents < 8) rv_events[nevents++] = 20 + tid;
+    return false;
+}
+
+static void rendezvous_moves_two_threads(void)
+{
+    fixture f = load("chan c[0], d[0]\n"
+                     "thread s\n  reg v\n  mov v, 7\n  send c, v\n  send c, 8\n"
+                     "thread a\n  recv r0, c\n  nop\n"
+                     "thread b\n  recv r0, d\n"
+                     "thread e\n  mov r0, 1\n  recv r1, c\n");
+    if (!f.p) return;
+    vm_fault flt;
+    char why[192];
+    CHECK_EQ_INT(f.p->chans[0].cap, 0);
+    CHECK_EQ_INT(f.p->chans[1].offset - f.p->chans[0].offset, 1); /* the length byte only */
+    for (int t = 1; t <= 2; t++) CHECK_EQ_INT(vm_enabled(f.p, f.s, t), 0);
+    vm_describe_block(f.p, f.s, 1, why, sizeof why);
+    CHECK_CONTAINS(why, "recv on rendezvous 'c', where no thread is sending");
+    CHECK_EQ_INT(steps(&f, 0, 1, &flt), VM_OK); /* mov */
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 1);   /* r1 only: r3 is not at its recv */
+    CHECK_EQ_INT(vm_rendezvous_receiver(f.p, f.s, 0, 0), 1);
+    CHECK_EQ_INT(vm_rendezvous_receiver(f.p, f.s, 0, 1), -1);
+    CHECK_EQ_INT(steps(&f, 3, 1, &flt), VM_OK); /* r3 reaches its recv */
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 2);
+    CHECK_EQ_INT(vm_rendezvous_receiver(f.p, f.s, 0, 1), 3);
+    vm_hooks h = {.send = log_send, .recv = log_recv};
+    nevents = 0;
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 1, &h, &flt), VM_OK); /* to r3 */
+    CHECK_EQ_INT(reg(&f, 3, 1), 7);
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 3), 2);
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 0), 2);
+    CHECK_EQ_INT(vm_tpc(f.p, f.s, 1), 0); /* r1 still waits */
+    CHECK_EQ_INT(f.s[f.p->chans[0].offset], 0);
+    CHECK_EQ_INT(nevents, 4);
+    CHECK_EQ_INT(rv_events[0], 10); /* send by s, recv by r3, then back */
+    CHECK_EQ_INT(rv_events[1], 23);
+    CHECK_EQ_INT(rv_events[2], 13);
+    CHECK_EQ_INT(rv_events[3], 20);
+    CHECK_EQ_INT(vm_step(f.p, f.s, 0, 0, NULL, &flt), VM_OK); /* 8 to r1 */
+    CHECK_EQ_INT(reg(&f, 1, 0), 8);
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 2), 0); /* d: nobody sends */
+    vm_describe_block(f.p, f.s, 2, why, sizeof why);
+    CHECK_CONTAINS(why, "recv on rendezvous 'd', where no thread is sending");
+    unload(&f);
+
+    f = load("chan c[0]\nthread s\n  send c, 1\nthread t\n  nop\n");
+    if (!f.p) return;
+    CHECK_EQ_INT(vm_enabled(f.p, f.s, 0), 0);
+    vm_describe_block(f.p, f.s, 0, why, sizeof why);
+    CHECK_CONTAINS(why, "send on rendezvous 'c', where no thread waits to receive");
+    unload(&f);
+}
+
 static void spawn_join_and_end(void)
 {
     fixture f = load("shared total init main\n"
@@ -553,6 +621,7 @@ int main(void)
     TEST_RUN(spurious_wakeups);
     TEST_RUN(notify_without_waiters_is_a_noop);
     TEST_RUN(channels_are_fifo_and_canonical);
+    TEST_RUN(rendezvous_moves_two_threads);
     TEST_RUN(spawn_join_and_end);
     TEST_RUN(choose_counts_choices);
     TEST_RUN(hooks_report_events);
