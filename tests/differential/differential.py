@@ -57,6 +57,12 @@ For each seed, gen_model writes a random disciplined model; then
     not, csignal / cbroadcast under the lock or after it), through every
     check here, --por's and refcheck's included (seeds 3, 18, 33, ... with
     --spurious-wakeups too);
+  * every fifth seed, offset by two (--rendezvous-every: seeds 2, 7, 12,
+    ..., none of them --conds' or --waiters'), has rendezvous channels
+    (gen_model --rendezvous: `chan cN[0]`, a send and a recv as one step of
+    both threads, servers at end labels, instances of one body meeting,
+    invisible arithmetic after a recv), through every check here, --por's
+    and refcheck's included;
   * on every third seed whose model waits (wait or cwait; --spurious-every), the full and
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
@@ -86,13 +92,14 @@ For each seed, gen_model writes a random disciplined model; then
 usage: differential.py MCHECK GEN_MODEL [--count N] [--seed S] [--size small|medium]
                        [--jobs J] [--ref-max-states N] [--no-ref] [--refcheck PATH]
                        [--spurious-every K] [--spawns-every K] [--waiters-every K]
-                       [--calls-every K] [--conds-every K]
+                       [--calls-every K] [--conds-every K] [--rendezvous-every K]
                        [--keep DIR] [--verbose] [--max-skip-percent P]
 Prints one line per failure with the seed and a reproduction command, then
 the failing model; ends with "N passed, N failed" (a model passes when every
 check on it passes). Exit status 1 on any failure. Before that line, the
 generator's coverage: how many models per 1000 seeds use each construct
-(checks.COVERAGE, and checks.COVERAGE_CONDS while --conds-every is on); one
+(checks.COVERAGE, and checks.COVERAGE_CONDS and COVERAGE_RENDEZVOUS while
+--conds-every and --rendezvous-every are on); one
 never used in 200 or more seeds fails the test. A seed is skipped only when
 a search hits the time limit, and more than --max-skip-percent (3%) skipped
 seeds fail the test; an --all-errors search that stops at an error fails; a
@@ -110,7 +117,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from shortest import check_bfs_report, error_depths  # noqa: E402
-from checks import (ATOMIC_COVERAGE, COVERAGE_CONDS, constructs, coverage_report,  # noqa: E402
+from checks import (ATOMIC_COVERAGE, COVERAGE_CONDS, COVERAGE_RENDEZVOUS,  # noqa: E402
+                    constructs, coverage_report,
                     need_refcheck, parse_seed_args, report_diff, seed_parser, show_model,
                     too_many_skips)
 from mcheck_test import add_calls_every, add_spawns_every, calls_opt, spawns_opt  # noqa: E402
@@ -320,10 +328,17 @@ def conds_opt(opts, seed):
     return ["--conds"] if k > 0 and (seed + 2) % k == 0 else []
 
 
+def rendezvous_opt(opts, seed):
+    """['--rendezvous'] on every --rendezvous-every-th seed (offset: seeds 2,
+    7, 12, ... for K = 5, none of them --waiters' or --conds'), else []."""
+    k = opts.rendezvous_every
+    return ["--rendezvous"] if k > 0 and (seed + 3) % k == 0 else []
+
+
 def gen_opts(opts, seed):
     """The generator's options for a seed."""
     return (spawns_opt(opts, seed) + waiters_opt(opts, seed) + atomic_opt(opts, seed)
-            + calls_opt(opts, seed) + conds_opt(opts, seed))
+            + calls_opt(opts, seed) + conds_opt(opts, seed) + rendezvous_opt(opts, seed))
 
 
 def check_seed(opts, seed):
@@ -549,6 +564,8 @@ def check_seed(opts, seed):
             info += ", atomic"
         if calls_opt(opts, seed):
             info += ", calls"
+        if rendezvous_opt(opts, seed):
+            info += ", rendezvous"
         return ("fail" if problems else "pass"), problems, text, info
 
 
@@ -571,11 +588,14 @@ def main():
                     help="every K-th seed's model has atomic blocks and assume (gen_model "
                          "--atomic; default 3; 0: never)")
     add_calls_every(ap)
+    ap.add_argument("--rendezvous-every", type=int, default=5, metavar="K",
+                    help="every K-th seed's model (offset by 2) has rendezvous channels "
+                         "(gen_model --rendezvous; default 5; 0: never)")
     opts = parse_seed_args(ap)
 
     seeds = range(opts.seed, opts.seed + opts.count)
     passed = failed = skipped = refs = spur = spawned = waiting = atomics = calling = 0
-    conding = 0
+    conding = rendezvousing = 0
     cover = collections.Counter()
     if not need_refcheck(opts):
         return 1
@@ -601,6 +621,8 @@ def main():
                 calling += 1
             if conds_opt(opts, seed):
                 conding += 1
+            if rendezvous_opt(opts, seed):
+                rendezvousing += 1
             if status == "skip":
                 skipped += 1
                 print(f"skip seed {seed}: {info}", flush=True)
@@ -624,14 +646,17 @@ def main():
     print(f"({skipped} models skipped: a search hit the time limit; refcheck ran on {refs}; "
           f"{spur} searched with --spurious-wakeups too; {spawned} spawn-heavy (--spawns); "
           f"{waiting} monitor-heavy (--waiters); {atomics} with atomic blocks (--atomic); "
-          f"{calling} with subroutines (--calls); {conding} with conds (--conds))")
+          f"{calling} with subroutines (--calls); {conding} with conds (--conds); "
+          f"{rendezvousing} with rendezvous channels (--rendezvous))")
     for every, seen, what in ((opts.spurious_every, spur, "was searched with --spurious-wakeups"),
                               (opts.spawns_every, spawned, "was spawn-heavy (gen_model --spawns)"),
                               (opts.waiters_every, waiting,
                                "was monitor-heavy (gen_model --waiters)"),
                               (opts.atomic_every, atomics, "had atomic blocks (gen_model --atomic)"),
                               (opts.calls_every, calling, "had subroutines (gen_model --calls)"),
-                              (opts.conds_every, conding, "had conds (gen_model --conds)")):
+                              (opts.conds_every, conding, "had conds (gen_model --conds)"),
+                              (opts.rendezvous_every, rendezvousing,
+                               "had rendezvous channels (gen_model --rendezvous)")):
         if opts.count >= 200 and every > 0 and not seen:
             print(f"FAIL no model {what}")
             failed += 1
@@ -641,7 +666,8 @@ def main():
         failed += 1
     gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size}",
                            (ATOMIC_COVERAGE if opts.atomic_every > 0 else [])
-                           + (COVERAGE_CONDS if opts.conds_every > 0 else []))
+                           + (COVERAGE_CONDS if opts.conds_every > 0 else [])
+                           + (COVERAGE_RENDEZVOUS if opts.rendezvous_every > 0 else []))
     if gaps:
         print(f"FAIL the generator never wrote {', '.join(gaps)} in {opts.count} seeds")
         failed += 1

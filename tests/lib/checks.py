@@ -142,6 +142,9 @@ OPS = ("add sub mul div mod and or xor shl shr eq ne lt le gt ge not neg choose 
        "acquire release wait notify notifyall send recv spawn join end call ret").split()
 
 
+ARITH_OPS = set("add sub mul div mod and or xor shl shr eq ne lt le gt ge not neg mov".split())
+
+
 def _bodies(text):
     """[(kind, name, count, lines)] of the thread and proc bodies."""
     out = []
@@ -298,6 +301,28 @@ def constructs(text):
             sub = None
         elif sub and re.match(r"call\s+\w+", code):
             got.add("nested call")
+    # rendezvous channels (gen_model --rendezvous): `chan c[0]`, a server
+    # receiving on one at an end label, one body both sending and receiving
+    # on one (its instances meet), a recv followed by invisible arithmetic
+    # (the receiver's tail runs in the rendezvous step)
+    rv = set()
+    for d in decls:
+        if d.startswith("chan "):
+            rv.update(re.findall(r"(\w+)\s*\[\s*0\s*\]", d))
+    if rv:
+        got.add("rendezvous channel")
+    for m in re.finditer(r"^\s*end\w*:\s*\n?\s*recv\s+\w+\s*,\s*(\w+)", text, re.M):
+        if m.group(1) in rv:
+            got.add("rendezvous server at an end label")
+    for kind, name, count, lines in bodies:
+        sent = {ln.split(",")[0].split()[1] for ln in lines if ln.startswith("send ")}
+        got_ = {ln.split(",")[1].strip() for ln in lines if ln.startswith("recv ")}
+        if sent & got_ & rv:
+            got.add("rendezvous within one body")
+        for i, ln in enumerate(lines[:-1]):
+            if (ln.startswith("recv ") and ln.split(",")[1].strip() in rv
+                    and (lines[i + 1].split() or [""])[0] in ARITH_OPS):
+                got.add("rendezvous receiver tail")
     if re.search(r"^\s*\w+ [^;\n]*; touched by a second body", text, re.M):
         got.add("unshared touched by a second body")
     return got
@@ -318,6 +343,10 @@ ATOMIC_COVERAGE = ["atomic block", "guarded atomic block", "op assume"]
 # passes them to coverage_report() while it runs --conds seeds)
 COVERAGE_CONDS = ["op cwait", "op csignal", "op cbroadcast", "cwait in a while loop",
                   "cwait checked once"]
+# constructs only the --rendezvous models have (tests/differential/differential.py
+# passes them to coverage_report() while it runs --rendezvous seeds)
+COVERAGE_RENDEZVOUS = ["rendezvous channel", "rendezvous server at an end label",
+                       "rendezvous within one body", "rendezvous receiver tail"]
 # constructs only the --undisciplined models have (tests/differential/theorem9.py)
 COVERAGE_UNDISC = ["unshared touched by a second body"]
 COVERAGE_MIN_SEEDS = 200

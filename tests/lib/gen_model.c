@@ -3,7 +3,7 @@
  * --undisciplined models that may break the discipline (tests/differential/theorem9.py).
  *
  *   gen_model SEED [--size small|medium] [--undisciplined] [--volatile] [--spawns]
- *             [--waiters] [--handoff] [--atomic] [--calls] [--conds]
+ *             [--waiters] [--handoff] [--atomic] [--calls] [--conds] [--rendezvous]
  *
  * prints one model in the language of LANGUAGE.md, a pure function of the
  * seed (own splitmix64 generator, no rand()). Every `shared` element is only
@@ -82,6 +82,20 @@
  * checking once, the notifier `csignal` or `cbroadcast`, under the lock or
  * just after its release. Without the option no extra random number is drawn.
  *
+ * With --rendezvous (tests/differential/differential.py on a share of its
+ * seeds) the models have a channel always (two now and then), and the
+ * first of them, and each other one by chance, is a rendezvous channel
+ * (`chan cN[0]`): a send waits for a receiver standing at its recv and both
+ * move in one step. Its receiver is another body (now and then the sender's
+ * own: its instances all block at their sends), an endless server at an end
+ * label more often than for a buffered channel (so the senders' surplus is
+ * taken), and after a recv there is now and then a run of invisible
+ * arithmetic (the receiver's tail in the rendezvous step; the assert on the
+ * message may fail there). Sends and receives are never inside atomic
+ * blocks (an assembly error for a rendezvous); a send under a lock the
+ * receiver needs first, or counts that do not match, deadlock. Without the
+ * option no extra random number is drawn.
+ *
  * With --handoff (tests/differential/test_hb_discharge.py) every proc a
  * body spawns gets its input in `hiP`, written by the spawner before the
  * spawn, and returns its result in `hoP`, read by the spawner after the
@@ -149,7 +163,8 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_model SEED [--size small|medium] [--undisciplined] [--volatile]"
-                    " [--spawns] [--waiters] [--handoff] [--atomic] [--calls] [--conds]\n");
+                    " [--spawns] [--waiters] [--handoff] [--atomic] [--calls] [--conds]"
+                    " [--rendezvous]\n");
     return 2;
 }
 
@@ -159,7 +174,7 @@ int main(int argc, char **argv)
     memset(&g, 0, sizeof g);
     const char *seed_s = NULL;
     bool undisc = false, vol = false, sp = false, wt = false, ho = false, at = false;
-    bool calls = false, cv = false;
+    bool calls = false, cv = false, rv = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--undisciplined")) {
             undisc = true;
@@ -177,6 +192,8 @@ int main(int argc, char **argv)
             at = true;
         } else if (!strcmp(argv[i], "--calls")) {
             calls = true;
+        } else if (!strcmp(argv[i], "--rendezvous")) {
+            rv = true;
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             const char *s = argv[++i];
             if (!strcmp(s, "medium"))
@@ -219,6 +236,7 @@ int main(int argc, char **argv)
         g.at = at;
         g.calls = calls;
         g.cv = cv;
+        g.rv = rv;
         g.hrng = seed * 0xd1b54a32d192ed03ull + 0x4a0d0ffull;
         g.rng = (seed + (uint64_t)a * 0x632be59bd9b4e019ull) * 0x2545f4914f6cdd1dull + 0x1234567ull;
         g.srng = seed * 0x9e3779b97f4a7c15ull + 0x5eed;

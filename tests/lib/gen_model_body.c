@@ -249,11 +249,29 @@ static void emit_recv(gen *g, const chan *c)
 {
     for (int i = 0; i < c->nmsg; i++) {
         EMIT("    recv r1, %s\n", c->name);
+        if (!c->cap && chance(g, 35)) /* --rendezvous: the receiver's tail in the step */
+            EMIT("    mul r3, r1, 2\n    add r3, r3, r6\n    mod r3, r3, 5\n");
         if (chance(g, 25)) {
             int bound = between(g, 2, 3);
             EMIT("    lt r3, r1, %s\n    assert r3, \"message < %d\"\n", ex(g, bound), bound);
         }
     }
+}
+
+/* --rendezvous: a body that both sends and receives on a rendezvous channel
+ * (its instances hand messages to each other): the even instances send
+ * first, the odd ones receive first (sending first, every instance would
+ * block at its send). */
+static void emit_exchange(gen *g, const chan *c)
+{
+    int odd = new_label(g), done = new_label(g);
+    EMIT("    and r0, self, 1\n    jnz r0, L%d\n", odd);
+    emit_send(g, c);
+    emit_recv(g, c);
+    EMIT("    jmp L%d\nL%d:\n", done, odd);
+    emit_recv(g, c);
+    emit_send(g, c);
+    EMIT("L%d: nop\n", done);
 }
 
 /* A rare runtime error: division by zero or an index out of range. */
@@ -460,7 +478,7 @@ static void emit_forever(gen *g)
 
 /* ---- bodies -------------------------------------------------------------- */
 
-typedef enum role { R_PIECE, R_WAIT, R_NOTIFY, R_SEND, R_RECV, R_HAZARD } role;
+typedef enum role { R_PIECE, R_WAIT, R_NOTIFY, R_SEND, R_RECV, R_HAZARD, R_EXCHANGE } role;
 
 typedef struct task {
     role r;
@@ -484,7 +502,9 @@ static void emit_task(gen *g, const task *t)
     /* (not a cwait: it needs its lock at depth 1, and the lock under which
      * it would run may be the monitor's) */
     bool cwait = t->r == R_WAIT && g->mons[t->obj].cond >= 0;
-    if (t->r != R_PIECE && t->r != R_HAZARD && !cwait && g->nh == 0 && chance(g, 12)) {
+    /* (nor an exchange: its instances would need the lock to meet) */
+    if (t->r != R_PIECE && t->r != R_HAZARD && t->r != R_EXCHANGE && !cwait && g->nh == 0
+        && chance(g, 12)) {
         held *hh = &g->h[g->nh];
         pick_static_lock(g, &hh->decl, &hh->elem);
         hh->skipped = false;
@@ -509,6 +529,7 @@ static void emit_task(gen *g, const task *t)
     case R_SEND: emit_send(g, &g->chans[t->obj]); break;
     case R_RECV: emit_recv(g, &g->chans[t->obj]); break;
     case R_HAZARD: emit_hazard(g); break;
+    case R_EXCHANGE: emit_exchange(g, &g->chans[t->obj]); break;
     }
 }
 
@@ -616,6 +637,36 @@ static void emit_subs(gen *g, subs *su)
     g->mult = 1;
 }
 
+static bool is_rendezvous(const gen *g, const task *t)
+{
+    return (t->r == R_SEND || t->r == R_RECV || t->r == R_EXCHANGE) && !g->chans[t->obj].cap;
+}
+
+static bool has_rendezvous(const gen *g, const task *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (is_rendezvous(g, &t[i])) return true;
+    return false;
+}
+
+/* --rendezvous, most bodies: the rendezvous roles first, by channel (a send
+ * or recv on c0 before one on c1), the other roles after them in their
+ * order. Bodies in this order meet (a body's wait for a notify that comes
+ * after its partner's recv, or a send on c1 before a recv on c0 while the
+ * partner does the opposite, would deadlock); the others now and then do
+ * not. */
+static void order_rendezvous(const gen *g, task *t, int n)
+{
+    task out[16];
+    int k = 0;
+    for (int c = 0; c < g->nchans; c++)
+        for (int i = 0; i < n; i++)
+            if (is_rendezvous(g, &t[i]) && t[i].obj == c) out[k++] = t[i];
+    for (int i = 0; i < n; i++)
+        if (!is_rendezvous(g, &t[i])) out[k++] = t[i];
+    memcpy(t, out, sizeof *t * (size_t)n);
+}
+
 void gen_body(gen *g, int b, bool hazard_here)
 {
     body *bd = &g->bodies[b];
@@ -641,6 +692,11 @@ void gen_body(gen *g, int b, bool hazard_here)
         if (g->mons[i].notifier == b) t[n++] = (task){R_NOTIFY, i};
     }
     for (int i = 0; i < g->nchans; i++) {
+        const chan *c = &g->chans[i];
+        if (!c->cap && c->sender == b && c->receiver == b && !c->server) {
+            t[n++] = (task){R_EXCHANGE, i}; /* --rendezvous: between its instances */
+            continue;
+        }
         if (g->chans[i].sender == b) t[n++] = (task){R_SEND, i};
         if (g->chans[i].receiver == b) {
             if (g->chans[i].server)
@@ -666,6 +722,7 @@ void gen_body(gen *g, int b, bool hazard_here)
                 t[i] = t[j];
                 t[j] = x;
             }
+    if (has_rendezvous(g, t, n) && chance(g, 75)) order_rendezvous(g, t, n);
 
     if (g->ho && bd->proc && bd->spawner >= 0) {
         /* --handoff: the input, handed over by the spawn, and the result */
@@ -729,6 +786,9 @@ void gen_body(gen *g, int b, bool hazard_here)
         loop_from = rnd(g, n);
         loop_to = between(g, loop_from + 1, n);
         iters = between(g, 2, g->medium ? 3 : 2);
+        /* --rendezvous: a loop around a rendezvous role repeats its sends
+         * or receives, which the partner does not (a deadlock): rarer */
+        if (has_rendezvous(g, t + loop_from, loop_to - loop_from) && chance(g, 70)) iters = 0;
     }
     for (int i = 0; i < n; i++) {
         if (i == loop_from && iters) {

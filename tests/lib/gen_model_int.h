@@ -67,7 +67,7 @@ typedef struct monitor {
 
 typedef struct chan {
     char name[8];
-    int cap;
+    int cap;              /* 0: a rendezvous channel (--rendezvous) */
     int sender, receiver; /* bodies */
     int nmsg;             /* messages per role execution */
     bool server;          /* receiver is an endless server at an end label */
@@ -123,6 +123,8 @@ typedef struct gen {
     bool calls;           /* --calls: subroutines called from several sites */
     bool cv;              /* --conds: monitors always, most of them pthread
                              conds (cwait under the lock at depth 1) */
+    bool rv;              /* --rendezvous: a channel always, some of them
+                             rendezvous channels (`chan c[0]`) */
     int nconds;           /* --conds: cv0 .. */
     uint64_t hrng;        /* --handoff's own generator (hrnd()) */
     /* spelling only (comma lists, constant expressions): a second generator,

@@ -12,7 +12,9 @@ clarity, not speed (a few hundred thousand states a minute). It covers
 LANGUAGE.md: every instruction (pthread condition variables included: `cond`,
 `cwait`, `csignal`, `cbroadcast`; atomic blocks and `assume`), all declaration
 forms with comma lists, constant expressions, `init T`, end labels, the
-`unshared` check (always), `call L` / `ret` with `stack N`, and
+`unshared` check (always), `call L` / `ret` with `stack N`, rendezvous
+channels (`chan c[0]`: a send and a recv as one step of both threads; in the
+reduced mode the sender's invisible tail runs, then the receiver's), and
 `--spurious-wakeups`. It does NOT implement the lock discipline detectors
 unless asked (`--ld`, a plain LD' check whose metadata then becomes part of the
 state, which changes the counts).
@@ -406,8 +408,8 @@ def assemble(text, defines):
     P.chans = {}
     for i, (name, d) in enumerate(chans.items()):
         cap = cint(d["cap"]) if d["cap"] is not None else 1
-        if cap <= 0:
-            raise AsmError(f"channel capacity not positive: {name}")
+        if not 0 <= cap <= 255:  # 0: a rendezvous channel (no slots)
+            raise AsmError(f"channel capacity out of range (0 .. 255): {name}")
         P.chans[name] = dict(idx=i, cap=cap)
     P.nchans = len(P.chans)
     # bodies
@@ -633,6 +635,10 @@ def decode_body(P, b, cint):
             d["visible"] = False
             if d["op"] in ("call", "ret", "wait", "cwait"):
                 raise AsmError(f"line {d['line']}: {d['op']} inside an atomic block")
+            if d["op"] in ("send", "recv") and P.chans[d["chan"]]["cap"] == 0:
+                # the partner's step would run inside this thread's block
+                raise AsmError(f"line {d['line']}: a rendezvous on '{d['chan']}' "
+                               "cannot be inside an atomic block")
             if d["op"] in ("jmp", "jz", "jnz") and not (
                     code[pc]["target"] > max(i for i in range(pc) if code[i]["op"] == "atomic")):
                 raise AsmError(f"line {d['line']}: a jump out of an atomic block")
@@ -700,6 +706,7 @@ class Machine:
         self.th = [list(t[:4]) + [list(t[4]), t[5], list(t[6])] for t in th]
         self.ld = list(ld) if ld is not None else None
         self.cv = list(cv)  # per cond element: its wait set (frozenset)
+        self.partner = None  # the receiver of a rendezvous step (not state)
 
     def freeze(self):
         return (tuple(self.g), tuple((o, d, w) for o, d, w in self.lk),
@@ -915,9 +922,13 @@ def enabled_choices(m, t):
             return 1 if m.lk[l][0] in (-1, t) else 0
         if op == "send":
             c = m.P.chans[ins["chan"]]
+            if c["cap"] == 0:  # rendezvous: one successor per waiting receiver
+                return len(receivers(m, t, ins["chan"]))
             return 1 if len(m.ch[c["idx"]]) < c["cap"] else 0
         if op == "recv":
             c = m.P.chans[ins["chan"]]
+            if c["cap"] == 0:  # rendezvous: only a sender moves it
+                return 0
             return 1 if len(m.ch[c["idx"]]) > 0 else 0
         if op == "join":
             j = value(m, t, ins["a"])
@@ -937,6 +948,20 @@ def enabled_choices(m, t):
     except Fault:
         return 1
     return 1
+
+
+def receivers(m, t, chan):
+    """The threads other than t that are running at a `recv _, chan`, in
+    thread id order (a rendezvous send's choice k is the k-th of them)."""
+    out = []
+    for u in range(m.P.nthreads):
+        th = m.th[u]
+        if u == t or th[0] != RUNNING:
+            continue
+        ins = m.P.bodies[th[1]]["code"][th[2]]
+        if ins["op"] == "recv" and ins["chan"] == chan:
+            out.append(u)
+    return out
 
 
 def block_choices(m, t):
@@ -1132,6 +1157,13 @@ def step(m, t, choice):
         for w in wake:
             m.th[w][0] = NOTIFIED
         m.cv[q] = frozenset(set(ws) - set(wake))
+    elif op == "send" and P.chans[ins["chan"]]["cap"] == 0:
+        # rendezvous with the choice-th waiting receiver: one step of both
+        # threads; the caller runs the receiver's tail (m.partner)
+        r = receivers(m, t, ins["chan"])[choice]
+        m.th[r][4][m.P.bodies[m.th[r][1]]["code"][m.th[r][2]]["rd"]] = value(m, t, ins["a"])
+        m.th[r][2] += 1
+        m.partner = r
     elif op == "send":
         c = P.chans[ins["chan"]]
         m.ch[c["idx"]].append(value(m, t, ins["a"]))
@@ -1172,6 +1204,23 @@ def at_visible(m, t):
     return m.P.bodies[th[1]]["code"][th[2]]["visible"]
 
 
+def tail(m, t, max_invis):
+    """Thread t's invisible tail in a composed step: up to a visible pc, or t
+    not running."""
+    k = 0
+    while m.th[t][0] == RUNNING and not at_visible(m, t):
+        try:
+            step(m, t, 0)
+        except Fault:
+            # an error in the invisible tail: the composed step ends before
+            # the erring instruction, which becomes a scheduling point (as in
+            # mcheck), so the other threads can still move first
+            break
+        k += 1
+        if k > max_invis:
+            raise Fault("runtime_error", f"no visible operation within {max_invis} steps")
+
+
 def successors(P, s, reduced, max_invis):
     """Yield (tid, choice, next_state or ('ERROR', kind, msg, partial))."""
     m0 = Machine(P, s)
@@ -1186,19 +1235,9 @@ def successors(P, s, reduced, max_invis):
                 else:
                     step(m, t, c)
                 if reduced:
-                    k = 0
-                    while m.th[t][0] == RUNNING and not at_visible(m, t):
-                        try:
-                            step(m, t, 0)
-                        except Fault:
-                            # an error in the invisible tail: the composed
-                            # step ends before the erring instruction, which
-                            # becomes a scheduling point (as in mcheck), so
-                            # the other threads can still move first
-                            break
-                        k += 1
-                        if k > max_invis:
-                            raise Fault("runtime_error", f"no visible operation within {max_invis} steps")
+                    tail(m, t, max_invis)
+                    if m.partner is not None:  # a rendezvous: then the receiver's
+                        tail(m, m.partner, max_invis)
             except Fault as f:
                 canonical_ld(m)
                 # an error state is the state and the thread that faulted in it
@@ -1256,6 +1295,15 @@ def explore(P, reduced, ld=False, max_invis=100000, max_states=None, trace=False
     return len(seen), transitions, errors, seen
 
 
+def thread_name(m, t):
+    th = m.th[t]
+    b = m.P.bodies[th[1]]
+    if b["proc"]:  # the k-th instance of proc P is P[k]
+        k = sum(1 for u in range(m.P.nstatic, t) if m.th[u][1] == th[1])
+        return f"{b['name']}[{k}]"
+    return b["name"] + (f"[{th[3]}]" if b["is_array"] else "")
+
+
 def describe_trace(P, seen, s):
     path = []
     while seen.get(s) is not None:
@@ -1263,14 +1311,11 @@ def describe_trace(P, seen, s):
         m = Machine(P, prev)
         th = m.th[t]
         ins = P.bodies[th[1]]["code"][th[2]]
-        b = P.bodies[th[1]]
-        if b["proc"]:  # the k-th instance of proc P is P[k]
-            k = sum(1 for u in range(P.nstatic, t) if m.th[u][1] == th[1])
-            name = f"{b['name']}[{k}]"
-        else:
-            name = b["name"] + (f"[{th[3]}]" if b["is_array"] else "")
+        name = thread_name(m, t)
         what = {NOTIFIED: "re-acquire after notify",
                 WAITING: "spurious wakeup, re-acquire"}.get(th[0], ins["text"])
+        if th[0] == RUNNING and ins["op"] == "send" and P.chans[ins["chan"]]["cap"] == 0:
+            what += " ; with " + thread_name(m, receivers(m, t, ins["chan"])[c])
         path.append(f"  {name}: {what}" + (f" (choice {c})" if c else "") + (f"  (line {ins['line']})" if ins["line"] else ""))
         s = prev
     return "\n".join(reversed(path))
