@@ -118,6 +118,30 @@ MUTANTS = [
      "set_bit(w, P->obj_spawn + (uint32_t)in->obj);",
      [(["reduce/ts/por.c"], r"P->obj_cond = P->obj_spawn \+ 1;",
        "P->obj_cond = P->obj_spawn + p->nbodies;")]),
+    ("rendezvous-sender-alone",
+     "a rendezvous send completes without its receiver: the receiver stays at its recv "
+     "(issue 30)",
+     ["vm/*.c"],
+     r"set_pc\(s, rs, rpc \+ 1\);",
+     "(void)rs, (void)rpc;"),
+    ("rendezvous-no-receiver-tail",
+     "a rendezvous step stops at the receiver's recv: its invisible tail is left for a "
+     "later step (issue 30)",
+     ["reduce/ts/step_int.h"],
+     r"const int t = k \? partner : tid;",
+     "const int t = k ? -1 : tid;"),
+    ("rendezvous-one-way",
+     "the detectors see a rendezvous as a buffered send and recv: the receiver's earlier "
+     "events are not ordered before the sender's later ones (issue 30)",
+     ["vm/*.c"],
+     r"HOOK\(h, recv, s, r, c\) \|\| HOOK\(h, send, s, r, c\) \|\|\n        HOOK\(h, recv, s, t->tid, c\)",
+     "HOOK(h, recv, s, r, c)"),
+    ("por-rendezvous-no-receiver-tail",
+     "--por: a rendezvous send's step touches only the channel and the sender's tail, not "
+     "the receiver's (issue 30)",
+     ["reduce/ts/por.c"],
+     r"rendezvous_send\(p, &b->code\[pc\]\) \? por_partners\(P, s, t\) : 0",
+     "0"),
     ("por-cond-independent",
      "--por: cwait, csignal and cbroadcast touch no cond (a signal commutes with the cwait "
      "it would wake or lose)",

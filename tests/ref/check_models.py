@@ -55,7 +55,9 @@ def check(path):
         return None  # --adapt re-runs the search with variables reclassified
     want = h["expect"]
     want_none = h.get("expect-reduce-none", want)
-    ld = True  # mcheck's default detector is LD'; its counts include the metadata
+    # mcheck's default detector is LD'; its counts include the metadata
+    # (`--race=off` in the options: none)
+    ld = "--race=off" not in (h.get("options") or "").split()
     got = {}
     for mode, red in (("reduced", True), ("none", False)):
         n, t, errs, _ = R.explore(P, red, ld=ld)
