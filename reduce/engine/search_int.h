@@ -98,6 +98,7 @@ typedef struct ahead_slot {
     step_outcome out;
     uint64_t hash;
     uint64_t instructions;   /* counted for it, taken back if unused */
+    uint64_t invisible;      /* of those, the tails' (taken back too) */
     bool recent;             /* in the recent cache when built: surely seen */
     bool fetched;            /* its entries are prefetched (else its index only) */
     unsigned ctx;            /* its lookup's context (CTX_LATER, CTX_LOWER) */

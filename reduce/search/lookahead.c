@@ -41,7 +41,7 @@ void ahead_drop(search *S)
 {
     for (unsigned k = 0; k < S->ahead.n; k++) {
         S->r->stats.instructions -= AHEAD(S, k)->instructions;
-        S->r->stats.invisible -= AHEAD(S, k)->instructions - 1;
+        S->r->stats.invisible -= AHEAD(S, k)->invisible;
     }
     S->ahead.n = 0;
     S->ahead.lookups = 0;
@@ -56,7 +56,7 @@ static HOT_INLINE ahead_slot *build_ahead(search *S, const uint8_t *from, size_t
 {
     explore_stats *x = &S->r->stats;
     ahead_slot *a = AHEAD(S, S->ahead.n++);
-    uint64_t i0 = x->instructions;
+    uint64_t i0 = x->instructions, v0 = x->invisible;
     memcpy(a->vec, from, S->ssize);
     bool built = run_step(S, a->vec, st.tid, st.choice, &a->out); /* false: a limit in the step */
     mark_outcome(S, a->vec, &a->out);
@@ -78,6 +78,7 @@ static HOT_INLINE ahead_slot *build_ahead(search *S, const uint8_t *from, size_t
     a->depth = built ? depth : SIZE_MAX; /* half-run: never taken (ahead_take) */
     a->step = st;
     a->instructions = x->instructions - i0;
+    a->invisible = x->invisible - v0;
     return a;
 }
 
