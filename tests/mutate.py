@@ -127,9 +127,9 @@ MUTANTS = [
     ("rendezvous-no-receiver-tail",
      "a rendezvous step stops at the receiver's recv: its invisible tail is left for a "
      "later step (issue 30)",
-     ["reduce/ts/step_int.h"],
-     r"const int t = k \? partner : tid;",
-     "const int t = k ? -1 : tid;"),
+     ["reduce/ts/step.c"],
+     r"k < 2 && rc == VM_OK && e->reduce == REDUCE_COMPOSE",
+     "k < 1 && rc == VM_OK && e->reduce == REDUCE_COMPOSE"),
     ("rendezvous-one-way",
      "the detectors see a rendezvous as a buffered send and recv: the receiver's earlier "
      "events are not ordered before the sender's later ones (issue 30)",

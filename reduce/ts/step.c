@@ -231,3 +231,33 @@ bool step_fold_starts(const step_env *e, uint8_t *s, explore_stats *x, bool obse
         if (!step_fold_start(e, s, (int)t, x, observed)) return false;
     return true;
 }
+
+bool step_rendezvous(const step_env *e, uint8_t *s, int tid, uint64_t choice, step_outcome *out,
+                     explore_stats *x, bool observed)
+{
+    const vm_program *p = e->p;
+    const int r = vm_rendezvous_receiver(p, s, tid, choice);
+    assert(r >= 0 && "a rendezvous send's choice names a receiver");
+    const uint32_t rbody = vm_tbody_index(p, s, r);
+    e->ran[rbody][vm_rd16(s, p->threads[r].offset + VM_TS_PC)] = 1;
+    if (observed && !e->before(e->ctx, s, r, 0, false)) return false;
+    vm_fault f;
+    vm_status rc = vm_step(p, s, tid, choice, e->hooks, &f);
+    x->instructions += 2;
+    /* the sender's tail, then the receiver's: also when the sender's was
+     * cut before an erring instruction, not when the step errs */
+    for (int k = 0; k < 2 && rc == VM_OK && e->reduce == REDUCE_COMPOSE; k++) {
+        const int t = k ? r : tid;
+        const uint32_t b = k ? rbody : vm_tbody_index(p, s, tid);
+        switch (observed ? step_tail(e, s, t, b, 0, &rc, &f, out, x, true)
+                         : step_tail(e, s, t, b, 0, &rc, &f, out, x, false)) {
+        case TAIL_RAN:
+        case TAIL_CUT: break;
+        case TAIL_BOUNDED: return true;
+        case TAIL_FAILED: return false;
+        }
+    }
+    if (rc == VM_FAULT) step_fault(e, s, &f, out);
+    else if (rc == VM_STOPPED) return step_detector(e, s, out);
+    return true;
+}

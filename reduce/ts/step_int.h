@@ -145,13 +145,13 @@ enum tail_end {
 
 /* Run thread tid's invisible tail from where it stands (the rest of an
  * atomic block in every mode; with REDUCE_COMPOSE every invisible
- * instruction), the first instruction with choice `next`. */
-static HOT_INLINE enum tail_end step_tail(const step_env *e, uint8_t *s, int tid, uint64_t next,
-                                          vm_status *rc, vm_fault *f, step_outcome *out,
-                                          explore_stats *x, const bool observed)
+ * instruction), the first instruction with choice `next`; body is the
+ * body tid runs (fixed while the thread runs). */
+static HOT_INLINE enum tail_end step_tail(const step_env *e, uint8_t *s, int tid, uint32_t body,
+                                          uint64_t next, vm_status *rc, vm_fault *f,
+                                          step_outcome *out, explore_stats *x, const bool observed)
 {
     const vm_program *p = e->p;
-    const uint32_t body = vm_tbody_index(p, s, tid); /* fixed while the thread runs */
     const uint32_t ts = p->threads[tid].offset;
     const vm_insn *code = p->bodies[body].code;
     uint8_t *ran = e->ran[body];
@@ -200,6 +200,15 @@ static HOT_INLINE enum tail_end step_tail(const step_env *e, uint8_t *s, int tid
     return TAIL_RAN;
 }
 
+/* A rendezvous step (step.c, out of line: rare): step_exec() for thread
+ * tid at a `send` on a `chan c[0]`, whose pc the caller has marked run
+ * and, when observed, announced. The receiver's `recv` is marked and
+ * announced too (a send's entry needs nothing from the state after it),
+ * the two threads' instructions run in one vm_step(), then under
+ * composition the sender's tail and the receiver's (step_tail() each). */
+bool step_rendezvous(const step_env *e, uint8_t *s, int tid, uint64_t choice, step_outcome *out,
+                     explore_stats *x, bool observed);
+
 /* Apply step (tid, choice) to `s` in place: one instruction, then with
  * REDUCE_COMPOSE the thread's invisible tail (step_tail()). A rendezvous
  * (a send on a `chan c[0]`) moves the receiver too: its invisible tail
@@ -233,27 +242,17 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
      * mode, the first with the block's choice (vm_block_choice()) */
     const bool block = in->op == VM_OP_atomic;
     const uint64_t next = block ? vm_block_choice(p, s, tid, choice) : 0;
-    /* a rendezvous: the receiver moves in this step too */
-    const int partner = in->op == VM_OP_send && p->chans[in->obj].cap == 0
-                            ? vm_rendezvous_receiver(p, s, tid, choice) : -1;
     e->ran[body][pc0] = 1;
-    if (partner >= 0) {
-        /* the receiver's `recv` runs in this step too: marked, and
-         * announced (a send's entry needs nothing from the state after it) */
-        const uint32_t rpc = vm_rd16(s, p->threads[partner].offset + VM_TS_PC);
-        e->ran[vm_tbody_index(p, s, partner)][rpc] = 1;
-        if (observed && !e->before(e->ctx, s, partner, 0, false)) return false;
-    }
+    /* a rendezvous: the receiver moves in this step too */
+    if (__builtin_expect(in->op == VM_OP_send, 0) && p->chans[in->obj].cap == 0)
+        return step_rendezvous(e, s, tid, choice, out, x, observed);
     vm_status rc = vm_step(p, s, tid, block ? 0 : choice, e->hooks, &f);
-    x->instructions += 1 + (partner >= 0);
+    x->instructions++;
     /* --por: the thread a spawn started, whose start ends the step */
     const int child = spawn && rc == VM_OK ? vm_rd32(s, vm_treg_off(&p->threads[tid], spawn->rd)) : -1;
     const bool compose = e->reduce == REDUCE_COMPOSE;
-    for (int k = 0; k < 2 && rc == VM_OK; k++) {
-        /* k = 0: the thread's own tail; 1: the receiver's */
-        const int t = k ? partner : tid;
-        if (t < 0 || !(compose || (!k && block))) continue;
-        switch (step_tail(e, s, t, k ? 0 : next, &rc, &f, out, x, observed)) {
+    if (rc == VM_OK && (compose || block)) {
+        switch (step_tail(e, s, tid, body, next, &rc, &f, out, x, observed)) {
         case TAIL_RAN:
         case TAIL_CUT: break;
         case TAIL_BOUNDED: return true;
