@@ -447,10 +447,31 @@ def check_model(opts, model, tag, stats):
     return ("fail" if problems else "pass"), problems, info
 
 
+def construct_opts(opts, seed):
+    """The constructs of issue 30 on a share of the seeds, offset as in
+    differential.py so that they fall on different seeds: atomic blocks on
+    every --atomic-every-th seed (seed % K == 0), conds on every
+    --conds-every-th offset by two (3, 8, 13, ...), rendezvous channels on
+    every --rendezvous-every-th offset by three (2, 7, 12, ...)."""
+    out = []
+    if opts.atomic_every > 0 and seed % opts.atomic_every == 0:
+        out.append("--atomic")
+    if opts.conds_every > 0 and (seed + 2) % opts.conds_every == 0:
+        out.append("--conds")
+    if opts.rendezvous_every > 0 and (seed + 3) % opts.rendezvous_every == 0:
+        out.append("--rendezvous")
+    return out
+
+
+def gen_args(opts, seed):
+    """gen_model's options for seed (after --undisciplined)."""
+    return spawns_opt(opts, seed) + calls_opt(opts, seed) + construct_opts(opts, seed)
+
+
 def check_seed(opts, seed):
     stats = collections.Counter()
     gen = subprocess.run([opts.gen_model, str(seed), "--size", opts.size, "--undisciplined"]
-                         + spawns_opt(opts, seed) + calls_opt(opts, seed),
+                         + gen_args(opts, seed),
                          capture_output=True, text=True)
     text = gen.stdout
     if gen.returncode != 0 or not text:
@@ -462,6 +483,8 @@ def check_seed(opts, seed):
         status, problems, info = check_model(opts, model, seed, stats)
     stats["spawns"] += bool(spawns_opt(opts, seed))
     stats["calls"] += bool(calls_opt(opts, seed))
+    for c in construct_opts(opts, seed):
+        stats[c[2:]] += 1
     return status, problems, text, info, stats
 
 
@@ -512,6 +535,10 @@ def main():
                          "0: never)")
     add_spawns_every(ap)
     add_calls_every(ap)
+    for name, k in (("atomic", 3), ("conds", 5), ("rendezvous", 5)):
+        ap.add_argument(f"--{name}-every", type=int, default=k, metavar="K",
+                        help=f"every K-th seed's model (offset as in differential.py) also "
+                             f"gets gen_model --{name} (default {k}; 0: never)")
     ap.add_argument("--cases", default=CASES, metavar="DIR",
                     help="saved models checked too (default tests/differential/theorem9_cases; '' for none)")
     opts = parse_seed_args(ap)
@@ -555,7 +582,7 @@ def main():
                     print(f"  {p}")
                 if seed is not None:
                     print(f"  reproduce: {opts.gen_model} {seed} --size {opts.size} "
-                          f"--undisciplined{''.join(' ' + a for a in spawns_opt(opts, seed) + calls_opt(opts, seed))} "
+                          f"--undisciplined{''.join(' ' + a for a in gen_args(opts, seed))} "
                           f"> seed{seed}.bc && "
                           f"{opts.mcheck} --race=ld --store=exact --all-errors --reduce=none "
                           f"seed{seed}.bc && "
@@ -570,13 +597,17 @@ def main():
           f"models with unshared variables also under --race=off and eraser, "
           f"{stats['unshared off']} with an unshared violation under --race=off; "
           f"{stats['spawns']} spawn-heavy (--spawns), {stats['calls']} with subroutines "
-          f"(--calls))")
+          f"(--calls), {stats['atomic']} with atomic blocks, {stats['conds']} with conds, "
+          f"{stats['rendezvous']} with rendezvous channels)")
     if opts.count >= 200:
         check(stats["unshared off"] > 0, "some model has an unshared violation under --race=off")
         check(opts.spawns_every <= 0 or stats["spawns"] > 0,
               "some model is spawn-heavy (gen_model --spawns)")
         check(opts.calls_every <= 0 or stats["calls"] > 0,
               "some model has subroutines (gen_model --calls)")
+        for name in ("atomic", "conds", "rendezvous"):
+            check(getattr(opts, name + "_every") <= 0 or stats[name] > 0,
+                  f"some model has gen_model --{name}")
     many = too_many_skips(skipped, opts.count, opts.max_skip_percent)
     check(many is None, (many or "")[5:])
     gaps = coverage_report(cover, opts.count, f"gen_model --size {opts.size} --undisciplined",
