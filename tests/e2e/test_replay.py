@@ -81,7 +81,7 @@ def trace_lines(out):
     if start is None:
         return []
     end = start + 1
-    stop = r"(blocked threads:|note:|verdict:|replay:|adapted:|warning:|not shortened:)"
+    stop = r"(blocked threads:|note:|verdict:|replay:|adapted:|warning:|not shortened:|errors found:)"
     while end < len(lines) and not re.match(stop, lines[end]):
         end += 1
     return lines[start:end]
