@@ -1,0 +1,159 @@
+/* trace.h: event traces, their straight-line programs (SLPs) and the race
+ * analyses on both (issue 32). The analyses on the grammar are ZipTrack's
+ * (Kini, Mathur and Viswanathan, "Data race detection on compressed
+ * traces", PLDI 2018: happens-before races, section 3; Eraser-style lockset
+ * violations, section 4), read closely in
+ * ../shared/seeds/notes-ratcop-ziptrack.md part A; the analyses on the
+ * expanded stream (vector clocks, Goldilocks, the Eraser discipline) are
+ * their baseline and their oracle.
+ *
+ * Vocabulary (notes A1). A trace is a sequence of events <t:op(obj)>: r(x),
+ * w(x) on variables, acq(l), rel(l) on re-entrant locks, fork(u), join(u)
+ * on threads. Threads, locks and variables are numbered densely from 0 in
+ * the order their names first appear; each kind has its own name table.
+ * An SLP has one rule per nonterminal; a rule's body is two or more
+ * symbols (Sequitur's output is not in CNF: analyses fold bodies left,
+ * notes A2); it generates exactly one string, the trace. The alphabet
+ * (terminals) is the set of distinct events (thread, op, obj, loc).
+ *
+ * This module knows nothing of models, searches or the interpreter: the
+ * recorder that turns a simulation into events (notes A8's encodings) is
+ * the caller's. Positions in a trace are 0-based uint64 (a grammar can
+ * generate 2^60 events). */
+#ifndef MCHECK_TRACE_H
+#define MCHECK_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum tr_op {
+    TR_READ,  /* r(x): obj a variable */
+    TR_WRITE, /* w(x) */
+    TR_ACQ,   /* acq(l): obj a lock */
+    TR_REL,   /* rel(l) */
+    TR_FORK,  /* fork(u): obj a thread */
+    TR_JOIN,  /* join(u) */
+    TR_NOPS
+} tr_op;
+
+/* One event. loc indexes tr_names.locs (a source location as the input
+ * gave it, e.g. "model.bc:14" or RAPID's LOC field); TR_NO_LOC if none. */
+typedef struct tr_event {
+    uint32_t thread;
+    uint32_t obj;
+    uint32_t loc;
+    uint8_t op; /* tr_op */
+} tr_event;
+
+#define TR_NO_LOC UINT32_MAX
+
+/* A table of names, index = id. */
+typedef struct tr_table {
+    char **v;
+    uint32_t n, cap;
+} tr_table;
+
+typedef struct tr_names {
+    tr_table threads, locks, vars, locs;
+} tr_names;
+
+/* An expanded trace. */
+typedef struct tr_trace {
+    tr_names names;
+    tr_event *ev;
+    uint64_t n, cap;
+} tr_trace;
+
+/* A straight-line program. Symbol s < nterms is terminal terms[s]; s >=
+ * nterms is the rule s - nterms. Rule 0 generates the trace. Rule r's body
+ * is sym[body[r] .. body[r + 1]). Every rule is reachable from rule 0, the
+ * rules form a DAG, and every rule but rule 0 has a body of two or more
+ * symbols (rule 0 may have one, or none: the empty trace). */
+typedef struct tr_slp {
+    tr_names names;
+    tr_event *terms;
+    uint32_t nterms;
+    uint32_t nrules;
+    uint64_t *body; /* nrules + 1 offsets into sym */
+    uint32_t *sym;
+} tr_slp;
+
+/* ---- names, traces, grammars (trace.c) --------------------------------- */
+
+/* The id of `name` in t, added if new; UINT32_MAX when out of memory. */
+uint32_t tr_intern(tr_table *t, const char *name, size_t len);
+void tr_names_free(tr_names *n);
+bool tr_push(tr_trace *t, tr_event e); /* false: out of memory */
+void tr_trace_free(tr_trace *t);
+void tr_slp_free(tr_slp *g);
+/* The length of the string each rule generates (saturating at UINT64_MAX),
+ * into len[nrules]; false when out of memory. */
+bool tr_slp_lengths(const tr_slp *g, uint64_t *len);
+/* Call fn on every event of the expanded trace in order, with its
+ * position; stops early (returning false) when fn returns false. No
+ * recursion (a grammar may be deep). */
+bool tr_slp_each(const tr_slp *g, bool (*fn)(void *ctx, uint64_t pos, const tr_event *e),
+                 void *ctx);
+
+/* ---- input and output (rapid.c, slp_file.c) ---------------------------- */
+
+/* Read a trace in RAPID's text format: one event per line,
+ * `THREAD|OP(ARG)|LOC` with OP one of r w acq rel fork join (LOC
+ * optional). Errors go to diag as `FILE:LINE: error: ...`; returns false
+ * on bad input or out of memory (*nomem says which). */
+bool tr_read_rapid(FILE *in, const char *file, FILE *diag, tr_trace *out, bool *nomem);
+void tr_write_rapid(FILE *out, const tr_names *n, const tr_event *e);
+
+/* The grammar file format (docs/usage.md, "Traces"): read and write. A
+ * file is recognised by its first line. Errors as for tr_read_rapid(). */
+bool tr_slp_is_file(FILE *in); /* peeks and rewinds */
+bool tr_slp_read(FILE *in, const char *file, FILE *diag, tr_slp *out, bool *nomem);
+bool tr_slp_write(FILE *out, const tr_slp *g);
+
+/* ---- building grammars (sequitur.c, slp_build.c) ------------------------ */
+
+/* Sequitur (Nevill-Manning and Witten 1997; notes A4), online: push events
+ * one at a time; finish gives the grammar (names moved into it). */
+typedef struct tr_sequitur tr_sequitur;
+tr_sequitur *tr_sequitur_new(void);
+bool tr_sequitur_push(tr_sequitur *q, const tr_event *e);
+bool tr_sequitur_finish(tr_sequitur *q, tr_names *names, tr_slp *out); /* frees q */
+/* The trivial grammars of a trace, for the differential tests: the left
+ * comb (A[1,i] -> A[1,i-1] e_i) and a random bracketing (seeded). */
+bool tr_slp_comb(const tr_trace *t, tr_slp *out);
+bool tr_slp_random(const tr_trace *t, uint64_t seed, tr_slp *out);
+
+/* ---- analyses ------------------------------------------------------------ */
+
+/* A happens-before race: two conflicting events (different threads, one a
+ * write, the same variable) unordered by happens-before (notes A1), at
+ * positions first < second. Which racing pair is named depends on the
+ * analysis (an SLP analysis stops at the first rule where one appears,
+ * notes A2 "Driver"); every analysis finds one iff the trace has one. */
+typedef struct tr_race {
+    bool found;
+    uint64_t first, second;
+} tr_race;
+
+/* An Eraser-style lockset violation (notes A1, ZipTrack's variant with the
+ * dummy locks Λ and Λt): the variable whose locksets have an empty
+ * intersection. */
+typedef struct tr_violation {
+    bool found;
+    uint32_t var;
+} tr_violation;
+
+/* On the expanded stream (oracle.c): vector clocks (Djit+), Goldilocks
+ * (notes A1's update rules) and the Eraser discipline. false: out of
+ * memory. */
+bool tr_race_vc(const tr_trace *t, tr_race *out);
+bool tr_race_goldilocks(const tr_trace *t, tr_race *out);
+bool tr_lockset(const tr_trace *t, tr_violation *out);
+
+/* On the grammar, never expanding it (slp_hb.c: notes A2, with the witness
+ * extraction; slp_lockset.c: notes A3). false: out of memory. */
+bool tr_slp_race(const tr_slp *g, tr_race *out);
+bool tr_slp_lockset(const tr_slp *g, tr_violation *out);
+
+#endif
