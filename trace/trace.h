@@ -48,10 +48,14 @@ typedef struct tr_event {
 
 #define TR_NO_LOC UINT32_MAX
 
-/* A table of names, index = id. */
+/* A table of names, index = id; idx is an open-addressing hash index over
+ * v (slot = id + 1, 0 empty; icap a power of two or 0), kept by
+ * tr_intern(). A zeroed table is empty. */
 typedef struct tr_table {
     char **v;
     uint32_t n, cap;
+    uint32_t *idx;
+    uint32_t icap;
 } tr_table;
 
 typedef struct tr_names {
