@@ -33,60 +33,91 @@ static inline uint64_t tr_sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* ---- bitsets over a universe U (HB: threads then locks) ------------------ */
+/* The alphabet of a grammar: the distinct events, numbered densely in the
+ * order they first appear (slp_build.c). A zeroed tr_alpha is empty. */
+typedef struct tr_alpha {
+    tr_event *terms;
+    uint32_t n;
+    uint64_t cap;
+    uint32_t *idx; /* open addressing: term id + 1, 0 empty */
+    uint64_t icap;
+} tr_alpha;
 
-/* A set of U is nw uint64_t words; the analyses keep nw = ceil(|U| / 64). */
-typedef struct tr_bits {
-    uint64_t *w; /* nw words */
-} tr_bits;
+uint32_t tr_alpha_id(tr_alpha *a, const tr_event *e); /* UINT32_MAX: out of memory */
+void tr_alpha_free(tr_alpha *a);
+/* A copy of n's tables into out (zeroed first); false when out of memory. */
+bool tr_names_copy(const tr_names *n, tr_names *out);
+
+/* ---- oracle internals, for tests (oracle.c) ------------------------------- */
+
+/* Every event's vector clock (n x |Threads| uint32, row i = event i's; an
+ * event ticks its thread), NULL when out of memory; free() it. */
+uint32_t *tr_vc_stamps(const tr_trace *t);
+/* Whether events a and b race: conflicting (different threads, the same
+ * variable, one a write) and unordered by happens-before. */
+bool tr_vc_races(const tr_trace *t, const uint32_t *stamps, uint64_t a, uint64_t b);
+/* Per variable (vars.n entries), whether ZipTrack's Eraser discipline is
+ * violated on it; false when out of memory. */
+bool tr_lockset_vars(const tr_trace *t, bool *viol);
 
 /* ---- the HB summary of a chunk (notes A2) -------------------------------- */
 
-/* Universe: thread t is element t, lock l is element nthreads + l. */
-typedef struct tr_hb_var {  /* per variable x written in the chunk */
+/* Universe U: thread t is element t, lock l is element nthreads + l; a set
+ * of U is nw uint64_t words, nw = ceil(|U| / 64) (at least 1). Every set of
+ * a summary lives in the summary's one pool. */
+typedef struct tr_hb_var { /* per variable x written in the chunk */
     uint32_t x;
     uint64_t first_pos, last_pos; /* offsets of First/Last WEvents(x) in the chunk */
-    uint64_t *al, *bf;            /* ALWr(x), BFWr(x): nw words each */
+    uint64_t *al, *bf;            /* ALWr(x), BFWr(x) */
 } tr_hb_var;
 
 typedef struct tr_hb_rd { /* per (t, x) read in the chunk */
     uint32_t t, x;
-    uint64_t first_pos, last_pos;
-    uint64_t *al, *bf; /* ALRd(t,x), BFRd(t,x) */
+    uint64_t first_pos, last_pos; /* of First/Last REvents(t,x) */
+    uint64_t *al, *bf;            /* ALRd(t,x), BFRd(t,x) */
 } tr_hb_rd;
+
+typedef struct tr_hb_row { /* AF(u) or BL(u) for an u that has one in the chunk */
+    uint32_t u;
+    uint64_t *set;
+} tr_hb_row;
 
 typedef struct tr_hb_sum {
     uint64_t len; /* saturating */
     bool race;
     uint64_t race_a, race_b; /* offsets in the chunk (saturating) when race */
-    /* AF(u) and BL(u) for u in U: nu * nw words each, a row per u;
-     * present[u] says u occurs (a row may be nonzero only then) */
-    uint64_t *af, *bl;
-    uint64_t *occurs; /* nw words: u has a nonempty AF or BL row */
-    /* sorted by x (wr) and by (x, t) (rd) */
-    tr_hb_var *wr;
+    tr_hb_row *af, *bl;      /* sorted by u; u absent: the empty set */
+    uint32_t naf, nbl;
+    tr_hb_var *wr; /* sorted by x: Wr(D) */
     uint32_t nwr;
-    tr_hb_rd *rd;
+    tr_hb_rd *rd; /* sorted by (x, t): Rd(D) */
     uint32_t nrd;
+    uint64_t *pool;
 } tr_hb_sum;
 
 typedef struct tr_hb_ctx {
     uint32_t nthreads, nlocks, nu, nw;
+    uint32_t *idx; /* scratch: nu slots, kept zero between calls */
+    uint64_t *tmp; /* scratch: nw words */
 } tr_hb_ctx;
 
-void tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n);
-/* The summary of one event; false when out of memory. */
-bool tr_hb_leaf(const tr_hb_ctx *c, const tr_event *e, tr_hb_sum *out);
+bool tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n); /* false: out of memory */
+void tr_hb_ctx_free(tr_hb_ctx *c);
+/* The summary of one event (notes A2, "Leaf"); false when out of memory. */
+bool tr_hb_leaf(tr_hb_ctx *c, const tr_event *e, tr_hb_sum *out);
 /* The summary of the concatenation b.c (notes A2 "combine"); false when
- * out of memory. out must differ from b and c. */
-bool tr_hb_combine(const tr_hb_ctx *c, const tr_hb_sum *b, const tr_hb_sum *cc, tr_hb_sum *out);
+ * out of memory. out must differ from b and c. A zeroed summary is the
+ * empty chunk (the identity). */
+bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *b, const tr_hb_sum *cc, tr_hb_sum *out);
 void tr_hb_sum_free(tr_hb_sum *s);
-/* Accessors for tests: NULL when absent. */
+/* Lookups for tests: NULL when absent (the empty set). */
+const uint64_t *tr_hb_af(const tr_hb_sum *s, uint32_t u);
+const uint64_t *tr_hb_bl(const tr_hb_sum *s, uint32_t u);
 const tr_hb_var *tr_hb_find_wr(const tr_hb_sum *s, uint32_t x);
 const tr_hb_rd *tr_hb_find_rd(const tr_hb_sum *s, uint32_t t, uint32_t x);
-/* The summary of every rule of g (an array of nrules, rules not reachable
- * zeroed), no early exit, children kept: for tests. NULL when out of
- * memory. Free with tr_hb_sums_free. */
+/* The summary of every rule of g (an array of nrules; unreachable rules
+ * zeroed), without early exit and keeping every summary: for tests. NULL
+ * when out of memory. */
 tr_hb_sum *tr_hb_all(const tr_slp *g, tr_hb_ctx *c);
 void tr_hb_sums_free(tr_hb_sum *s, uint32_t n);
 
@@ -111,16 +142,24 @@ typedef struct tr_ls_sum {
     uint32_t nopen;
     tr_ls_acc *acc; /* sorted by (x, t) */
     uint32_t nacc;
+    uint64_t *pool; /* the sets of acc */
 } tr_ls_sum;
 
 typedef struct tr_ls_ctx {
-    uint32_t nthreads, nlocks, nu, nw;
+    uint32_t nthreads, nlocks, nu, nw; /* nu = nlocks + 1 + nthreads */
+    uint32_t *tidx; /* scratch: nthreads slots, kept zero between calls */
 } tr_ls_ctx;
 
-void tr_ls_ctx_init(tr_ls_ctx *c, const tr_names *n);
-bool tr_ls_leaf(const tr_ls_ctx *c, const tr_event *e, tr_ls_sum *out);
-bool tr_ls_combine(const tr_ls_ctx *c, const tr_ls_sum *b, const tr_ls_sum *cc, tr_ls_sum *out);
+bool tr_ls_ctx_init(tr_ls_ctx *c, const tr_names *n); /* false: out of memory */
+void tr_ls_ctx_free(tr_ls_ctx *c);
+static inline uint32_t tr_ls_lambda(const tr_ls_ctx *c) { return c->nlocks; }
+static inline uint32_t tr_ls_lambda_t(const tr_ls_ctx *c, uint32_t t) { return c->nlocks + 1 + t; }
+/* Leaf and combine (notes A3, "Algorithm"); a zeroed summary is the empty
+ * chunk. out must differ from b and c. false: out of memory. */
+bool tr_ls_leaf(tr_ls_ctx *c, const tr_event *e, tr_ls_sum *out);
+bool tr_ls_combine(tr_ls_ctx *c, const tr_ls_sum *b, const tr_ls_sum *cc, tr_ls_sum *out);
 void tr_ls_sum_free(tr_ls_sum *s);
+/* NULL when absent: counts 0, lockset ⊤ */
 const tr_ls_open *tr_ls_find_open(const tr_ls_sum *s, uint32_t t, uint32_t l);
 const tr_ls_acc *tr_ls_find_acc(const tr_ls_sum *s, uint32_t t, uint32_t x);
 tr_ls_sum *tr_ls_all(const tr_slp *g, tr_ls_ctx *c);

@@ -136,6 +136,30 @@ bool tr_sequitur_finish(tr_sequitur *q, tr_names *names, tr_slp *out); /* frees 
 bool tr_slp_comb(const tr_trace *t, tr_slp *out);
 bool tr_slp_random(const tr_trace *t, uint64_t seed, tr_slp *out);
 
+/* ---- well-formedness (wellformed.c; notes A1, A8) ----------------------------- */
+
+/* The analyses assume what ZipTrack's paper assumes (A1) and what a real
+ * run gives: a thread is forked at most once, never by itself, before any
+ * event of its own; it is joined at most once, by the thread that forked it
+ * (a thread never forked, one that was running from the start, may be
+ * joined once by any other thread), and has no events after its join; a
+ * lock is released only by a thread that holds it (re-entrantly counted)
+ * and never acquired while another thread holds it. Two joiners of one
+ * thread would make the grammar analysis report false races (A8); a
+ * release without its acquire breaks OpenAcq/OpenRel. A trace or grammar
+ * that breaks a rule is bad input: the command line exits 2.
+ *
+ * On failure *pos is the 0-based position of the offending event
+ * (UINT64_MAX for a structural fault of a grammar) and why says what, as
+ * "thread 'T2' is joined twice (by 'T1' and 'T3')". tr_slp_check() first
+ * checks the grammar's structure (symbols in range, no cycle, bodies of two
+ * or more symbols but rule 0's, event fields within the name tables) and
+ * then the rules above on the expanded trace: it takes time linear in the
+ * trace, not the grammar (a summary-based check is future work). */
+typedef enum tr_wf { TR_WF_OK, TR_WF_BAD, TR_WF_NOMEM } tr_wf;
+tr_wf tr_check_wellformed(const tr_trace *t, uint64_t *pos, char *why, size_t n);
+tr_wf tr_slp_check(const tr_slp *g, uint64_t *pos, char *why, size_t n);
+
 /* ---- analyses ------------------------------------------------------------ */
 
 /* A happens-before race: two conflicting events (different threads, one a
@@ -164,7 +188,13 @@ bool tr_race_goldilocks(const tr_trace *t, tr_race *out);
 bool tr_lockset(const tr_trace *t, tr_violation *out);
 
 /* On the grammar, never expanding it (slp_hb.c: notes A2, with the witness
- * extraction; slp_lockset.c: notes A3). false: out of memory. */
+ * extraction; slp_lockset.c: notes A3). false: out of memory. Time linear
+ * in the grammar (times the set sizes), never in the trace; memory: the
+ * summaries of the rules whose parents are not all done. They assume a
+ * well-formed input (tr_slp_check()): on a grammar with a cycle they
+ * report nothing; on a trace that breaks the rules their verdict may be
+ * wrong (A8). The race's positions are absolute (the rule's first
+ * occurrence plus the offsets inside it), saturating at UINT64_MAX. */
 bool tr_slp_race(const tr_slp *g, tr_race *out);
 bool tr_slp_lockset(const tr_slp *g, tr_violation *out);
 
