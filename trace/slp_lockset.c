@@ -1,0 +1,333 @@
+/* slp_lockset.c: Eraser-style lockset violations decided on the grammar,
+ * never expanding it: ZipTrack's section 4 and appendix E (Kini, Mathur,
+ * Viswanathan, PLDI 2018; notes-ratcop-ziptrack.md A3). Each chunk has
+ * OpenAcq(t,l) and OpenRel(t,l) (re-entrant acquires and releases whose
+ * match lies outside the chunk, eqs. 13-14) and LockSet(t,x) over the real
+ * locks and the dummies Λ ("read only") and Λt ("only t"), ⊤ when t does not
+ * access x in the chunk; A -> B C adds to B's sets the locks C releases
+ * beyond what B opened, to C's those B leaves open (Lemma 4.1, eq. 12 with t
+ * for the printed t'), and intersects. A violation is a variable whose
+ * locksets over all threads meet in ∅; only that emptiness is independent
+ * of context (Prop. E.2), so the walk stops at the first rule showing one.
+ *
+ * As the notes' A7 warns about the public artifact: absent means ⊤ (never
+ * intersect with ∅), the open counts are composed (never left empty), and
+ * the dummy locks are never pruned. */
+#include "slp_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool tr_ls_ctx_init(tr_ls_ctx *c, const tr_names *n)
+{
+    memset(c, 0, sizeof *c);
+    c->nthreads = n->threads.n;
+    c->nlocks = n->locks.n;
+    c->nu = c->nlocks + 1 + c->nthreads;
+    c->nw = (c->nu + 63) / 64;
+    c->tidx = calloc(c->nthreads ? c->nthreads : 1, sizeof *c->tidx);
+    return c->tidx != NULL;
+}
+
+void tr_ls_ctx_free(tr_ls_ctx *c)
+{
+    free(c->tidx);
+    c->tidx = NULL;
+}
+
+void tr_ls_sum_free(tr_ls_sum *s)
+{
+    if (!s) return;
+    free(s->open);
+    free(s->acc);
+    free(s->pool);
+    memset(s, 0, sizeof *s);
+}
+
+static inline int tl_cmp(uint32_t t1, uint32_t l1, uint32_t t2, uint32_t l2)
+{
+    if (t1 != t2) return t1 < t2 ? -1 : 1;
+    if (l1 != l2) return l1 < l2 ? -1 : 1;
+    return 0;
+}
+
+const tr_ls_open *tr_ls_find_open(const tr_ls_sum *s, uint32_t t, uint32_t l)
+{
+    uint32_t lo = 0, hi = s->nopen;
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (tl_cmp(s->open[m].t, s->open[m].l, t, l) < 0)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < s->nopen && s->open[lo].t == t && s->open[lo].l == l ? &s->open[lo] : NULL;
+}
+
+const tr_ls_acc *tr_ls_find_acc(const tr_ls_sum *s, uint32_t t, uint32_t x)
+{
+    uint32_t lo = 0, hi = s->nacc;
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (tl_cmp(s->acc[m].x, s->acc[m].t, x, t) < 0)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < s->nacc && s->acc[lo].t == t && s->acc[lo].x == x ? &s->acc[lo] : NULL;
+}
+
+static bool acc_alloc(const tr_ls_ctx *c, tr_ls_sum *o, uint32_t nopen, uint32_t nacc)
+{
+    memset(o, 0, sizeof *o);
+    o->open = nopen ? malloc(nopen * sizeof *o->open) : NULL;
+    o->acc = nacc ? malloc(nacc * sizeof *o->acc) : NULL;
+    o->pool = nacc ? calloc((size_t)nacc * c->nw, sizeof *o->pool) : NULL;
+    if ((nopen && !o->open) || (nacc && (!o->acc || !o->pool))) {
+        tr_ls_sum_free(o);
+        return false;
+    }
+    for (uint32_t i = 0; i < nacc; i++) o->acc[i].set = o->pool + (size_t)i * c->nw;
+    o->nacc = nacc;
+    return true;
+}
+
+static inline void bit_set(uint64_t *s, uint32_t u) { s[u / 64] |= 1ull << (u % 64); }
+
+/* ---- leaves ------------------------------------------------------------------------ */
+
+bool tr_ls_leaf(tr_ls_ctx *c, const tr_event *e, tr_ls_sum *out)
+{
+    bool lk = e->op == TR_ACQ || e->op == TR_REL;
+    bool ac = e->op == TR_READ || e->op == TR_WRITE;
+    if (!acc_alloc(c, out, lk, ac)) return false;
+    if (lk) {
+        out->open[0] = (tr_ls_open){e->thread, e->obj, e->op == TR_ACQ, e->op == TR_REL};
+        out->nopen = 1;
+    }
+    if (ac) {
+        out->acc[0].t = e->thread;
+        out->acc[0].x = e->obj;
+        bit_set(out->acc[0].set, tr_ls_lambda_t(c, e->thread));
+        if (e->op == TR_READ) bit_set(out->acc[0].set, tr_ls_lambda(c));
+    }
+    return true;
+}
+
+/* ---- combine ------------------------------------------------------------------------- */
+
+bool tr_ls_combine(tr_ls_ctx *c, const tr_ls_sum *B, const tr_ls_sum *C, tr_ls_sum *o)
+{
+    uint32_t nw = c->nw;
+    uint32_t nacc = 0;
+    for (uint32_t i = 0, j = 0; i < B->nacc || j < C->nacc; nacc++) {
+        int k = i == B->nacc   ? 1
+                : j == C->nacc ? -1
+                               : tl_cmp(B->acc[i].x, B->acc[i].t, C->acc[j].x, C->acc[j].t);
+        i += k <= 0;
+        j += k >= 0;
+    }
+    if (!acc_alloc(c, o, B->nopen + C->nopen, nacc)) return false;
+
+    /* OpenAcq/OpenRel (eqs. 13, 14) and, per thread with open counts, the
+     * locks added to B's sets (released in C beyond what B opened: held
+     * throughout B) and to C's (opened in B, still held in C) */
+    uint32_t nth = 0;
+    uint64_t *add = NULL; /* per such thread: addB then addC, nw words each */
+    uint32_t *ths = malloc((B->nopen + C->nopen + 1) * sizeof *ths);
+    if (!ths) goto nomem;
+    for (uint32_t i = 0, j = 0; i < B->nopen || j < C->nopen;) {
+        int k = i == B->nopen   ? 1
+                : j == C->nopen ? -1
+                                : tl_cmp(B->open[i].t, B->open[i].l, C->open[j].t, C->open[j].l);
+        uint32_t t = k <= 0 ? B->open[i].t : C->open[j].t;
+        if (nth == 0 || ths[nth - 1] != t) ths[nth++] = t;
+        i += k <= 0;
+        j += k >= 0;
+    }
+    add = calloc((size_t)nth * 2 * nw + 1, sizeof *add);
+    if (!add) goto nomem;
+    for (uint32_t k = 0; k < nth; k++) c->tidx[ths[k]] = k + 1;
+    for (uint32_t i = 0, j = 0; i < B->nopen || j < C->nopen;) {
+        int k = i == B->nopen   ? 1
+                : j == C->nopen ? -1
+                                : tl_cmp(B->open[i].t, B->open[i].l, C->open[j].t, C->open[j].l);
+        const tr_ls_open *b = k <= 0 ? &B->open[i] : NULL, *cc = k >= 0 ? &C->open[j] : NULL;
+        uint32_t t = b ? b->t : cc->t, l = b ? b->l : cc->l;
+        uint64_t boa = b ? b->oa : 0, bor = b ? b->orel : 0;
+        uint64_t coa = cc ? cc->oa : 0, cor = cc ? cc->orel : 0;
+        uint64_t oa = coa + (boa > cor ? boa - cor : 0);
+        uint64_t orl = bor + (cor > boa ? cor - boa : 0);
+        if (oa || orl) o->open[o->nopen++] = (tr_ls_open){t, l, oa, orl};
+        uint64_t *ab = add + (size_t)(c->tidx[t] - 1) * 2 * nw;
+        if (cor > boa) bit_set(ab, l);
+        if (boa > cor) bit_set(ab + nw, l);
+        i += k <= 0;
+        j += k >= 0;
+    }
+
+    /* LockSet(t,x) = (B.LS ∪ addB) ∩ (C.LS ∪ addC), absent = ⊤ (eq. 12) */
+    for (uint32_t i = 0, j = 0, n = 0; n < nacc; n++) {
+        int k = i == B->nacc   ? 1
+                : j == C->nacc ? -1
+                               : tl_cmp(B->acc[i].x, B->acc[i].t, C->acc[j].x, C->acc[j].t);
+        const tr_ls_acc *b = k <= 0 ? &B->acc[i] : NULL, *cc = k >= 0 ? &C->acc[j] : NULL;
+        tr_ls_acc *d = &o->acc[n];
+        d->t = b ? b->t : cc->t;
+        d->x = b ? b->x : cc->x;
+        const uint64_t *ab = c->tidx[d->t] ? add + (size_t)(c->tidx[d->t] - 1) * 2 * nw : NULL;
+        for (uint32_t w = 0; w < nw; w++) {
+            uint64_t lb = b ? b->set[w] | (ab ? ab[w] : 0) : UINT64_MAX;
+            uint64_t lc = cc ? cc->set[w] | (ab ? ab[nw + w] : 0) : UINT64_MAX;
+            d->set[w] = lb & lc;
+        }
+        i += k <= 0;
+        j += k >= 0;
+    }
+    for (uint32_t k = 0; k < nth; k++) c->tidx[ths[k]] = 0;
+    free(ths);
+    free(add);
+
+    /* a violation: some x whose locksets over the threads meet in ∅ */
+    if (B->viol || C->viol) {
+        o->viol = true;
+        o->viol_var = B->viol ? B->viol_var : C->viol_var;
+        return true;
+    }
+    for (uint32_t i = 0; i < nacc && !o->viol;) {
+        uint32_t x = o->acc[i].x, j = i;
+        bool empty = true;
+        for (uint32_t w = 0; w < nw; w++) {
+            uint64_t m = UINT64_MAX;
+            for (j = i; j < nacc && o->acc[j].x == x; j++) m &= o->acc[j].set[w];
+            if (m) empty = false;
+        }
+        if (empty) {
+            o->viol = true;
+            o->viol_var = x;
+        }
+        i = j;
+    }
+    return true;
+nomem:
+    free(ths);
+    tr_ls_sum_free(o);
+    return false;
+}
+
+/* ---- the driver ------------------------------------------------------------------------ */
+
+static bool rule_summary(const tr_slp *g, tr_ls_ctx *c, tr_ls_sum *sums, uint32_t r, bool early,
+                         tr_ls_sum *out)
+{
+    /* acc: the summary of the body's prefix so far; owned when it is not a
+     * child's (the first symbol a rule: no copy) */
+    tr_ls_sum acc, leaf, nxt, empty;
+    const tr_ls_sum *prefix = &empty;
+    bool owned = false;
+    memset(&acc, 0, sizeof acc);
+    memset(&empty, 0, sizeof empty); /* the empty chunk */
+    uint64_t n = g->body[r + 1] - g->body[r];
+    for (uint64_t i = g->body[r]; i < g->body[r + 1]; i++) {
+        uint32_t s = g->sym[i];
+        const tr_ls_sum *x;
+        memset(&leaf, 0, sizeof leaf);
+        if (s < g->nterms) {
+            if (!tr_ls_leaf(c, &g->terms[s], &leaf)) goto nomem;
+            x = &leaf;
+        } else {
+            x = &sums[s - g->nterms];
+        }
+        if (i == g->body[r] && n > 1) {
+            if (x == &leaf) {
+                acc = leaf;
+                owned = true;
+                prefix = &acc;
+            } else {
+                prefix = x;
+            }
+            continue;
+        }
+        bool ok = tr_ls_combine(c, prefix, x, &nxt);
+        tr_ls_sum_free(&leaf);
+        if (owned) tr_ls_sum_free(&acc);
+        if (!ok) return false;
+        acc = nxt;
+        owned = true;
+        prefix = &acc;
+        if (early && acc.viol) break;
+    }
+    if (!owned) { /* an empty body */
+        memset(out, 0, sizeof *out);
+        return true;
+    }
+    *out = acc;
+    return true;
+nomem:
+    if (owned) tr_ls_sum_free(&acc);
+    return false;
+}
+
+tr_ls_sum *tr_ls_all(const tr_slp *g, tr_ls_ctx *c)
+{
+    tr_ls_sum *sums = calloc(g->nrules ? g->nrules : 1, sizeof *sums);
+    uint32_t *order = malloc(((size_t)g->nrules + 1) * sizeof *order);
+    uint32_t cnt = 0;
+    if (!sums || !order || tr_slp_topo(g, order, &cnt) != 0) goto fail;
+    for (uint32_t k = 0; k < cnt; k++)
+        if (!rule_summary(g, c, sums, order[k], false, &sums[order[k]])) goto fail;
+    free(order);
+    return sums;
+fail:
+    free(order);
+    if (sums) tr_ls_sums_free(sums, g->nrules);
+    return NULL;
+}
+
+void tr_ls_sums_free(tr_ls_sum *s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) tr_ls_sum_free(&s[i]);
+    free(s);
+}
+
+bool tr_slp_lockset(const tr_slp *g, tr_violation *out)
+{
+    memset(out, 0, sizeof *out);
+    if (g->nrules == 0) return true;
+    tr_ls_ctx c;
+    if (!tr_ls_ctx_init(&c, &g->names)) return false;
+    bool ok = false;
+    uint32_t cnt = 0;
+    tr_ls_sum *sums = calloc(g->nrules, sizeof *sums);
+    uint32_t *order = malloc(g->nrules * sizeof *order);
+    uint64_t *left = calloc(g->nrules, sizeof *left);
+    if (!sums || !order || !left) goto out;
+    int rc = tr_slp_topo(g, order, &cnt);
+    if (rc == -1) goto out;
+    if (rc == -2) {
+        ok = true; /* malformed: tr_slp_check() says so */
+        goto out;
+    }
+    for (uint32_t k = 0; k < cnt; k++)
+        for (uint64_t i = g->body[order[k]]; i < g->body[order[k] + 1]; i++)
+            if (g->sym[i] >= g->nterms) left[g->sym[i] - g->nterms]++;
+    for (uint32_t k = 0; k < cnt; k++) {
+        uint32_t r = order[k];
+        if (!rule_summary(g, &c, sums, r, true, &sums[r])) goto out;
+        if (sums[r].viol) {
+            out->found = true;
+            out->var = sums[r].viol_var;
+            break;
+        }
+        for (uint64_t i = g->body[r]; i < g->body[r + 1]; i++)
+            if (g->sym[i] >= g->nterms && --left[g->sym[i] - g->nterms] == 0)
+                tr_ls_sum_free(&sums[g->sym[i] - g->nterms]);
+    }
+    ok = true;
+out:
+    if (sums) tr_ls_sums_free(sums, g->nrules);
+    free(order);
+    free(left);
+    tr_ls_ctx_free(&c);
+    return ok;
+}
