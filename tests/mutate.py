@@ -493,6 +493,24 @@ MUTANTS = [
      ["reduce/ts/por.c"],
      r"if \(in->b\.val\) return others;",
      "if (in->b.val) return 0;"),
+    ("ziptrack-ls-bottom",
+     "ZipTrack lockset (trace/slp_lockset.c): a pair (t, x) the right chunk does not access "
+     "intersects with the empty set instead of the top (the public artifact's bug, notes A7 1b)",
+     ["trace/slp_lockset.c"],
+     r"uint64_t lc = cc \? cc->set\[w\] \| \(ab \? ab\[nw \+ w\] : 0\) : UINT64_MAX;",
+     "uint64_t lc = cc ? cc->set[w] | (ab ? ab[nw + w] : 0) : 0;"),
+    ("ziptrack-ls-open-unused",
+     "ZipTrack lockset: the locks held across the seam (OpenRel_C > OpenAcq_B and the converse, "
+     "eq. 12) are never added (the public artifact's bug, notes A7 1a)",
+     ["trace/slp_lockset.c"],
+     r"if \(cor > boa\) bit_set\(ab, l\);\s*if \(boa > cor\) bit_set\(ab \+ nw, l\);",
+     "(void)ab;"),
+    ("ziptrack-hb-no-fwd",
+     "ZipTrack HB (trace/slp_hb.c): ALWr_A(x) for x written in B only is B's set, not pushed "
+     "through C's AF (eq. 5's fwd dropped)",
+     ["trace/slp_hb.c"],
+     r"(tr_hb_var \*d = &o->wr\[k\];[\s\S]*?)union_rows\(c, d->al, vb->al, C->af\);",
+     r"\1(void)0;"),
 ]
 
 
