@@ -48,6 +48,14 @@ void tr_alpha_free(tr_alpha *a);
 /* A copy of n's tables into out (zeroed first); false when out of memory. */
 bool tr_names_copy(const tr_names *n, tr_names *out);
 
+/* Well-formedness (trace.h) decided from per-rule summaries, never
+ * expanding the grammar (wellformed.c): 1 well-formed, 0 not, -1 out of
+ * memory or a malformed structure. */
+int tr_wf_summary_ok(const tr_slp *g);
+/* How far tr_slp_check() walks a bad grammar to name its first offending
+ * event (default 10^8 events). */
+extern uint64_t tr_wf_locate_max;
+
 /* ---- oracle internals, for tests (oracle.c) ------------------------------- */
 
 /* Every event's vector clock (n x |Threads| uint32, row i = event i's; an

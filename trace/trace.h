@@ -153,9 +153,9 @@ bool tr_slp_random(const tr_trace *t, uint64_t seed, tr_slp *out);
  * (UINT64_MAX for a structural fault of a grammar) and why says what, as
  * "thread 'T2' is joined twice (by 'T1' and 'T3')". tr_slp_check() first
  * checks the grammar's structure (symbols in range, no cycle, bodies of two
- * or more symbols but rule 0's, event fields within the name tables) and
- * then the rules above on the expanded trace: it takes time linear in the
- * trace, not the grammar (a summary-based check is future work). */
+ * or more symbols but rule 0's, event fields within the name tables), then
+ * the rules above from per-rule summaries, in time linear in the grammar;
+ * only a bad grammar is expanded, up to its first offending event. */
 typedef enum tr_wf { TR_WF_OK, TR_WF_BAD, TR_WF_NOMEM } tr_wf;
 tr_wf tr_check_wellformed(const tr_trace *t, uint64_t *pos, char *why, size_t n);
 tr_wf tr_slp_check(const tr_slp *g, uint64_t *pos, char *why, size_t n);

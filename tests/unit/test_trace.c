@@ -637,5 +637,6 @@ int main(int argc, char **argv)
     TEST_RUN(exponential_grammars);
     TEST_RUN(exponential_racy);
     TEST_RUN(differential_random_traces);
+    TEST_RUN(wellformed_differential);
     return test_finish();
 }

@@ -32,6 +32,7 @@ void sequitur_known_outputs(void);
 void sequitur_round_trips(void);
 void builders_round_trip(void);
 void differential_random_traces(void);
+void wellformed_differential(void);
 void exponential_grammars(void);
 void exponential_racy(void);
 
