@@ -32,6 +32,11 @@ typedef struct sq_sym {
     uint64_t val; /* kind << 32 | terminal id or rule id */
 } sq_sym;
 
+typedef struct sq_slot { /* digram (a, b) -> symbol v - 1; v = 0: empty */
+    uint64_t a, b;
+    uint32_t v;
+} sq_slot;
+
 typedef struct sq_rule {
     uint32_t guard; /* NIL: deleted */
     uint32_t uses;
@@ -43,9 +48,7 @@ struct tr_sequitur {
     uint32_t free_sym;
     sq_rule *r;
     uint64_t nr, rcap;
-    /* digram index: key (a, b) -> symbol + 1 (0: empty) */
-    uint64_t *ka, *kb;
-    uint32_t *kv;
+    sq_slot *h; /* the digram index */
     uint64_t hcap, hn;
     tr_alpha alpha;
     bool oom;
@@ -63,28 +66,16 @@ static inline uint64_t dhash(uint64_t a, uint64_t b)
 static bool idx_grow(tr_sequitur *q)
 {
     uint64_t ncap = q->hcap ? q->hcap * 2 : 1024;
-    uint64_t *ka = malloc(ncap * sizeof *ka), *kb = malloc(ncap * sizeof *kb);
-    uint32_t *kv = calloc(ncap, sizeof *kv);
-    if (!ka || !kb || !kv) {
-        free(ka);
-        free(kb);
-        free(kv);
-        return false;
-    }
+    sq_slot *t = calloc(ncap, sizeof *t);
+    if (!t) return false;
     for (uint64_t i = 0; i < q->hcap; i++) {
-        if (!q->kv[i]) continue;
-        uint64_t h = dhash(q->ka[i], q->kb[i]) & (ncap - 1);
-        while (kv[h]) h = (h + 1) & (ncap - 1);
-        ka[h] = q->ka[i];
-        kb[h] = q->kb[i];
-        kv[h] = q->kv[i];
+        if (!q->h[i].v) continue;
+        uint64_t h = dhash(q->h[i].a, q->h[i].b) & (ncap - 1);
+        while (t[h].v) h = (h + 1) & (ncap - 1);
+        t[h] = q->h[i];
     }
-    free(q->ka);
-    free(q->kb);
-    free(q->kv);
-    q->ka = ka;
-    q->kb = kb;
-    q->kv = kv;
+    free(q->h);
+    q->h = t;
     q->hcap = ncap;
     return true;
 }
@@ -92,7 +83,7 @@ static bool idx_grow(tr_sequitur *q)
 static uint64_t idx_slot(const tr_sequitur *q, uint64_t a, uint64_t b)
 {
     uint64_t h = dhash(a, b) & (q->hcap - 1);
-    while (q->kv[h] && (q->ka[h] != a || q->kb[h] != b)) h = (h + 1) & (q->hcap - 1);
+    while (q->h[h].v && (q->h[h].a != a || q->h[h].b != b)) h = (h + 1) & (q->hcap - 1);
     return h;
 }
 
@@ -100,7 +91,7 @@ static uint32_t idx_get(const tr_sequitur *q, uint64_t a, uint64_t b)
 {
     if (!q->hcap) return NIL;
     uint64_t h = idx_slot(q, a, b);
-    return q->kv[h] ? q->kv[h] - 1 : NIL;
+    return q->h[h].v ? q->h[h].v - 1 : NIL;
 }
 
 static void idx_put(tr_sequitur *q, uint64_t a, uint64_t b, uint32_t sym)
@@ -110,29 +101,25 @@ static void idx_put(tr_sequitur *q, uint64_t a, uint64_t b, uint32_t sym)
         return;
     }
     uint64_t h = idx_slot(q, a, b);
-    if (!q->kv[h]) q->hn++;
-    q->ka[h] = a;
-    q->kb[h] = b;
-    q->kv[h] = sym + 1;
+    if (!q->h[h].v) q->hn++;
+    q->h[h] = (sq_slot){a, b, sym + 1};
 }
 
 static void idx_del_if(tr_sequitur *q, uint64_t a, uint64_t b, uint32_t sym)
 {
     if (!q->hcap) return;
     uint64_t h = idx_slot(q, a, b), m = q->hcap - 1;
-    if (!q->kv[h] || q->kv[h] != sym + 1) return;
-    q->kv[h] = 0;
+    if (q->h[h].v != sym + 1) return;
+    q->h[h].v = 0;
     q->hn--;
     /* backward shift */
-    for (uint64_t j = (h + 1) & m; q->kv[j]; j = (j + 1) & m) {
-        uint64_t home = dhash(q->ka[j], q->kb[j]) & m;
+    for (uint64_t j = (h + 1) & m; q->h[j].v; j = (j + 1) & m) {
+        uint64_t home = dhash(q->h[j].a, q->h[j].b) & m;
         /* move j to h when home is not cyclically in (h, j] */
         bool between = h <= j ? (home > h && home <= j) : (home > h || home <= j);
         if (between) continue;
-        q->ka[h] = q->ka[j];
-        q->kb[h] = q->kb[j];
-        q->kv[h] = q->kv[j];
-        q->kv[j] = 0;
+        q->h[h] = q->h[j];
+        q->h[j].v = 0;
         h = j;
     }
 }
@@ -339,9 +326,7 @@ static void sq_free(tr_sequitur *q)
     tr_alpha_free(&q->alpha);
     free(q->s);
     free(q->r);
-    free(q->ka);
-    free(q->kb);
-    free(q->kv);
+    free(q->h);
     free(q);
 }
 
