@@ -638,5 +638,6 @@ int main(int argc, char **argv)
     TEST_RUN(exponential_racy);
     TEST_RUN(differential_random_traces);
     TEST_RUN(wellformed_differential);
+    TEST_RUN(deep_comb);
     return test_finish();
 }

@@ -33,6 +33,7 @@ void sequitur_round_trips(void);
 void builders_round_trip(void);
 void differential_random_traces(void);
 void wellformed_differential(void);
+void deep_comb(void);
 void exponential_grammars(void);
 void exponential_racy(void);
 
