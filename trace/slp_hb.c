@@ -1,6 +1,6 @@
 /* slp_hb.c: happens-before races decided on the grammar, never expanding
- * it: ZipTrack's per-nonterminal summaries (Kini, Mathur, Viswanathan, PLDI
- * 2018, section 3 and appendix D; notes-ratcop-ziptrack.md A2). Each chunk
+ * it: ZipTrack's per-nonterminal summaries (Kini, Mathur, Viswanathan,
+ * ESEC/FSE 2018, section 3 and appendix D; notes-ratcop-ziptrack.md A2). Each chunk
  * has AF(u), BL(u) for u in Threads + Locks, ALWr/BFWr per written
  * variable and ALRd/BFRd per read (t, x); a leaf's summary is App. D.1's, a
  * rule A -> B C combines them (Lemmas 3.1, 3.5, 3.6), an n-ary body is

@@ -1,6 +1,6 @@
 /* slp_lockset.c: Eraser-style lockset violations decided on the grammar,
  * never expanding it: ZipTrack's section 4 and appendix E (Kini, Mathur,
- * Viswanathan, PLDI 2018; notes-ratcop-ziptrack.md A3). Each chunk has
+ * Viswanathan, ESEC/FSE 2018; notes-ratcop-ziptrack.md A3). Each chunk has
  * OpenAcq(t,l) and OpenRel(t,l) (re-entrant acquires and releases whose
  * match lies outside the chunk, eqs. 13-14) and LockSet(t,x) over the real
  * locks and the dummies Λ ("read only") and Λt ("only t"), ⊤ when t does not

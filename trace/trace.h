@@ -1,8 +1,8 @@
 /* trace.h: event traces, their straight-line programs (SLPs) and the race
  * analyses on both (issue 32). The analyses on the grammar are ZipTrack's
  * (Kini, Mathur and Viswanathan, "Data race detection on compressed
- * traces", PLDI 2018: happens-before races, section 3; Eraser-style lockset
- * violations, section 4), read closely in
+ * traces", ESEC/FSE 2018: happens-before races, section 3; Eraser-style
+ * lockset violations, section 4), read closely in
  * ../shared/seeds/notes-ratcop-ziptrack.md part A; the analyses on the
  * expanded stream (vector clocks, Goldilocks, the Eraser discipline) are
  * their baseline and their oracle.
