@@ -12,7 +12,8 @@
  * race; the grammar's verdict is theirs; every witness (the oracles' and
  * the grammar's) is a racing pair by the vector-clock relation; the
  * grammar's lockset verdict is the Eraser oracle's and names a violating
- * variable. MCHECK_TRACE_DIFF=N runs N traces (default 3000). */
+ * variable. MCHECK_TRACE_DIFF=N runs N traces (default 3000),
+ * MCHECK_TRACE_DIFF_LEN=L makes them up to L events long (default 124). */
 #include "test_trace_int.h"
 
 #include <stdlib.h>
@@ -105,6 +106,14 @@ static bool compress(const tr_trace *t, tr_slp *g)
     return ok;
 }
 
+/* The longest random trace (MCHECK_TRACE_DIFF_LEN, default 124 events). */
+static int len_from_env(void)
+{
+    const char *s = getenv("MCHECK_TRACE_DIFF_LEN");
+    int n = s ? atoi(s) : 0;
+    return n > 4 ? n : 124;
+}
+
 static int count_from_env(void)
 {
     const char *s = getenv("MCHECK_TRACE_DIFF");
@@ -120,7 +129,7 @@ void differential_random_traces(void)
     uint64_t events = 0, syms = 0;
     for (int k = 0; k < count && !test_case_failed; k++) {
         tr_trace t;
-        int len = 4 + (int)(rnd(&x) % 120);
+        int len = 4 + (int)(rnd(&x) % (uint64_t)(len_from_env() - 4));
         int guard = k % 4 == 0 ? 100 : k % 4 == 1 ? 95 : k % 4 == 2 ? 70 : 0;
         gen(&x, &t, len, guard);
         events += t.n;
