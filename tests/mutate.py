@@ -509,7 +509,7 @@ MUTANTS = [
      "ZipTrack HB (trace/slp_hb.c): ALWr_A(x) for x written in B only is B's set, not pushed "
      "through C's AF (eq. 5's fwd dropped)",
      ["trace/slp_hb.c"],
-     r"(tr_hb_var \*d = &o->wr\[k\];[\s\S]*?)union_rows\(c, d->al, vb->al, C->af\);",
+     r"(tr_hb_var \*d = &o->wr\[k\];[\s\S]*?)union_rows\(iaf, nw, d->al, vb->al, C->af\);",
      r"\1(void)0;"),
 ]
 

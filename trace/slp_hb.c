@@ -28,9 +28,9 @@ bool tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n)
     c->nlocks = n->locks.n;
     c->nu = c->nthreads + c->nlocks;
     c->nw = c->nu ? (c->nu + 63) / 64 : 1;
-    c->idx = calloc(c->nu ? c->nu : 1, sizeof *c->idx);
-    c->tmp = calloc(c->nw, sizeof *c->tmp);
-    if (!c->idx || !c->tmp) {
+    c->iaf = calloc(c->nu ? c->nu : 1, sizeof *c->iaf);
+    c->ibl = calloc(c->nu ? c->nu : 1, sizeof *c->ibl);
+    if (!c->iaf || !c->ibl) {
         tr_hb_ctx_free(c);
         return false;
     }
@@ -39,10 +39,10 @@ bool tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n)
 
 void tr_hb_ctx_free(tr_hb_ctx *c)
 {
-    free(c->idx);
-    free(c->tmp);
-    c->idx = NULL;
-    c->tmp = NULL;
+    free(c->iaf);
+    free(c->ibl);
+    c->iaf = NULL;
+    c->ibl = NULL;
 }
 
 void tr_hb_sum_free(tr_hb_sum *s)
@@ -212,27 +212,28 @@ bool tr_hb_leaf(tr_hb_ctx *c, const tr_event *e, tr_hb_sum *out)
 
 /* ---- combine (eqs. 2, 5, 6, 9; App. D.1) -------------------------------------------- */
 
-/* d |= ⋃_{u ∈ s} rows[u], with c->idx mapping u to row index + 1. */
-static void union_rows(const tr_hb_ctx *c, uint64_t *d, const uint64_t *s, const tr_hb_row *rows)
+/* d |= ⋃_{u ∈ s} rows[u], with ix mapping u to its row + 1. */
+static void union_rows(const uint32_t *ix, uint32_t nw, uint64_t *d, const uint64_t *s,
+                       const tr_hb_row *rows)
 {
-    for (uint32_t i = 0; i < c->nw; i++) {
+    for (uint32_t i = 0; i < nw; i++) {
         uint64_t w = s[i];
         while (w) {
             uint32_t u = i * 64 + (uint32_t)__builtin_ctzll(w);
             w &= w - 1;
-            if (c->idx[u]) set_or(d, rows[c->idx[u] - 1].set, c->nw);
+            if (ix[u]) set_or(d, rows[ix[u] - 1].set, nw);
         }
     }
 }
 
-static void idx_fill(tr_hb_ctx *c, const tr_hb_row *r, uint32_t n)
+static void idx_fill(uint32_t *ix, const tr_hb_row *r, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) c->idx[r[i].u] = i + 1;
+    for (uint32_t i = 0; i < n; i++) ix[r[i].u] = i + 1;
 }
 
-static void idx_clear(tr_hb_ctx *c, const tr_hb_row *r, uint32_t n)
+static void idx_clear(uint32_t *ix, const tr_hb_row *r, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) c->idx[r[i].u] = 0;
+    for (uint32_t i = 0; i < n; i++) ix[r[i].u] = 0;
 }
 
 static uint32_t merged_rows(const tr_hb_row *a, uint32_t na, const tr_hb_row *b, uint32_t nb)
@@ -312,15 +313,17 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
     }
 
     /* AF: A.AF[u] = B.AF[u] ∪ ⋃_{u' ∈ {u} ∪ B.AF[u]} C.AF[u'] */
-    idx_fill(c, C->af, C->naf);
+    uint32_t *iaf = c->iaf, *ibl = c->ibl;
+    idx_fill(iaf, C->af, C->naf);
+    idx_fill(ibl, B->bl, B->nbl);
     for (uint32_t i = 0, j = 0, k = 0; k < naf; k++) {
         tr_hb_row *d = &o->af[k];
         if (j == C->naf || (i < B->naf && B->af[i].u <= C->af[j].u)) {
             d->u = B->af[i].u;
             bool both = j < C->naf && C->af[j].u == d->u;
             set_or(d->set, B->af[i].set, nw);
-            if (c->idx[d->u]) set_or(d->set, C->af[c->idx[d->u] - 1].set, nw); /* the {u} */
-            union_rows(c, d->set, B->af[i].set, C->af);
+            if (iaf[d->u]) set_or(d->set, C->af[iaf[d->u] - 1].set, nw); /* the {u} */
+            union_rows(iaf, nw, d->set, B->af[i].set, C->af);
             i++;
             if (both) j++;
         } else {
@@ -329,8 +332,9 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             j++;
         }
     }
-    /* fwd(S) = S ∪ ⋃_{u ∈ S} C.AF[u], for the After sets of B's last events
-     * that C does not replace (presence tests, not emptiness) */
+    /* fwd(S) = S ∪ ⋃_{u ∈ S} C.AF[u] for the After sets of B's last events
+     * that C does not replace, bwd for the Before sets of C's first events
+     * that B does not have (presence tests, not emptiness) */
     for (uint32_t i = 0, j = 0, k = 0; k < nwr; k++) {
         tr_hb_var *d = &o->wr[k];
         bool inb = i < B->nwr && (j == C->nwr || B->wr[i].x <= C->wr[j].x);
@@ -342,13 +346,15 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             d->last_pos = tr_sat_add(B->len, vc->last_pos);
         } else {
             set_or(d->al, vb->al, nw);
-            union_rows(c, d->al, vb->al, C->af);
+            union_rows(iaf, nw, d->al, vb->al, C->af);
             d->last_pos = vb->last_pos;
         }
         if (vb) {
             memcpy(d->bf, vb->bf, nw * sizeof *d->bf);
             d->first_pos = vb->first_pos;
-        } else {
+        } else { /* bwd(S) = S ∪ ⋃_{u ∈ S} B.BL[u] */
+            set_or(d->bf, vc->bf, nw);
+            union_rows(ibl, nw, d->bf, vc->bf, B->bl);
             d->first_pos = tr_sat_add(B->len, vc->first_pos);
         }
         i += inb;
@@ -367,30 +373,30 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             d->last_pos = tr_sat_add(B->len, vc->last_pos);
         } else {
             set_or(d->al, vb->al, nw);
-            union_rows(c, d->al, vb->al, C->af);
+            union_rows(iaf, nw, d->al, vb->al, C->af);
             d->last_pos = vb->last_pos;
         }
         if (vb) {
             memcpy(d->bf, vb->bf, nw * sizeof *d->bf);
             d->first_pos = vb->first_pos;
-        } else {
+        } else { /* bwd(S) = S ∪ ⋃_{u ∈ S} B.BL[u] */
+            set_or(d->bf, vc->bf, nw);
+            union_rows(ibl, nw, d->bf, vc->bf, B->bl);
             d->first_pos = tr_sat_add(B->len, vc->first_pos);
         }
         i += vb != NULL;
         j += vc != NULL;
     }
-    idx_clear(c, C->af, C->naf);
 
     /* BL: A.BL[u] = C.BL[u] ∪ ⋃_{u' ∈ {u} ∪ C.BL[u]} B.BL[u'] */
-    idx_fill(c, B->bl, B->nbl);
     for (uint32_t i = 0, j = 0, k = 0; k < nbl; k++) {
         tr_hb_row *d = &o->bl[k];
         if (i == B->nbl || (j < C->nbl && C->bl[j].u <= B->bl[i].u)) {
             d->u = C->bl[j].u;
             bool both = i < B->nbl && B->bl[i].u == d->u;
             set_or(d->set, C->bl[j].set, nw);
-            if (c->idx[d->u]) set_or(d->set, B->bl[c->idx[d->u] - 1].set, nw); /* the {u} */
-            union_rows(c, d->set, C->bl[j].set, B->bl);
+            if (ibl[d->u]) set_or(d->set, B->bl[ibl[d->u] - 1].set, nw); /* the {u} */
+            union_rows(ibl, nw, d->set, C->bl[j].set, B->bl);
             j++;
             if (both) i++;
         } else {
@@ -399,23 +405,8 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             i++;
         }
     }
-    /* bwd(S) = S ∪ ⋃_{u ∈ S} B.BL[u], for the Before sets of C's first
-     * events where B has none of that kind */
-    for (uint32_t k = 0; k < nwr; k++) {
-        tr_hb_var *d = &o->wr[k];
-        if (tr_hb_find_wr(B, d->x)) continue;
-        const tr_hb_var *vc = tr_hb_find_wr(C, d->x);
-        set_or(d->bf, vc->bf, nw);
-        union_rows(c, d->bf, vc->bf, B->bl);
-    }
-    for (uint32_t k = 0; k < nrd; k++) {
-        tr_hb_rd *d = &o->rd[k];
-        if (tr_hb_find_rd(B, d->t, d->x)) continue;
-        const tr_hb_rd *vc = tr_hb_find_rd(C, d->t, d->x);
-        set_or(d->bf, vc->bf, nw);
-        union_rows(c, d->bf, vc->bf, B->bl);
-    }
-    idx_clear(c, B->bl, B->nbl);
+    idx_clear(iaf, C->af, C->naf);
+    idx_clear(ibl, B->bl, B->nbl);
     return true;
 }
 

@@ -105,8 +105,9 @@ typedef struct tr_hb_sum {
 
 typedef struct tr_hb_ctx {
     uint32_t nthreads, nlocks, nu, nw;
-    uint32_t *idx; /* scratch: nu slots, kept zero between calls */
-    uint64_t *tmp; /* scratch: nw words */
+    /* scratch, nu slots each, kept zero between calls: u -> its row + 1 in
+     * the right chunk's AF rows, in the left chunk's BL rows */
+    uint32_t *iaf, *ibl;
 } tr_hb_ctx;
 
 bool tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n); /* false: out of memory */
