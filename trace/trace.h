@@ -108,6 +108,14 @@ bool tr_slp_each(const tr_slp *g, bool (*fn)(void *ctx, uint64_t pos, const tr_e
  * on bad input or out of memory (*nomem says which). */
 bool tr_read_rapid(FILE *in, const char *file, FILE *diag, tr_trace *out, bool *nomem);
 void tr_write_rapid(FILE *out, const tr_names *n, const tr_event *e);
+/* The name of an op as RAPID spells it ("r", "w", "acq", "rel", "fork",
+ * "join"; "?" out of range), and the op named by the len bytes at s
+ * (TR_NOPS if none). */
+const char *tr_op_name(unsigned op);
+unsigned tr_op_parse(const char *s, size_t len);
+/* The table an op's obj indexes: vars for r and w, locks for acq and rel,
+ * threads for fork and join. */
+const tr_table *tr_obj_table(const tr_names *n, unsigned op);
 
 /* The grammar file format (docs/usage.md, "Traces"): read and write. A
  * file is recognised by its first line. Errors as for tr_read_rapid(). */

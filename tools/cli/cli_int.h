@@ -44,6 +44,7 @@ typedef struct cli {
     bool sched_set;            /* --scheduling was given */
     const char *starved;       /* --starved T: the thread's name (mcheck.c
                                   looks it up once the model is loaded) */
+    const char *record;        /* --record FILE: the simulated run's events */
 } cli;
 
 /* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or
@@ -132,11 +133,33 @@ int replay_run(const replay_request *rq);
 
 /* ---- simulation (simulate.c) ------------------------------------------- */
 
-/* One random interleaving, one instruction per step. Returns the exit
- * status: 0 all threads ended (or a valid end), 1 deadlock or error, 3 step
- * limit. */
+/* One random interleaving, one instruction per step. With `record` (a
+ * path, or NULL) its events go to that grammar file (record.c) and the
+ * per-step lines are left out. Returns the exit status: 0 all threads
+ * ended (or a valid end), 1 deadlock or error, 3 step limit; the recording
+ * failing: 2 (cannot write, a second joiner), 3 (out of memory). */
 int simulate_run(const vm_program *p, unsigned long long seed,
-                 unsigned long long max_steps, FILE *out);
+                 unsigned long long max_steps, const char *record, FILE *out);
+
+/* ---- the recorder (record.c) -------------------------------------------- */
+
+/* The events of a simulated run (docs/usage.md, "Traces", says which),
+ * compressed online with Sequitur. */
+typedef struct recorder recorder;
+recorder *record_new(const vm_program *p); /* NULL: out of memory */
+/* The hooks to pass to every vm_step() of the run (they never stop it). */
+const vm_hooks *record_hooks(recorder *r);
+/* Write the grammar file at path and a summary line to out; frees r.
+ * Returns 0, 2 (cannot write; a thread joined by two threads) or 3 (out
+ * of memory), after a message on stderr. */
+int record_finish(recorder *r, const char *path, FILE *out);
+void record_free(recorder *r); /* NULL is a no-op */
+
+/* ---- mcheck trace (trace_cmd.c) ------------------------------------------ */
+
+/* `mcheck trace SUBCOMMAND [options] FILE`: argv[0] is "trace". Returns
+ * the exit status (trace_cmd.c's header). */
+int trace_main(int argc, char **argv);
 
 #ifdef MCHECK_MPI
 /* ---- mcheck-mpi (mcheck_mpi.c) ------------------------------------------ */

@@ -5,6 +5,7 @@
  * explore_adapt policy), shortens the first error's depth-first path
  * (--shorten, reduce/'s explore_shorten), replays the trace of every
  * error kept and hands them to the text or JSON report (report/report.h).
+ * `mcheck trace ...` is another command line (trace_cmd.c).
  *
  * Exit status: 0 no error found, 1 error found, 2 bad input or usage,
  * 3 stopped by a limit before the search was complete. This file and the
@@ -315,6 +316,11 @@ static int run_search(cli *c, vm_program *p)
 #endif
 int MCHECK_MAIN(int argc, char **argv)
 {
+#ifndef MCHECK_MPI
+    /* `mcheck trace ...`: the trace tools (trace_cmd.c), a command line of
+     * their own */
+    if (argc >= 2 && !strcmp(argv[1], "trace")) return trace_main(argc - 1, argv + 1);
+#endif
     cli c;
     memset(&c, 0, sizeof c);
     explore_options_default(&c.eo);
@@ -365,7 +371,7 @@ int MCHECK_MAIN(int argc, char **argv)
             rc = 3;
         }
     } else if (c.simulate) {
-        rc = simulate_run(p, c.seed, c.steps, stdout);
+        rc = simulate_run(p, c.seed, c.steps, c.record, stdout);
     } else {
         rc = run_search(&c, p);
     }

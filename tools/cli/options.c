@@ -28,6 +28,7 @@ static void usage(FILE *out)
 {
     fputs("usage: mcheck [options] MODEL.bc\n"
           "       mcheck --replay TRACE.json [options] MODEL.bc\n"
+          "       mcheck trace race|lockset|stats|expand|compress ... (mcheck trace --help)\n"
           "\n"
           "Explore every interleaving of the threads of MODEL.bc and report deadlocks,\n"
           "assertion failures and runtime errors with a trace.\n"
@@ -37,6 +38,9 @@ static void usage(FILE *out)
           "  --simulate             run one random interleaving, one line per instruction\n"
           "      --seed N           random seed (default 1)\n"
           "      --steps N          step limit (default 10000)\n"
+          "      --record FILE      record the run's events (accesses, locks, spawns,\n"
+          "                         joins, channels) compressed as a grammar file for\n"
+          "                         'mcheck trace'; no per-step lines then\n"
           "  --dump                 print the assembled program and state layout\n"
           "  --replay FILE          re-execute the path of a saved trace (--trace-json FILE,\n"
           "                         or a --json report's first error) with its recorded\n"
@@ -229,7 +233,7 @@ enum {
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
     OPT_LTL,
-    OPT_FAIR, OPT_STARVED,
+    OPT_FAIR, OPT_STARVED, OPT_RECORD,
     OPT_MPI_ROUND, OPT_MPI_PROGRESS,
 };
 
@@ -241,7 +245,7 @@ static bool search_only_option(int o)
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
     case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
-    case OPT_STARVED:
+    case OPT_STARVED: case OPT_RECORD:
     case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS:
         return true;
     default:
@@ -392,6 +396,7 @@ int cli_parse(int argc, char **argv, cli *c)
         {"ltl", required_argument, 0, OPT_LTL},
         {"fair", optional_argument, 0, OPT_FAIR},
         {"starved", required_argument, 0, OPT_STARVED},
+        {"record", required_argument, 0, OPT_RECORD},
 #ifdef MCHECK_MPI
         /* testing and tuning, not in --help (docs/usage.md) */
         {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
@@ -581,6 +586,7 @@ int cli_parse(int argc, char **argv, cli *c)
             else return bad_usage("--fair: expected 'strong' or 'weak', got '%s'", optarg);
             break;
         case OPT_STARVED: c->starved = optarg; break;
+        case OPT_RECORD: c->record = optarg; break;
         case OPT_MPI_ROUND:
             if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
                 return bad_usage("--mpi-round-bytes: expected a number of bytes, got '%s'",
@@ -615,6 +621,8 @@ int cli_parse(int argc, char **argv, cli *c)
     if (c->replay_error && !c->replay) return bad_usage("--replay-error needs --replay FILE");
     if (sim_opt && !c->simulate) /* the search explores every run: no seed, no step count */
         return bad_usage("%s applies to --simulate", sim_opt);
+    if (c->record && !c->simulate)
+        return bad_usage("--record applies to --simulate (it records one run)");
     if (c->trace_html && (c->dump || c->simulate))
         return bad_usage("--trace-html applies to the search, not to %s",
                          c->dump ? "--dump" : "--simulate");

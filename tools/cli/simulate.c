@@ -1,6 +1,8 @@
 /* simulate.c: `mcheck --simulate`: execute one random interleaving, one
  * instruction per step, and say how it ended. The same seed gives the same
- * run (splitmix64, no global state). */
+ * run (splitmix64, no global state). With --record FILE the run's events go
+ * through the recorder's hooks (record.c) into a grammar file, and the
+ * per-step lines are left out (a recorded run is a long one). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +24,20 @@ static uint64_t below(uint64_t *rng, uint64_t n)
 }
 
 int simulate_run(const vm_program *p, unsigned long long seed,
-                 unsigned long long max_steps, FILE *out)
+                 unsigned long long max_steps, const char *record, FILE *out)
 {
     uint8_t *s = malloc(p->layout.size);
     int32_t *enabled = malloc(p->nthreads * sizeof *enabled);
-    if (!s || !enabled) {
+    recorder *rec = record ? record_new(p) : NULL;
+    if (!s || !enabled || (record && !rec)) {
         free(s);
         free(enabled);
+        record_free(rec);
         fprintf(stderr, "mcheck: error: out of memory\n");
         return 3;
     }
+    const vm_hooks *h = rec ? record_hooks(rec) : NULL;
+    bool lines = !rec;
     memcpy(s, p->init_state, p->layout.size);
     uint64_t rng = seed;
     int status = 3;
@@ -63,25 +69,30 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         /* an atomic block: its instructions in this step, the first with
          * the block's choice */
         uint64_t next = block ? vm_block_choice(p, s, tid, choice) : 0;
-        trace_entry e = trace_entry_at(p, s, (uint32_t)step, tid, choice, true);
         trace tr = {.final_state = s};
-        report_trace_line(out, p, &tr, &e, 0);
-        /* a rendezvous: the receiver's `recv` is in this step too */
-        int partner = vm_rendezvous_receiver(p, s, tid, choice);
-        if (partner >= 0) {
-            e = trace_entry_at(p, s, (uint32_t)step, partner, 0, false);
+        trace_entry e;
+        if (lines) {
+            e = trace_entry_at(p, s, (uint32_t)step, tid, choice, true);
             report_trace_line(out, p, &tr, &e, 0);
+            /* a rendezvous: the receiver's `recv` is in this step too */
+            int partner = vm_rendezvous_receiver(p, s, tid, choice);
+            if (partner >= 0) {
+                e = trace_entry_at(p, s, (uint32_t)step, partner, 0, false);
+                report_trace_line(out, p, &tr, &e, 0);
+            }
         }
         vm_fault f;
-        vm_status rc = vm_step(p, s, tid, block ? 0 : choice, NULL, &f);
+        vm_status rc = vm_step(p, s, tid, block ? 0 : choice, h, &f);
         for (uint64_t k = 0; rc == VM_OK && block && code[vm_tpc(p, s, tid)].in_block; k++) {
             if (k >= max_steps) {
                 fprintf(out, "end: step limit %llu reached inside an atomic block\n", max_steps);
                 goto done;
             }
-            e = trace_entry_at(p, s, (uint32_t)step, tid, next, false);
-            report_trace_line(out, p, &tr, &e, 0);
-            rc = vm_step(p, s, tid, next, NULL, &f);
+            if (lines) {
+                e = trace_entry_at(p, s, (uint32_t)step, tid, next, false);
+                report_trace_line(out, p, &tr, &e, 0);
+            }
+            rc = vm_step(p, s, tid, next, h, &f);
             next = 0;
         }
         if (rc == VM_FAULT) {
@@ -94,6 +105,10 @@ int simulate_run(const vm_program *p, unsigned long long seed,
         }
     }
 done:
+    if (rec) {
+        int rr = record_finish(rec, record, out);
+        if (rr) status = rr;
+    }
     free(s);
     free(enabled);
     return status;
