@@ -222,8 +222,10 @@ bool tr_race_goldilocks(const tr_trace *t, tr_race *out)
             }
             gl_set *d = e->op == TR_WRITE ? &W[x] : &R[(size_t)x * T + th];
             if (!d->w) {
-                d->w = malloc(nw * sizeof *d->w);
-                if (!d->w || !tr_grow((void **)&live, &lcap, nlive + 1, sizeof *live)) goto out;
+                /* room in `live` first, so that a set allocated is always freed */
+                if (!tr_grow((void **)&live, &lcap, nlive + 1, sizeof *live) ||
+                    !(d->w = malloc(nw * sizeof *d->w)))
+                    goto out;
                 live[nlive++] = d;
             }
             memset(d->w, 0, nw * sizeof *d->w);
