@@ -311,7 +311,7 @@ SLP_ERRORS = [
 def test_bad_input():
     for i, (text, msg) in enumerate(RAPID_ERRORS + SLP_ERRORS):
         path = write(f"bad{i}.txt", text)
-        for sub in ("race", "lockset", "stats", "expand"):
+        for sub in ("race", "expand"):  # one reader for every subcommand
             code, out, err = run("trace", sub, path)
             check(code == 2 and f"{path}:" in err and msg in err and out == "",
                   f"{sub} of {text!r}: exit 2 with '{msg}' ({code}, {err.strip()[:300]!r})")
@@ -450,7 +450,7 @@ def test_recorder():
             # the converse, where the encodings are exact (no volatile): no
             # race in the whole search, none in a recorded run (channels,
             # spawns, joins, waits, atomic blocks on the way)
-            for seed in (1, 2):
+            for seed in (1,):
                 f = os.path.join(TMP, f"{name}.norace.{seed}.slp")
                 run("--simulate", "--seed", str(seed), "--steps", "20000", "--record", f, model)
                 if os.path.exists(f):
@@ -488,16 +488,19 @@ def test_recorder():
         check(found & races, f"{name}: --race=goldilocks races on {sorted(races)}, found in the "
                              f"recorded runs: {sorted(found)}")
     check(compared >= 2, f"at least two bundled models with a Goldilocks race ({compared})")
-    check(norace >= 20, f"at least 20 race-free recorded runs compared ({norace})")
+    check(norace >= 15, f"at least 15 race-free recorded runs compared ({norace})")
     print(f"{compared} bundled models with a Goldilocks race, each found again in a recorded run; "
           f"{norace} recorded runs of race-free models without a race")
 
 
 def test_failalloc(exe):
     """mcheck_failalloc (tests/e2e/failalloc.c): allocations failing in turn
-    (the first 40, then 20 spaced evenly; each alone, and all from it on) in the trace commands and the
+    (the first 12, then 6 spaced evenly; each alone, and all from it on) in the trace commands and the
     recorder: the normal answer, or exit 3 with 'out of memory' on stderr; no
-    sanitizer report (leaks included)."""
+    sanitizer report (leaks included). CI's sample; MCHECK_TRACE_FAILALLOC_ALL=1
+    (offline) runs every command below and the first 40, then 20 spaced."""
+    full = os.environ.get("MCHECK_TRACE_FAILALLOC_ALL") == "1"
+    first, spread = (40, 20) if full else (12, 6)
     s1 = write("fa.rapid", SIGMA1_RAPID)
     s1g = write("fa.slp", SIGMA1)
     rc = os.path.join(MODELS, "race_counter.bc")
@@ -506,6 +509,8 @@ def test_failalloc(exe):
              ["trace", "stats", s1], ["trace", "expand", s1g],
              ["trace", "compress", s1, os.path.join(TMP, "fa-out.slp")],
              ["--simulate", "--seed", "3", "--record", os.path.join(TMP, "fa-rec.slp"), rc]]
+    if not full:  # one command for each reader, analysis and writer
+        cases = [c for c in cases if "--json" not in c and c[1] not in ("stats", "expand")]
     for args in cases:
         env = {k: v for k, v in os.environ.items() if not k.startswith("MCHECK_FAIL_ALLOC")}
         base = subprocess.run([exe] + args, capture_output=True, text=True, env=dict(
@@ -513,8 +518,8 @@ def test_failalloc(exe):
         m = re.search(r"failalloc: (\d+) allocations", base.stderr)
         total = int(m.group(1)) if m else 0
         bad = []
-        points = list(range(0, min(total, 40) + 1))  # then 20 more, evenly spaced
-        points += list(range(41, total + 1, max(1, (total - 40) // 20)))
+        points = list(range(0, min(total, first) + 1))  # then `spread` more, evenly spaced
+        points += list(range(first + 1, total + 1, max(1, (total - first) // spread)))
         for n in points:
             for once in (False, True):
                 e = dict(env, MCHECK_FAIL_ALLOC_AFTER=str(n))
