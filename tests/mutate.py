@@ -505,6 +505,12 @@ MUTANTS = [
      ["trace/slp_lockset.c"],
      r"if \(cor > boa\) bit_set\(ab, l\);\s*if \(boa > cor\) bit_set\(ab \+ nw, l\);",
      "(void)ab;"),
+    ("ziptrack-ls-witness-no-read-dummy",
+     "ZipTrack lockset witness (trace/slp_lockset.c): the report point's own set leaves out the "
+     "read-only dummy Λ, so the second descent names an earlier access than Eraser's",
+     ["trace/slp_lockset.c"],
+     r"if \(e2->op == TR_READ\) with\[",
+     "if (0) with["),
     ("ziptrack-hb-no-fwd",
      "ZipTrack HB (trace/slp_hb.c): ALWr_A(x) for x written in B only is B's set, not pushed "
      "through C's AF (eq. 5's fwd dropped)",

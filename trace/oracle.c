@@ -351,20 +351,89 @@ out:
     return ok;
 }
 
+/* The lockset of event i (an access): the locks its thread holds (an
+ * acquire not yet released, or a release yet to come whose acquire is not
+ * in the trace) and the dummies Λt, Λ for a read. */
+static void access_set(const tr_trace *t, const uint64_t *depth, const uint64_t *unm, uint64_t i,
+                       uint64_t *s, uint32_t nw)
+{
+    uint32_t L = t->names.locks.n, th = t->ev[i].thread;
+    memset(s, 0, nw * sizeof *s);
+    for (uint32_t l = 0; l < L; l++)
+        if (depth[(size_t)th * L + l] || unm[(size_t)th * L + l]) s[l / 64] |= 1ull << (l % 64);
+    s[(L + 1 + th) / 64] |= 1ull << ((L + 1 + th) % 64);
+    if (t->ev[i].op == TR_READ) s[L / 64] |= 1ull << (L % 64);
+}
+
+/* One pass with held-lock counts: at each access of x (of any variable
+ * when x == UINT32_MAX), meet &= its set; stops at the first access whose
+ * meet empties, *pos (UINT64_MAX if none) and its set in `last`. meet has
+ * one row of nw words per variable (x == UINT32_MAX) or one row for x, and
+ * seen[row] says whether the row is preset (else the first access sets it). */
+static bool eraser_pass(const tr_trace *t, uint32_t x, uint64_t *meet, uint8_t *seen,
+                        uint64_t *pos, uint64_t *last)
+{
+    uint32_t T = t->names.threads.n, L = t->names.locks.n;
+    uint32_t nw = (L + 1 + T + 63) / 64;
+    uint64_t *depth = calloc((size_t)T * L + 1, sizeof *depth);
+    uint64_t *unm = calloc((size_t)T * L + 1, sizeof *unm);
+    bool ok = depth && unm;
+    *pos = UINT64_MAX;
+    for (int pass = 0; ok && pass < 2; pass++) { /* 0: the releases with no acquire before them */
+        for (uint64_t i = 0; i < t->n; i++) {
+            const tr_event *e = &t->ev[i];
+            size_t k = (size_t)e->thread * L + e->obj;
+            if (e->op == TR_ACQ) depth[k]++;
+            if (e->op == TR_REL) {
+                if (depth[k])
+                    depth[k]--;
+                else if (pass == 0)
+                    unm[k]++;
+                else
+                    unm[k]--;
+            }
+            if (pass == 0 || (e->op != TR_READ && e->op != TR_WRITE) ||
+                (x != UINT32_MAX && e->obj != x))
+                continue;
+            access_set(t, depth, unm, i, last, nw);
+            size_t row = x == UINT32_MAX ? e->obj : 0;
+            uint64_t *m = meet + row * nw, any = 0;
+            if (!seen[row]) memcpy(m, last, nw * sizeof *m);
+            seen[row] = 1;
+            for (uint32_t w = 0; w < nw; w++) any |= m[w] &= last[w];
+            if (!any) {
+                *pos = i;
+                break;
+            }
+        }
+        memset(depth, 0, ((size_t)T * L + 1) * sizeof *depth);
+    }
+    free(depth);
+    free(unm);
+    return ok;
+}
+
 bool tr_lockset(const tr_trace *t, tr_violation *out)
 {
     memset(out, 0, sizeof *out);
-    bool *v = calloc(t->names.vars.n + 1, sizeof *v);
-    if (!v || !tr_lockset_vars(t, v)) {
-        free(v);
-        return false;
+    uint32_t T = t->names.threads.n, L = t->names.locks.n, V = t->names.vars.n;
+    uint32_t nw = (L + 1 + T + 63) / 64;
+    uint64_t *meet = calloc((size_t)V * nw + nw, sizeof *meet);
+    uint64_t *last = calloc(nw, sizeof *last);
+    uint8_t *seen = calloc((size_t)V + 1, 1);
+    uint64_t p = UINT64_MAX, q = UINT64_MAX;
+    bool ok = meet && last && seen && eraser_pass(t, UINT32_MAX, meet, seen, &p, last);
+    if (ok && p != UINT64_MAX) {
+        /* from the set of the access at p: the accesses of x up to q share
+         * nothing with it (at the latest the last access before p) */
+        uint32_t x = t->ev[p].obj;
+        memcpy(meet, last, nw * sizeof *meet);
+        seen[0] = 1;
+        ok = eraser_pass(t, x, meet, seen, &q, last);
+        if (ok) *out = (tr_violation){true, x, q < p ? q : p, p};
     }
-    for (uint32_t x = 0; x < t->names.vars.n; x++)
-        if (v[x]) {
-            out->found = true;
-            out->var = x;
-            break;
-        }
-    free(v);
-    return true;
+    free(meet);
+    free(last);
+    free(seen);
+    return ok;
 }

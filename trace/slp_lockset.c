@@ -290,6 +290,112 @@ void tr_ls_sums_free(tr_ls_sum *s, uint32_t n)
     free(s);
 }
 
+/* ---- the witness ------------------------------------------------------------------------ */
+
+/* Both descents look for the shortest prefix of the trace on which a
+ * property holds that, once true, stays true for every longer prefix: P is
+ * the summary of the prefix so far (from event 0, so its locksets are the
+ * accesses' own), and the walk goes through rule 0's body combining P with
+ * each symbol's summary; where the property first holds it enters that
+ * rule, and a terminal there is the answer. At most the symbols of one
+ * path of bodies are combined. */
+typedef struct descent {
+    const tr_slp *g;
+    tr_ls_ctx *c;
+    const tr_ls_sum *sums;
+    const uint64_t *len;
+    uint32_t x;           /* the second descent's variable */
+    const uint64_t *with; /* and the set the accesses must meet in ∅ with */
+} descent;
+
+static bool holds(const descent *d, const tr_ls_sum *s)
+{
+    if (!d->with) return s->viol;
+    for (uint32_t w = 0; w < d->c->nw; w++) {
+        uint64_t m = d->with[w];
+        for (uint32_t i = 0; i < s->nacc; i++)
+            if (s->acc[i].x == d->x) m &= s->acc[i].set[w];
+        if (m) return false;
+    }
+    return true;
+}
+
+/* *pos: the last event of the shortest prefix; *before: the summary of the
+ * events before it (the caller frees). false: out of memory, or no such
+ * prefix (*pos = UINT64_MAX). */
+static bool descend(const descent *d, uint64_t *pos, const tr_event **ev, tr_ls_sum *before)
+{
+    const tr_slp *g = d->g;
+    tr_ls_sum P, N, leaf;
+    memset(&P, 0, sizeof P);
+    *pos = UINT64_MAX;
+    uint64_t at = 0;
+    uint32_t r = 0;
+    uint64_t i = g->body[0];
+    while (i < g->body[r + 1]) {
+        uint32_t s = g->sym[i];
+        const tr_ls_sum *x = s >= g->nterms ? &d->sums[s - g->nterms] : &leaf;
+        memset(&leaf, 0, sizeof leaf);
+        if (s < g->nterms && !tr_ls_leaf(d->c, &g->terms[s], &leaf)) break;
+        bool ok = tr_ls_combine(d->c, &P, x, &N);
+        tr_ls_sum_free(&leaf);
+        if (!ok) break;
+        if (!holds(d, &N)) {
+            tr_ls_sum_free(&P);
+            P = N;
+            at = tr_sat_add(at, s >= g->nterms ? d->len[s - g->nterms] : 1);
+            i++;
+            continue;
+        }
+        tr_ls_sum_free(&N);
+        if (s < g->nterms) {
+            *pos = at;
+            *ev = &g->terms[s];
+            *before = P;
+            return true;
+        }
+        r = s - g->nterms;
+        i = g->body[r];
+    }
+    tr_ls_sum_free(&P);
+    return false;
+}
+
+/* The pair tr_violation names (trace.h), on a grammar whose trace has a
+ * violation. */
+static bool witness(const tr_slp *g, tr_ls_ctx *c, tr_violation *out)
+{
+    tr_ls_sum *sums = tr_ls_all(g, c);
+    uint64_t *len = malloc(g->nrules * sizeof *len);
+    uint64_t *with = calloc(c->nw, sizeof *with);
+    bool ok = false;
+    if (!sums || !len || !with || !tr_slp_lengths(g, len)) goto out;
+    descent d = {g, c, sums, len, 0, NULL};
+    uint64_t p, q;
+    const tr_event *e2, *e1;
+    tr_ls_sum before;
+    if (!descend(&d, &p, &e2, &before)) goto out;
+    /* e2's set: the locks its thread holds after the prefix, Λt, Λ if a read */
+    for (uint32_t i = 0; i < before.nopen; i++)
+        if (before.open[i].t == e2->thread && before.open[i].oa)
+            with[before.open[i].l / 64] |= 1ull << (before.open[i].l % 64);
+    tr_ls_sum_free(&before);
+    uint32_t lt = tr_ls_lambda_t(c, e2->thread);
+    with[lt / 64] |= 1ull << (lt % 64);
+    if (e2->op == TR_READ) with[tr_ls_lambda(c) / 64] |= 1ull << (tr_ls_lambda(c) % 64);
+    d.x = e2->obj;
+    d.with = with;
+    if (!descend(&d, &q, &e1, &before)) goto out;
+    tr_ls_sum_free(&before);
+    *out = (tr_violation){true, e2->obj, q < p ? q : p, p};
+    ok = true;
+out:
+    if (sums) tr_ls_sums_free(sums, g->nrules);
+    free(len);
+    free(with);
+    return ok;
+}
+
 bool tr_slp_lockset(const tr_slp *g, tr_violation *out)
 {
     memset(out, 0, sizeof *out);
@@ -316,7 +422,6 @@ bool tr_slp_lockset(const tr_slp *g, tr_violation *out)
         if (!rule_summary(g, &c, sums, r, true, &sums[r])) goto out;
         if (sums[r].viol) {
             out->found = true;
-            out->var = sums[r].viol_var;
             break;
         }
         for (uint64_t i = g->body[r]; i < g->body[r + 1]; i++)
@@ -328,6 +433,8 @@ out:
     if (sums) tr_ls_sums_free(sums, g->nrules);
     free(order);
     free(left);
+    /* the verdict's summaries are gone; the witness keeps every rule's */
+    if (ok && out->found) ok = witness(g, &c, out);
     tr_ls_ctx_free(&c);
     return ok;
 }

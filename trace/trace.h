@@ -173,11 +173,17 @@ typedef struct tr_race {
 } tr_race;
 
 /* An Eraser-style lockset violation (notes A1, ZipTrack's variant with the
- * dummy locks Λ and Λt): the variable whose locksets have an empty
- * intersection. */
+ * dummy locks Λ and Λt): a variable whose locksets have an empty
+ * intersection. Every analysis names the same pair, the one Eraser's
+ * report points at: `second` is the first access of the trace at which
+ * the accesses of `var` so far share no lock (nor Λ, nor one Λt); `first`
+ * is the earliest access of var such that the accesses up to it, with
+ * `second`, share none (first < second; often the one access that
+ * conflicts with second, but an empty intersection may take three). */
 typedef struct tr_violation {
     bool found;
     uint32_t var;
+    uint64_t first, second;
 } tr_violation;
 
 /* On the expanded stream (oracle.c): vector clocks (Djit+), Goldilocks
@@ -196,6 +202,9 @@ bool tr_lockset(const tr_trace *t, tr_violation *out);
  * wrong (A8). The race's positions are absolute (the rule's first
  * occurrence plus the offsets inside it), saturating at UINT64_MAX. */
 bool tr_slp_race(const tr_slp *g, tr_race *out);
+/* The lockset witness is found after the verdict by two descents from rule
+ * 0 over prefix summaries (slp_lockset.c), holding every rule's summary:
+ * memory bounded by the grammar, time linear in it. */
 bool tr_slp_lockset(const tr_slp *g, tr_violation *out);
 
 #endif

@@ -182,13 +182,21 @@ def test_sigma1_sigma2():
     for f in (s1, r1):
         for args in ((), ("--uncompressed",), ("--uncompressed", "--vc")):
             check_race(f, (10, "1|w(y)"), (13, "2|w(y)"), "y", args)
-        code, out, err = run("trace", "lockset", f)
-        m = re.search(r"violation on '(\w)'", out)
-        check(code == 1 and out.startswith("verdict: lockset violation\n") and m and
-              m.group(1) in ("x", "y"), f"{f}: lockset violation on x or y ({code}, {out!r})")
-        code, out, err = run("trace", "lockset", "--uncompressed", f)
-        check(code == 1 and out.startswith("verdict: lockset violation\n"),
-              f"{f}: Eraser on the stream: a violation ({code}, {out!r})")
+        # the lockset pair, the same on the grammar and on the stream: the
+        # common lockset of x empties at e3 2:r(x) ({Λ1} ∩ {Λ,Λ2}), and
+        # e1 1:w(x) alone shares nothing with it
+        for args in ((), ("--uncompressed",)):
+            code, out, err = run("trace", "lockset", *args, f)
+            check(code == 1 and out.startswith(
+                "verdict: lockset violation\nviolation on 'x': its accesses share no lock "
+                "(nor read-only or thread-local use);\nthe common lockset became empty at\n"
+                "  event 3: 2|r(x)") and "already share none with it\n  event 1: 1|w(x)" in out,
+                f"{f} lockset {' '.join(args)}: the pair e3, e1 on x ({code}, {out!r})")
+            code, out, err = run("trace", "lockset", "--json", *args, f)
+            v = json.loads(out).get("violation", {}) if code == 1 else {}
+            check(v.get("variable") == "x" and v.get("first", {}).get("event") == 1 and
+                  v.get("second", {}).get("event") == 3 and v["second"].get("op") == "r",
+                  f"{f} lockset --json {' '.join(args)}: the pair ({code}, {out!r})")
     # sigma2: neither
     for f in (s2, r2):
         for args in ((), ("--uncompressed",), ("--uncompressed", "--vc")):

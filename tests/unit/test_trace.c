@@ -285,9 +285,51 @@ static void sigma1_lockset(void)
     bool viol[2] = {false, false};
     CHECK(tr_lockset_vars(&t, viol));
     CHECK(viol[0] && viol[1]); /* the oracle: x and y */
-    CHECK(v.var < 2);
+    /* the pair: e3 (position 2) is the first access after which x's
+     * accesses share no lock, {Λ1} ∩ {Λ,Λ2}; e1 (position 0) alone shares
+     * none with it */
+    CHECK(v.var == id_of(&g.names.vars, "x"));
+    CHECK_EQ_INT(v.first, 0);
+    CHECK_EQ_INT(v.second, 2);
+    tr_violation o;
+    CHECK(tr_lockset(&t, &o) && o.found && o.var == v.var);
+    CHECK_EQ_INT(o.first, 0);
+    CHECK_EQ_INT(o.second, 2);
     tr_ls_ctx_free(&c);
     tr_slp_free(&g);
+    tr_trace_free(&t);
+}
+
+/* Three accesses whose locksets meet pairwise but not all together,
+ * {a,b}, {b,c}, {a,c}: the violation is at the third; with it, the
+ * accesses share none from the second on. On every grammar. */
+static void lockset_three_way(void)
+{
+    tr_trace t;
+    memset(&t, 0, sizeof t);
+    const char *held[3][2] = {{"a", "b"}, {"b", "c"}, {"a", "c"}};
+    const char *th[3] = {"1", "2", "3"};
+    for (int i = 0; i < 3; i++) {
+        ev(&t, th[i], TR_ACQ, held[i][0]);
+        ev(&t, th[i], TR_ACQ, held[i][1]);
+        ev(&t, th[i], TR_WRITE, "x"); /* positions 2, 7, 12 */
+        ev(&t, th[i], TR_REL, held[i][1]);
+        ev(&t, th[i], TR_REL, held[i][0]);
+    }
+    tr_violation o;
+    CHECK(tr_lockset(&t, &o) && o.found);
+    CHECK_EQ_INT(o.first, 7);
+    CHECK_EQ_INT(o.second, 12);
+    tr_slp g[2];
+    CHECK(tr_slp_comb(&t, &g[0]));
+    CHECK(tr_slp_random(&t, 5, &g[1]));
+    for (int k = 0; k < 2; k++) {
+        tr_violation v;
+        CHECK(tr_slp_lockset(&g[k], &v) && v.found);
+        CHECK_EQ_INT(v.first, 7);
+        CHECK_EQ_INT(v.second, 12);
+        tr_slp_free(&g[k]);
+    }
     tr_trace_free(&t);
 }
 
@@ -626,6 +668,7 @@ int main(int argc, char **argv)
     TEST_RUN(names_and_lengths);
     TEST_RUN(sigma1_hb);
     TEST_RUN(sigma1_lockset);
+    TEST_RUN(lockset_three_way);
     TEST_RUN(sigma2_hb);
     TEST_RUN(sigma2_lockset);
     TEST_RUN(artifact_locked_pair);

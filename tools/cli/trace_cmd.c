@@ -411,17 +411,18 @@ static int cmd_analysis(const opts *o, input *in)
     if (!ok) return out_of_memory("in the analysis");
     const tr_names *n = input_names(in);
     const tr_event *e1 = NULL, *e2 = NULL;
-    if (rr.found) {
-        e1 = input_event(in, rr.first);
-        e2 = input_event(in, rr.second);
+    bool found = race ? rr.found : vv.found;
+    uint64_t first = race ? rr.first : vv.first, second = race ? rr.second : vv.second;
+    if (found) {
+        e1 = input_event(in, first);
+        e2 = input_event(in, second);
         if (!e1 || !e2) {
-            fprintf(stderr, "mcheck: error: internal: the race's events %llu and %llu are "
-                            "beyond the trace\n", (unsigned long long)rr.first + 1,
-                    (unsigned long long)rr.second + 1);
+            fprintf(stderr, "mcheck: error: internal: the events %llu and %llu are "
+                            "beyond the trace\n", (unsigned long long)first + 1,
+                    (unsigned long long)second + 1);
             return 2;
         }
     }
-    bool found = race ? rr.found : vv.found;
     FILE *out = stdout;
     if (o->json) {
         fprintf(out, "{\"command\":\"%s\",\"file\":", cmd_names[o->cmd]);
@@ -439,6 +440,10 @@ static int cmd_analysis(const opts *o, input *in)
         } else if (found) {
             fputs(",\"violation\":{\"variable\":", out);
             json_string(out, n->vars.v[vv.var]);
+            fputs(",\"first\":", out);
+            json_event(out, n, vv.first, e1);
+            fputs(",\"second\":", out);
+            json_event(out, n, vv.second, e2);
             fputc('}', out);
         }
         if ((rc = print_figures(out, in, true))) return rc;
@@ -453,8 +458,12 @@ static int cmd_analysis(const opts *o, input *in)
     } else if (race) {
         fputs("verdict: no race\n", out);
     } else if (found) {
-        fprintf(out, "verdict: lockset violation\nviolation on '%s': no lock (nor read-only "
-                     "or thread-local use) common to its accesses\n", n->vars.v[vv.var]);
+        fprintf(out, "verdict: lockset violation\nviolation on '%s': its accesses share no lock "
+                     "(nor read-only or thread-local use);\nthe common lockset became empty at\n",
+                n->vars.v[vv.var]);
+        text_event(out, n, vv.second, e2);
+        fputs("and the accesses up to this one already share none with it\n", out);
+        text_event(out, n, vv.first, e1);
     } else {
         fputs("verdict: no lockset violation\n", out);
     }
