@@ -53,102 +53,150 @@ static void join_into(uint32_t *d, const uint32_t *s, uint32_t T)
         if (s[i] > d[i]) d[i] = s[i];
 }
 
-/* Run the vector clocks over t; with stamps != NULL, record every event's
- * clock (n x T) instead of stopping at the first race. */
-static bool vc_run(const tr_trace *t, tr_race *out, uint32_t *stamps)
+/* A source of events in order: an expanded trace, or a grammar walked by
+ * tr_slp_each() (never stored: memory is the analysis' own). */
+typedef struct source {
+    const tr_names *names;
+    const tr_trace *t;
+    const tr_slp *g;
+} source;
+
+typedef bool (*event_fn)(void *ctx, uint64_t pos, const tr_event *e);
+
+static bool each(const source *src, event_fn fn, void *ctx)
 {
+    if (src->g) return tr_slp_each(src->g, fn, ctx);
+    for (uint64_t i = 0; i < src->t->n; i++)
+        if (!fn(ctx, i, &src->t->ev[i])) return false;
+    return true;
+}
+
+static source of_trace(const tr_trace *t) { return (source){&t->names, t, NULL}; }
+static source of_slp(const tr_slp *g) { return (source){&g->names, NULL, g}; }
+
+/* An analysis' pass stops early (its function returning false) either at
+ * a finding or out of memory: nomem says which. */
+typedef struct vc_ctx {
     vc_state s;
-    memset(&s, 0, sizeof s);
-    memset(out, 0, sizeof *out);
-    uint32_t T = t->names.threads.n ? t->names.threads.n : 1;
-    s.T = T;
-    s.nvars = t->names.vars.n;
-    s.C = calloc((size_t)T * T, sizeof *s.C);
-    s.L = calloc((size_t)(t->names.locks.n ? t->names.locks.n : 1) * T, sizeof *s.L);
-    s.W = calloc(s.nvars + 1, sizeof *s.W);
-    s.R = calloc(s.nvars + 1, sizeof *s.R);
-    s.Wp = calloc(s.nvars + 1, sizeof *s.Wp);
-    s.Rp = calloc(s.nvars + 1, sizeof *s.Rp);
-    bool ok = false;
-    if (!s.C || !s.L || !s.W || !s.R || !s.Wp || !s.Rp) goto out;
-    for (uint64_t i = 0; i < t->n; i++) {
-        const tr_event *e = &t->ev[i];
-        uint32_t th = e->thread;
-        uint32_t *Ct = s.C + (size_t)th * T;
-        Ct[th]++;
-        switch ((tr_op)e->op) {
-        case TR_ACQ:
-            join_into(Ct, s.L + (size_t)e->obj * T, T);
-            break;
-        case TR_REL:
-            join_into(s.L + (size_t)e->obj * T, Ct, T);
-            break;
-        case TR_FORK:
-            join_into(s.C + (size_t)e->obj * T, Ct, T);
-            break;
-        case TR_JOIN:
-            join_into(Ct, s.C + (size_t)e->obj * T, T);
-            break;
-        case TR_READ:
-        case TR_WRITE: {
-            uint32_t x = e->obj;
-            if (!s.W[x]) {
-                s.W[x] = calloc(T, sizeof **s.W);
-                s.R[x] = calloc(T, sizeof **s.R);
-                s.Wp[x] = calloc(T, sizeof **s.Wp);
-                s.Rp[x] = calloc(T, sizeof **s.Rp);
-                if (!s.W[x] || !s.R[x] || !s.Wp[x] || !s.Rp[x]) goto out;
+    tr_race *out;
+    uint32_t *stamps; /* every event's clock (n x T) instead of stopping at a race */
+    bool nomem;
+} vc_ctx;
+
+static bool vc_event(void *ctx, uint64_t i, const tr_event *e)
+{
+    vc_ctx *v = ctx;
+    vc_state *sp = &v->s;
+    tr_race *out = v->out;
+    uint32_t T = sp->T, th = e->thread;
+    uint32_t *Ct = sp->C + (size_t)th * T;
+    Ct[th]++;
+    switch ((tr_op)e->op) {
+    case TR_ACQ:
+        join_into(Ct, sp->L + (size_t)e->obj * T, T);
+        break;
+    case TR_REL:
+        join_into(sp->L + (size_t)e->obj * T, Ct, T);
+        break;
+    case TR_FORK:
+        join_into(sp->C + (size_t)e->obj * T, Ct, T);
+        break;
+    case TR_JOIN:
+        join_into(Ct, sp->C + (size_t)e->obj * T, T);
+        break;
+    case TR_READ:
+    case TR_WRITE: {
+        uint32_t x = e->obj;
+        if (!sp->W[x]) {
+            sp->W[x] = calloc(T, sizeof **sp->W);
+            sp->R[x] = calloc(T, sizeof **sp->R);
+            sp->Wp[x] = calloc(T, sizeof **sp->Wp);
+            sp->Rp[x] = calloc(T, sizeof **sp->Rp);
+            if (!sp->W[x] || !sp->R[x] || !sp->Wp[x] || !sp->Rp[x]) {
+                v->nomem = true;
+                return false;
             }
-            if (!stamps && !out->found) {
-                /* the earliest unordered conflicting access: the smallest position */
-                for (uint32_t u = 0; u < T; u++) {
-                    if (u == th) continue;
-                    if (s.W[x][u] > Ct[u] && (!out->found || s.Wp[x][u] < out->first)) {
-                        out->found = true;
-                        out->first = s.Wp[x][u];
-                        out->second = i;
-                    }
-                    if (e->op == TR_WRITE && s.R[x][u] > Ct[u] &&
-                        (!out->found || s.Rp[x][u] < out->first)) {
-                        out->found = true;
-                        out->first = s.Rp[x][u];
-                        out->second = i;
-                    }
+        }
+        if (!v->stamps) {
+            /* the earliest unordered conflicting access: the smallest position */
+            for (uint32_t u = 0; u < T; u++) {
+                if (u == th) continue;
+                if (sp->W[x][u] > Ct[u] && (!out->found || sp->Wp[x][u] < out->first)) {
+                    out->found = true;
+                    out->first = sp->Wp[x][u];
+                    out->second = i;
                 }
-                if (out->found) {
-                    ok = true;
-                    goto out;
+                if (e->op == TR_WRITE && sp->R[x][u] > Ct[u] &&
+                    (!out->found || sp->Rp[x][u] < out->first)) {
+                    out->found = true;
+                    out->first = sp->Rp[x][u];
+                    out->second = i;
                 }
             }
-            if (e->op == TR_WRITE) {
-                s.W[x][th] = Ct[th];
-                s.Wp[x][th] = i;
-            } else {
-                s.R[x][th] = Ct[th];
-                s.Rp[x][th] = i;
-            }
-            break;
+            if (out->found) return false;
         }
-        case TR_NOPS:
-            break;
+        if (e->op == TR_WRITE) {
+            sp->W[x][th] = Ct[th];
+            sp->Wp[x][th] = i;
+        } else {
+            sp->R[x][th] = Ct[th];
+            sp->Rp[x][th] = i;
         }
-        if (stamps) memcpy(stamps + (size_t)i * T, Ct, T * sizeof *Ct);
+        break;
     }
-    ok = true;
-out:
-    vc_free(&s);
+    case TR_NOPS:
+        break;
+    }
+    if (v->stamps) memcpy(v->stamps + (size_t)i * T, Ct, T * sizeof *Ct);
+    return true;
+}
+
+/* Run the vector clocks over the source; with stamps != NULL, record every
+ * event's clock (n x T) instead of stopping at the first race. */
+static bool vc_run(const source *src, tr_race *out, uint32_t *stamps)
+{
+    vc_ctx v;
+    memset(&v, 0, sizeof v);
+    memset(out, 0, sizeof *out);
+    v.out = out;
+    v.stamps = stamps;
+    const tr_names *n = src->names;
+    uint32_t T = n->threads.n ? n->threads.n : 1;
+    v.s.T = T;
+    v.s.nvars = n->vars.n;
+    v.s.C = calloc((size_t)T * T, sizeof *v.s.C);
+    v.s.L = calloc((size_t)(n->locks.n ? n->locks.n : 1) * T, sizeof *v.s.L);
+    v.s.W = calloc(v.s.nvars + 1, sizeof *v.s.W);
+    v.s.R = calloc(v.s.nvars + 1, sizeof *v.s.R);
+    v.s.Wp = calloc(v.s.nvars + 1, sizeof *v.s.Wp);
+    v.s.Rp = calloc(v.s.nvars + 1, sizeof *v.s.Rp);
+    bool ok = v.s.C && v.s.L && v.s.W && v.s.R && v.s.Wp && v.s.Rp;
+    /* tr_slp_each fails out of memory for its own stack too */
+    if (ok && !each(src, vc_event, &v) && (v.nomem || !out->found)) ok = false;
+    vc_free(&v.s);
     return ok;
 }
 
-bool tr_race_vc(const tr_trace *t, tr_race *out) { return vc_run(t, out, NULL); }
+bool tr_race_vc(const tr_trace *t, tr_race *out)
+{
+    source src = of_trace(t);
+    return vc_run(&src, out, NULL);
+}
+
+bool tr_race_vc_slp(const tr_slp *g, tr_race *out)
+{
+    source src = of_slp(g);
+    return vc_run(&src, out, NULL);
+}
 
 uint32_t *tr_vc_stamps(const tr_trace *t)
 {
     uint32_t T = t->names.threads.n ? t->names.threads.n : 1;
     uint32_t *st = calloc((size_t)t->n * T + 1, sizeof *st);
     tr_race r;
+    source src = of_trace(t);
     if (!st) return NULL;
-    if (!vc_run(t, &r, st)) {
+    if (!vc_run(&src, &r, st)) {
         free(st);
         return NULL;
     }
@@ -183,92 +231,119 @@ typedef struct gl_set {
 
 static inline bool gl_has(const uint64_t *s, uint32_t u) { return s[u / 64] >> (u % 64) & 1; }
 
-bool tr_race_goldilocks(const tr_trace *t, tr_race *out)
+typedef struct gl_ctx {
+    uint32_t T, nw;
+    gl_set *W; /* per variable */
+    gl_set *R; /* R[x * T + t] */
+    /* every defined set, for the sync updates: pointers into W and R */
+    gl_set **live;
+    uint64_t nlive, lcap;
+    tr_race *out;
+    bool nomem;
+} gl_ctx;
+
+static bool gl_event(void *ctx, uint64_t i, const tr_event *e)
+{
+    gl_ctx *g = ctx;
+    tr_race *out = g->out;
+    uint32_t T = g->T, nw = g->nw, th = e->thread;
+    switch ((tr_op)e->op) {
+    case TR_READ:
+    case TR_WRITE: {
+        uint32_t x = e->obj;
+        gl_set *W = g->W, *R = g->R;
+        if (W[x].w && !gl_has(W[x].w, th)) {
+            out->found = true;
+            out->first = W[x].pos;
+            out->second = i;
+        }
+        if (e->op == TR_WRITE)
+            for (uint32_t u = 0; u < T; u++) {
+                gl_set *r = &R[(size_t)x * T + u];
+                if (r->w && !gl_has(r->w, th) && (!out->found || r->pos < out->first)) {
+                    out->found = true;
+                    out->first = r->pos;
+                    out->second = i;
+                }
+            }
+        if (out->found) return false;
+        gl_set *d = e->op == TR_WRITE ? &W[x] : &R[(size_t)x * T + th];
+        if (!d->w) {
+            /* room in `live` first, so that a set allocated is always freed */
+            if (!tr_grow((void **)&g->live, &g->lcap, g->nlive + 1, sizeof *g->live) ||
+                !(d->w = malloc(nw * sizeof *d->w))) {
+                g->nomem = true;
+                return false;
+            }
+            g->live[g->nlive++] = d;
+        }
+        memset(d->w, 0, nw * sizeof *d->w);
+        d->w[th / 64] |= 1ull << (th % 64);
+        d->pos = i;
+        break;
+    }
+    case TR_ACQ:
+    case TR_REL:
+    case TR_FORK:
+    case TR_JOIN: {
+        /* acq(l) by t: t joins every set holding l; rel(l): l joins every
+         * set holding t; fork(u): u joins those holding t; join(u): t
+         * joins those holding u */
+        uint32_t has, add;
+        if (e->op == TR_ACQ) {
+            has = T + e->obj;
+            add = th;
+        } else if (e->op == TR_REL) {
+            has = th;
+            add = T + e->obj;
+        } else if (e->op == TR_FORK) {
+            has = th;
+            add = e->obj;
+        } else {
+            has = e->obj;
+            add = th;
+        }
+        for (uint64_t k = 0; k < g->nlive; k++)
+            if (gl_has(g->live[k]->w, has)) g->live[k]->w[add / 64] |= 1ull << (add % 64);
+        break;
+    }
+    case TR_NOPS:
+        break;
+    }
+    return true;
+}
+
+static bool gl_run(const source *src, tr_race *out)
 {
     memset(out, 0, sizeof *out);
-    uint32_t T = t->names.threads.n, V = t->names.vars.n;
-    uint32_t nu = T + t->names.locks.n, nw = nu ? (nu + 63) / 64 : 1;
-    gl_set *W = calloc(V + 1, sizeof *W);
-    gl_set *R = calloc((size_t)V * T + 1, sizeof *R); /* R[x * T + t] */
-    /* every defined set, for the sync updates: pointers into W and R */
-    gl_set **live = NULL;
-    uint64_t nlive = 0, lcap = 0;
-    bool ok = false;
-    if (!W || !R) goto out;
-    for (uint64_t i = 0; i < t->n; i++) {
-        const tr_event *e = &t->ev[i];
-        uint32_t th = e->thread;
-        switch ((tr_op)e->op) {
-        case TR_READ:
-        case TR_WRITE: {
-            uint32_t x = e->obj;
-            if (W[x].w && !gl_has(W[x].w, th)) {
-                out->found = true;
-                out->first = W[x].pos;
-                out->second = i;
-            }
-            if (e->op == TR_WRITE)
-                for (uint32_t u = 0; u < T; u++) {
-                    gl_set *r = &R[(size_t)x * T + u];
-                    if (r->w && !gl_has(r->w, th) && (!out->found || r->pos < out->first)) {
-                        out->found = true;
-                        out->first = r->pos;
-                        out->second = i;
-                    }
-                }
-            if (out->found) {
-                ok = true;
-                goto out;
-            }
-            gl_set *d = e->op == TR_WRITE ? &W[x] : &R[(size_t)x * T + th];
-            if (!d->w) {
-                /* room in `live` first, so that a set allocated is always freed */
-                if (!tr_grow((void **)&live, &lcap, nlive + 1, sizeof *live) ||
-                    !(d->w = malloc(nw * sizeof *d->w)))
-                    goto out;
-                live[nlive++] = d;
-            }
-            memset(d->w, 0, nw * sizeof *d->w);
-            d->w[th / 64] |= 1ull << (th % 64);
-            d->pos = i;
-            break;
-        }
-        case TR_ACQ:
-        case TR_REL:
-        case TR_FORK:
-        case TR_JOIN: {
-            /* acq(l) by t: t joins every set holding l; rel(l): l joins every
-             * set holding t; fork(u): u joins those holding t; join(u): t
-             * joins those holding u */
-            uint32_t has, add;
-            if (e->op == TR_ACQ) {
-                has = T + e->obj;
-                add = th;
-            } else if (e->op == TR_REL) {
-                has = th;
-                add = T + e->obj;
-            } else if (e->op == TR_FORK) {
-                has = th;
-                add = e->obj;
-            } else {
-                has = e->obj;
-                add = th;
-            }
-            for (uint64_t k = 0; k < nlive; k++)
-                if (gl_has(live[k]->w, has)) live[k]->w[add / 64] |= 1ull << (add % 64);
-            break;
-        }
-        case TR_NOPS:
-            break;
-        }
-    }
-    ok = true;
-out:
-    for (uint64_t k = 0; k < nlive; k++) free(live[k]->w);
-    free(live);
-    free(W);
-    free(R);
+    gl_ctx g;
+    memset(&g, 0, sizeof g);
+    uint32_t T = src->names->threads.n, V = src->names->vars.n;
+    uint32_t nu = T + src->names->locks.n;
+    g.T = T;
+    g.nw = nu ? (nu + 63) / 64 : 1;
+    g.out = out;
+    g.W = calloc(V + 1, sizeof *g.W);
+    g.R = calloc((size_t)V * T + 1, sizeof *g.R);
+    bool ok = g.W && g.R;
+    if (ok && !each(src, gl_event, &g) && (g.nomem || !out->found)) ok = false;
+    for (uint64_t k = 0; k < g.nlive; k++) free(g.live[k]->w);
+    free(g.live);
+    free(g.W);
+    free(g.R);
     return ok;
+}
+
+bool tr_race_goldilocks(const tr_trace *t, tr_race *out)
+{
+    source src = of_trace(t);
+    return gl_run(&src, out);
+}
+
+bool tr_race_goldilocks_slp(const tr_slp *g, tr_race *out)
+{
+    source src = of_slp(g);
+    return gl_run(&src, out);
 }
 
 /* ---- the Eraser discipline (ZipTrack's, Def. E.1) ---------------------------------------- */
@@ -351,89 +426,116 @@ out:
     return ok;
 }
 
-/* The lockset of event i (an access): the locks its thread holds (an
- * acquire not yet released, or a release yet to come whose acquire is not
- * in the trace) and the dummies Λt, Λ for a read. */
-static void access_set(const tr_trace *t, const uint64_t *depth, const uint64_t *unm, uint64_t i,
-                       uint64_t *s, uint32_t nw)
+/* The Eraser passes: held-lock counts per (thread, lock), and the
+ * releases still to come with no acquire before them (pass 0 counts them,
+ * pass 1 uses them). */
+typedef struct er_ctx {
+    uint32_t L, nw;
+    uint64_t *depth, *unm; /* per (thread, lock) */
+    int pass;
+    uint32_t x;            /* the variable watched, UINT32_MAX: all */
+    uint64_t *meet;        /* one row per variable, or one for x */
+    uint8_t *seen;         /* per row: preset or met once */
+    uint64_t *last;        /* the set of the access at pos */
+    uint64_t pos;
+    uint32_t pos_var;      /* the variable of the access at pos */
+} er_ctx;
+
+/* The lockset of an access: the locks its thread holds (an acquire not yet
+ * released, or a release yet to come whose acquire is not in the trace)
+ * and the dummies Λt, Λ for a read. */
+static void access_set(const er_ctx *c, const tr_event *e, uint64_t *s)
 {
-    uint32_t L = t->names.locks.n, th = t->ev[i].thread;
-    memset(s, 0, nw * sizeof *s);
+    uint32_t L = c->L, th = e->thread;
+    memset(s, 0, c->nw * sizeof *s);
     for (uint32_t l = 0; l < L; l++)
-        if (depth[(size_t)th * L + l] || unm[(size_t)th * L + l]) s[l / 64] |= 1ull << (l % 64);
+        if (c->depth[(size_t)th * L + l] || c->unm[(size_t)th * L + l]) s[l / 64] |= 1ull << (l % 64);
     s[(L + 1 + th) / 64] |= 1ull << ((L + 1 + th) % 64);
-    if (t->ev[i].op == TR_READ) s[L / 64] |= 1ull << (L % 64);
+    if (e->op == TR_READ) s[L / 64] |= 1ull << (L % 64);
 }
 
-/* One pass with held-lock counts: at each access of x (of any variable
- * when x == UINT32_MAX), meet &= its set; stops at the first access whose
- * meet empties, *pos (UINT64_MAX if none) and its set in `last`. meet has
- * one row of nw words per variable (x == UINT32_MAX) or one row for x, and
- * seen[row] says whether the row is preset (else the first access sets it). */
-static bool eraser_pass(const tr_trace *t, uint32_t x, uint64_t *meet, uint8_t *seen,
-                        uint64_t *pos, uint64_t *last)
+static bool er_event(void *ctx, uint64_t i, const tr_event *e)
 {
-    uint32_t T = t->names.threads.n, L = t->names.locks.n;
-    uint32_t nw = (L + 1 + T + 63) / 64;
-    uint64_t *depth = calloc((size_t)T * L + 1, sizeof *depth);
-    uint64_t *unm = calloc((size_t)T * L + 1, sizeof *unm);
-    bool ok = depth && unm;
-    *pos = UINT64_MAX;
-    for (int pass = 0; ok && pass < 2; pass++) { /* 0: the releases with no acquire before them */
-        for (uint64_t i = 0; i < t->n; i++) {
-            const tr_event *e = &t->ev[i];
-            size_t k = (size_t)e->thread * L + e->obj;
-            if (e->op == TR_ACQ) depth[k]++;
-            if (e->op == TR_REL) {
-                if (depth[k])
-                    depth[k]--;
-                else if (pass == 0)
-                    unm[k]++;
-                else
-                    unm[k]--;
-            }
-            if (pass == 0 || (e->op != TR_READ && e->op != TR_WRITE) ||
-                (x != UINT32_MAX && e->obj != x))
-                continue;
-            access_set(t, depth, unm, i, last, nw);
-            size_t row = x == UINT32_MAX ? e->obj : 0;
-            uint64_t *m = meet + row * nw, any = 0;
-            if (!seen[row]) memcpy(m, last, nw * sizeof *m);
-            seen[row] = 1;
-            for (uint32_t w = 0; w < nw; w++) any |= m[w] &= last[w];
-            if (!any) {
-                *pos = i;
-                break;
-            }
-        }
-        memset(depth, 0, ((size_t)T * L + 1) * sizeof *depth);
+    er_ctx *c = ctx;
+    size_t k = (size_t)e->thread * c->L + e->obj;
+    if (e->op == TR_ACQ) c->depth[k]++;
+    if (e->op == TR_REL) {
+        if (c->depth[k])
+            c->depth[k]--;
+        else if (c->pass == 0)
+            c->unm[k]++;
+        else
+            c->unm[k]--;
     }
-    free(depth);
-    free(unm);
+    if (c->pass == 0 || (e->op != TR_READ && e->op != TR_WRITE) ||
+        (c->x != UINT32_MAX && e->obj != c->x))
+        return true;
+    access_set(c, e, c->last);
+    size_t row = c->x == UINT32_MAX ? e->obj : 0;
+    uint64_t *m = c->meet + row * c->nw, any = 0;
+    if (!c->seen[row]) memcpy(m, c->last, c->nw * sizeof *m);
+    c->seen[row] = 1;
+    for (uint32_t w = 0; w < c->nw; w++) any |= m[w] &= c->last[w];
+    if (any) return true;
+    c->pos = i;
+    c->pos_var = e->obj;
+    return false;
+}
+
+/* One run of both passes: at each access of c->x (of any variable when
+ * UINT32_MAX), meet &= its set; stops at the first access whose meet
+ * empties, c->pos (UINT64_MAX if none) and its set in c->last. */
+static bool eraser_pass(const source *src, er_ctx *c)
+{
+    size_t tl = (size_t)src->names->threads.n * c->L + 1;
+    c->pos = UINT64_MAX;
+    for (c->pass = 0; c->pass < 2; c->pass++) {
+        memset(c->depth, 0, tl * sizeof *c->depth);
+        if (!each(src, er_event, c) && c->pos == UINT64_MAX) return false;
+    }
+    return true;
+}
+
+static bool eraser_run(const source *src, tr_violation *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t T = src->names->threads.n, L = src->names->locks.n, V = src->names->vars.n;
+    er_ctx c = {.L = L, .nw = (L + 1 + T + 63) / 64, .x = UINT32_MAX};
+    size_t tl = (size_t)T * L + 1;
+    c.depth = calloc(tl, sizeof *c.depth);
+    c.unm = calloc(tl, sizeof *c.unm);
+    c.meet = calloc((size_t)V * c.nw + c.nw, sizeof *c.meet);
+    c.last = calloc(c.nw, sizeof *c.last);
+    c.seen = calloc((size_t)V + 1, 1);
+    bool ok = c.depth && c.unm && c.meet && c.last && c.seen && eraser_pass(src, &c);
+    uint64_t p = c.pos;
+    if (ok && p != UINT64_MAX) {
+        /* from the set of the access at p: the accesses of x up to q share
+         * nothing with it (at the latest the last access before p) */
+        memcpy(c.meet, c.last, c.nw * sizeof *c.meet);
+        memset(c.unm, 0, tl * sizeof *c.unm);
+        c.seen[0] = 1;
+        uint32_t x = c.pos_var;
+        c.x = x;
+        ok = eraser_pass(src, &c);
+        if (ok) *out = (tr_violation){true, x, c.pos < p ? c.pos : p, p};
+    }
+    free(c.depth);
+    free(c.unm);
+    free(c.meet);
+    free(c.last);
+    free(c.seen);
     return ok;
 }
 
 bool tr_lockset(const tr_trace *t, tr_violation *out)
 {
-    memset(out, 0, sizeof *out);
-    uint32_t T = t->names.threads.n, L = t->names.locks.n, V = t->names.vars.n;
-    uint32_t nw = (L + 1 + T + 63) / 64;
-    uint64_t *meet = calloc((size_t)V * nw + nw, sizeof *meet);
-    uint64_t *last = calloc(nw, sizeof *last);
-    uint8_t *seen = calloc((size_t)V + 1, 1);
-    uint64_t p = UINT64_MAX, q = UINT64_MAX;
-    bool ok = meet && last && seen && eraser_pass(t, UINT32_MAX, meet, seen, &p, last);
-    if (ok && p != UINT64_MAX) {
-        /* from the set of the access at p: the accesses of x up to q share
-         * nothing with it (at the latest the last access before p) */
-        uint32_t x = t->ev[p].obj;
-        memcpy(meet, last, nw * sizeof *meet);
-        seen[0] = 1;
-        ok = eraser_pass(t, x, meet, seen, &q, last);
-        if (ok) *out = (tr_violation){true, x, q < p ? q : p, p};
-    }
-    free(meet);
-    free(last);
-    free(seen);
-    return ok;
+    source src = of_trace(t);
+    return eraser_run(&src, out);
+}
+
+bool tr_lockset_slp(const tr_slp *g, tr_violation *out)
+{
+    source src = of_slp(g);
+    return eraser_run(&src, out);
 }

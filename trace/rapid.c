@@ -75,7 +75,8 @@ static bool has_space(const char *s, size_t n)
 
 /* One line (no newline), n bytes: an event pushed, nothing (blank or
  * comment), or an error said. false only when out of memory. */
-static bool read_line(reader *r, char *s, size_t n, tr_trace *out)
+static bool read_line(reader *r, char *s, size_t n, tr_names *names,
+                      bool (*fn)(void *ctx, const tr_event *e), void *ctx)
 {
     size_t i = 0;
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
@@ -128,17 +129,26 @@ static bool read_line(reader *r, char *s, size_t n, tr_trace *out)
         return true;
     }
     tr_event e = {.op = (uint8_t)o, .loc = TR_NO_LOC};
-    e.thread = tr_intern(&out->names.threads, s, tlen);
-    e.obj = tr_intern(obj_table(&out->names, o), arg, alen);
+    e.thread = tr_intern(&names->threads, s, tlen);
+    e.obj = tr_intern(obj_table(names, o), arg, alen);
     if (e.thread == UINT32_MAX || e.obj == UINT32_MAX) return false;
     if (loc < end) {
-        e.loc = tr_intern(&out->names.locs, loc, (size_t)(end - loc));
+        e.loc = tr_intern(&names->locs, loc, (size_t)(end - loc));
         if (e.loc == UINT32_MAX) return false;
     }
-    return tr_push(out, e);
+    /* after an error the events go nowhere: the input is refused anyway */
+    return r->nerrors || fn(ctx, &e);
 }
 
+static bool push(void *ctx, const tr_event *e) { return tr_push(ctx, *e); }
+
 bool tr_read_rapid(FILE *in, const char *file, FILE *diag, tr_trace *out, bool *nomem)
+{
+    return tr_read_rapid_each(in, file, diag, &out->names, push, out, nomem);
+}
+
+bool tr_read_rapid_each(FILE *in, const char *file, FILE *diag, tr_names *names,
+                        bool (*fn)(void *ctx, const tr_event *e), void *ctx, bool *nomem)
 {
     reader r = {.file = file, .diag = diag};
     char *buf = NULL;
@@ -154,7 +164,7 @@ bool tr_read_rapid(FILE *in, const char *file, FILE *diag, tr_trace *out, bool *
             error(&r, "a NUL byte in the line");
             continue;
         }
-        if (!read_line(&r, buf, n, out)) {
+        if (!read_line(&r, buf, n, names, fn, ctx)) {
             *nomem = true;
             break;
         }

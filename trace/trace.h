@@ -107,6 +107,11 @@ bool tr_slp_each(const tr_slp *g, bool (*fn)(void *ctx, uint64_t pos, const tr_e
  * optional). Errors go to diag as `FILE:LINE: error: ...`; returns false
  * on bad input or out of memory (*nomem says which). */
 bool tr_read_rapid(FILE *in, const char *file, FILE *diag, tr_trace *out, bool *nomem);
+/* The same, streaming: each event to fn (names interned into *names) as
+ * its line is read, none after the first error; fn returning false means
+ * out of memory. */
+bool tr_read_rapid_each(FILE *in, const char *file, FILE *diag, tr_names *names,
+                        bool (*fn)(void *ctx, const tr_event *e), void *ctx, bool *nomem);
 void tr_write_rapid(FILE *out, const tr_names *n, const tr_event *e);
 /* The name of an op as RAPID spells it ("r", "w", "acq", "rel", "fork",
  * "join"; "?" out of range), and the op named by the len bytes at s
@@ -192,6 +197,11 @@ typedef struct tr_violation {
 bool tr_race_vc(const tr_trace *t, tr_race *out);
 bool tr_race_goldilocks(const tr_trace *t, tr_race *out);
 bool tr_lockset(const tr_trace *t, tr_violation *out);
+/* The same on a grammar's trace, walked in order and never stored (memory:
+ * the analysis' state and the walk's stack, not the trace). */
+bool tr_race_vc_slp(const tr_slp *g, tr_race *out);
+bool tr_race_goldilocks_slp(const tr_slp *g, tr_race *out);
+bool tr_lockset_slp(const tr_slp *g, tr_violation *out);
 
 /* On the grammar, never expanding it (slp_hb.c: notes A2, with the witness
  * extraction; slp_lockset.c: notes A3). false: out of memory. Time linear

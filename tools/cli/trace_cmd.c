@@ -78,16 +78,14 @@ typedef struct input {
     const char *path;
     bool is_grammar;        /* the file was a grammar file */
     bool have_trace, have_grammar;
-    bool borrowed_names;    /* t.names is g.names (an expansion): not freed twice */
     tr_trace t;
     tr_slp g;
     uint64_t *len;          /* the rules' lengths, once asked for */
-    double read_s, compress_s, expand_s;
+    double read_s, compress_s;
 } input;
 
 static void input_free(input *in)
 {
-    if (in->borrowed_names) memset(&in->t.names, 0, sizeof in->t.names);
     tr_trace_free(&in->t);
     tr_slp_free(&in->g);
     free(in->len);
@@ -99,8 +97,41 @@ static int out_of_memory(const char *what)
     return 3;
 }
 
-/* Read in->path; 0, or the exit status after the message. */
-static int input_read(input *in)
+static bool seq_push(void *ctx, const tr_event *e) { return tr_sequitur_push(ctx, e); }
+
+/* A RAPID file straight into Sequitur, line by line: the events are never
+ * held (memory: the grammar's). */
+static bool read_compressed(input *in, FILE *f, bool *nomem)
+{
+    tr_sequitur *q = tr_sequitur_new();
+    tr_names names;
+    memset(&names, 0, sizeof names);
+    if (!q) {
+        *nomem = true;
+        fprintf(stderr, "%s: error: out of memory\n", in->path);
+        return false;
+    }
+    bool ok = tr_read_rapid_each(f, in->path, stderr, &names, seq_push, q, nomem);
+    tr_slp g;
+    memset(&g, 0, sizeof g);
+    if (!tr_sequitur_finish(q, &names, &g)) { /* frees q */
+        if (ok) fprintf(stderr, "%s: error: out of memory\n", in->path);
+        ok = false;
+        *nomem = true;
+    }
+    if (!ok) {
+        tr_slp_free(&g);
+        tr_names_free(&names);
+        return false;
+    }
+    in->g = g;
+    in->have_grammar = true;
+    return true;
+}
+
+/* Read in->path (a RAPID file compressed as it is read when `compress`);
+ * 0, or the exit status after the message. */
+static int input_read(input *in, bool compress)
 {
     FILE *f = fopen(in->path, "r");
     if (!f) {
@@ -112,9 +143,12 @@ static int input_read(input *in)
     in->is_grammar = tr_slp_is_file(f);
     if (in->is_grammar)
         in->have_grammar = ok = tr_slp_read(f, in->path, stderr, &in->g, &nomem);
+    else if (compress)
+        ok = read_compressed(in, f, &nomem);
     else
         in->have_trace = ok = tr_read_rapid(f, in->path, stderr, &in->t, &nomem);
-    in->read_s = now() - t0;
+    /* a RAPID file compressed as it is read: one figure for both */
+    *(in->is_grammar || !compress ? &in->read_s : &in->compress_s) = now() - t0;
     fclose(f);
     if (!ok) return nomem ? 3 : 2;
     return 0;
@@ -164,35 +198,6 @@ static int input_lengths(input *in)
     return 0;
 }
 
-static bool push_event(void *ctx, uint64_t pos, const tr_event *e)
-{
-    (void)pos;
-    return tr_push(ctx, *e);
-}
-
-/* The expanded stream of a grammar file (--uncompressed). 0 or 3. */
-static int input_expand(input *in)
-{
-    if (in->have_trace) return 0;
-    int rc = input_lengths(in);
-    if (rc) return rc;
-    uint64_t n = in->g.nrules ? in->len[0] : 0, limit = tool_memory_limit();
-    if (n == UINT64_MAX || n > SIZE_MAX / 2 / sizeof(tr_event) ||
-        (limit && n > limit / 2 / sizeof(tr_event))) {
-        fprintf(stderr, "mcheck: error: --uncompressed: the trace has %llu%s events, more "
-                        "than memory holds (the analyses on the grammar do not expand it)\n",
-                (unsigned long long)n, n == UINT64_MAX ? " or more" : "");
-        return 3;
-    }
-    double t0 = now();
-    in->t.names = in->g.names;
-    in->borrowed_names = true;
-    in->have_trace = true;
-    if (!tr_slp_each(&in->g, push_event, &in->t)) return out_of_memory("expanding the grammar");
-    in->expand_s = now() - t0;
-    return 0;
-}
-
 /* The analyses' precondition (trace.h, "well-formedness"): 0, or 2 (the
  * first broken rule said as FILE: error: event N: ...) or 3. */
 static int input_check(input *in)
@@ -200,7 +205,7 @@ static int input_check(input *in)
     uint64_t pos = UINT64_MAX;
     char why[256] = "";
     tr_wf wf;
-    if (in->is_grammar) { /* linear in the grammar (per-rule summaries) */
+    if (!in->have_trace) { /* linear in the grammar (per-rule summaries) */
         wf = tr_slp_check(&in->g, &pos, why, sizeof why);
     } else {
         wf = tr_check_wellformed(&in->t, &pos, why, sizeof why);
@@ -369,18 +374,20 @@ static int print_figures(FILE *out, const input *in, bool json)
 static void print_times(FILE *out, const input *in, double analysis, bool json)
 {
     if (json) {
-        fprintf(out, ",\"seconds\":{\"read\":%.6f,\"compress\":%.6f,\"expand\":%.6f,"
-                     "\"analysis\":%.6f}",
-                in->read_s, in->compress_s, in->expand_s, analysis < 0 ? 0.0 : analysis);
+        fprintf(out, ",\"seconds\":{\"read\":%.6f,\"compress\":%.6f,\"analysis\":%.6f}",
+                in->read_s, in->compress_s, analysis < 0 ? 0.0 : analysis);
         return;
     }
     fprintf(out, "time: read %.6f s, compress %.6f s", in->read_s, in->compress_s);
-    if (in->expand_s > 0) fprintf(out, ", expand %.6f s", in->expand_s);
     if (analysis >= 0) fprintf(out, ", analysis %.6f s", analysis);
     fputc('\n', out);
 }
 
 /* ---- the subcommands ------------------------------------------------------------------ */
+
+/* --uncompressed walks a grammar's events one by one, a few ns each: past
+ * 10^12 (hours) it refuses */
+#define MAX_WALK 1000000000000ull
 
 typedef struct opts {
     int cmd;
@@ -392,21 +399,35 @@ static int cmd_analysis(const opts *o, input *in)
 {
     bool race = o->cmd == CMD_RACE;
     int rc = input_check(in);
-    if (!rc) rc = o->uncompressed ? input_expand(in) : input_compress(in);
+    if (!rc && !o->uncompressed) rc = input_compress(in); /* read compressed: a no-op */
     if (!rc && in->have_grammar) rc = input_lengths(in);
     if (rc) return rc;
+    uint64_t nev = input_events(in);
+    if (o->uncompressed && nev > MAX_WALK) {
+        fprintf(stderr, "mcheck: error: --uncompressed: the trace has %llu%s events, too many "
+                        "to walk one by one (at most 10^12; the analyses on the grammar never "
+                        "expand it)\n", (unsigned long long)nev, nev == UINT64_MAX ? " or more" : "");
+        return 3;
+    }
     const char *how = race ? (!o->uncompressed ? "ziptrack-hb" : o->vc ? "vector-clocks" : "goldilocks")
                            : (!o->uncompressed ? "ziptrack-lockset" : "eraser");
     tr_race rr = {0};
     tr_violation vv = {0};
     double t0 = now();
     bool ok;
-    if (race)
-        ok = !o->uncompressed ? tr_slp_race(&in->g, &rr)
-             : o->vc          ? tr_race_vc(&in->t, &rr)
-                              : tr_race_goldilocks(&in->t, &rr);
+    /* --uncompressed: the stream of a RAPID file in memory, or the
+     * grammar's walked in order (never stored) */
+    bool t = in->have_trace;
+    if (race && !o->uncompressed)
+        ok = tr_slp_race(&in->g, &rr);
+    else if (race && o->vc)
+        ok = t ? tr_race_vc(&in->t, &rr) : tr_race_vc_slp(&in->g, &rr);
+    else if (race)
+        ok = t ? tr_race_goldilocks(&in->t, &rr) : tr_race_goldilocks_slp(&in->g, &rr);
+    else if (!o->uncompressed)
+        ok = tr_slp_lockset(&in->g, &vv);
     else
-        ok = !o->uncompressed ? tr_slp_lockset(&in->g, &vv) : tr_lockset(&in->t, &vv);
+        ok = t ? tr_lockset(&in->t, &vv) : tr_lockset_slp(&in->g, &vv);
     double analysis = now() - t0;
     if (!ok) return out_of_memory("in the analysis");
     const tr_names *n = input_names(in);
@@ -609,7 +630,7 @@ int trace_main(int argc, char **argv)
     if (o.json && o.cmd == CMD_EXPAND)
         return trace_bad_usage("--json does not apply to expand (its output is RAPID's format)");
     input in = {.path = o.file};
-    int rc = input_read(&in);
+    int rc = input_read(&in, !o.uncompressed && o.cmd != CMD_EXPAND);
     if (!rc) {
         switch (o.cmd) {
         case CMD_RACE:
