@@ -13,8 +13,18 @@ expanding the grammar), and the speed-up of the grammar over the stream.
 
 Figures are from ONE run on a shared machine: compare ratios, not times.
 
+With --generated N,N,...: program-like traces instead (tests/lib/gen_trace.c:
+workers looping over calls with critical sections, scheduled at random or
+round robin), each written as a RAPID text file, compressed as it is read
+(`mcheck trace compress`), then analysed on the grammar and on the stream
+walked from the grammar; beside them, the RAPID file read whole into memory
+and analysed with vector clocks (what a stream tool does). Each command's
+peak memory (its maximum resident set) is printed with its time.
+
 usage: bench/ziptrack.py [--mcheck build/tools/mcheck] [--steps 10000,1000000,10000000]
                          [--models reqgrant_fair,livelock_ordered,...]
+       bench/ziptrack.py --generated 10000,100000,1000000,10000000,100000000
+                         [--gen-trace build/tests/gen_trace] [--schedules rr,random]
 """
 import argparse
 import json
@@ -43,13 +53,76 @@ def analysis_seconds(js):
     return s.get("expand", 0.0) + s["analysis"]
 
 
+def run_rusage(argv, stdout=None):
+    """Like timed(), with the rusage of this child alone (os.wait4)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=stdout if stdout is not None else subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    out = p.stdout.read() if stdout is None else b""
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, out.decode(), err.decode(), time.monotonic() - t0, ru.ru_maxrss / 1024
+
+
+def generated(opts):
+    sizes = [int(s) for s in opts.generated.split(",")]
+    print("| schedule | events | text MB | grammar size | ratio | compress s | compress MB | "
+          "HB grammar s | MB | Goldilocks walk s | VC walk s | MB | VC / grammar | "
+          "lockset grammar s | MB | Eraser walk s | VC on the text file s | MB | race |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="mcheck-ztg-") as d:
+        for sched in opts.schedules.split(","):
+            for n in sizes:
+                txt, slp = os.path.join(d, "t.txt"), os.path.join(d, "t.slp")
+                with open(txt, "w") as f:
+                    subprocess.run([opts.gen_trace, "--events", str(n), "--schedule", sched,
+                                    "--seed", str(opts.seed)], stdout=f, check=True)
+                mb = os.path.getsize(txt) / 1e6
+
+                def js(args):
+                    code, out, err, dt, rss = run_rusage([opts.mcheck, "trace"] + args + ["--json"])
+                    if code not in (0, 1):
+                        raise SystemExit(f"mcheck trace {' '.join(args)}: exit {code}: {err.strip()}")
+                    return json.loads(out), rss
+
+                cz, cz_mb = js(["compress", txt, slp])
+                hb, hb_mb = js(["race", slp])
+                gl, _ = js(["race", "--uncompressed", slp])
+                vc, vc_mb = js(["race", "--uncompressed", "--vc", slp])
+                ls, ls_mb = js(["lockset", slp])
+                er, _ = js(["lockset", "--uncompressed", slp])
+                text = ("-", "-")
+                if n <= opts.text_max:
+                    tv, tv_mb = js(["race", "--uncompressed", "--vc", txt])
+                    text = (f"{tv['seconds']['read'] + tv['seconds']['analysis']:.3f}", f"{tv_mb:.0f}")
+                g = cz["grammar"]
+                a_hb, a_vc = hb["seconds"]["analysis"], vc["seconds"]["analysis"]
+                speed = f"{a_vc / a_hb:.2f}x" if a_hb > 0 else "-"
+                print(f"| {sched} | {cz['events']:,} | {mb:,.1f} | {g['size']:,} | {g['ratio']:,.1f} | "
+                      f"{cz['seconds']['compress']:.3f} | {cz_mb:.0f} | {a_hb:.4f} | {hb_mb:.0f} | "
+                      f"{gl['seconds']['analysis']:.4f} | {a_vc:.4f} | {vc_mb:.0f} | {speed} | "
+                      f"{ls['seconds']['analysis']:.4f} | {ls_mb:.0f} | {er['seconds']['analysis']:.4f} | "
+                      f"{text[0]} | {text[1]} | {hb['verdict']} |")
+                sys.stdout.flush()
+                os.unlink(txt)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mcheck", default=os.path.join(TOP, "build", "tools", "mcheck"))
     ap.add_argument("--steps", default="10000,1000000,10000000")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--generated", help="sizes of generated program-like traces")
+    ap.add_argument("--gen-trace", default=os.path.join(TOP, "build", "tests", "gen_trace"))
+    ap.add_argument("--schedules", default="rr,random")
+    ap.add_argument("--text-max", type=int, default=10**8,
+                    help="largest trace read whole from its text file")
     opts = ap.parse_args()
+    if opts.generated:
+        return generated(opts)
     steps = [int(s) for s in opts.steps.split(",")]
     print("| model | steps | events | grammar size | ratio | record s | HB grammar s | "
           "Goldilocks s | VC s | VC / grammar | lockset grammar s | Eraser s | race |")

@@ -544,12 +544,39 @@ def test_failalloc(exe):
                                      f"{len(bad)} bad: {bad[:3]}")
 
 
+def test_generated(gen):
+    """bench/ziptrack.py's program-like traces: well-formed and race-free,
+    or (--race) with the one unprotected write after 90% of the events; the
+    same verdicts streamed into Sequitur and on the stored stream."""
+    for race in (False, True):
+        path = os.path.join(TMP, f"gen{int(race)}.txt")
+        with open(path, "w") as f:
+            subprocess.run([gen, "--events", "20000", "--seed", "4"] + (["--race"] if race else []),
+                           stdout=f, check=True)
+        for sub, found in (("race", "race"), ("lockset", "violation")):
+            for args in ((), ("--uncompressed",)):
+                code, out, err = run("trace", sub, "--json", *args, path)
+                js = json.loads(out) if code in (0, 1) else {}
+                pair = js.get("race" if sub == "race" else "violation", {})
+                where = pair.get("second", {}).get("event", 0)
+                check(code == int(race) and 20000 <= js.get("events", 0) < 20100 and
+                      (not race or (where > 18000 and js["verdict"] == found)),
+                      f"generated{' racy' if race else ''} trace, {sub} {' '.join(args)}: "
+                      f"({code}, {out[:300]!r}, {err[-300:]!r})")
+    code, out, err = run("trace", "stats", "--json", os.path.join(TMP, "gen0.txt"))
+    js = json.loads(out) if code == 0 else {}
+    check(code == 0 and js["grammar"]["ratio"] > 5,
+          f"a program-like trace compresses ({code}, {out[:300]!r})")
+
+
 def main():
     global MCHECK, MODELS
     MCHECK, MODELS = sys.argv[1], sys.argv[2]
     for t in (test_usage, test_sigma1_sigma2, test_round_trips, test_bad_input, test_exponential,
               test_recorder):
         t()
+    if os.environ.get("MCHECK_GEN_TRACE"):
+        test_generated(os.environ["MCHECK_GEN_TRACE"])
     if len(sys.argv) > 3:
         test_failalloc(sys.argv[3])
     else:
