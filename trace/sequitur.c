@@ -48,6 +48,9 @@ struct tr_sequitur {
     uint32_t free_sym;
     sq_rule *r;
     uint64_t nr, rcap;
+    /* deleted rules' ids, linked through .uses: dead during one push (a
+     * match tests guard == NIL to see that its rule went), free after it */
+    uint32_t dead_rule, free_rule;
     sq_slot *h; /* the digram index */
     uint64_t hcap, hn;
     tr_alpha alpha;
@@ -193,11 +196,16 @@ static void sym_delete(tr_sequitur *q, uint32_t i)
 
 static uint32_t rule_new(tr_sequitur *q)
 {
-    if (q->nr >= NIL - 1 || !tr_grow((void **)&q->r, &q->rcap, q->nr + 1, sizeof *q->r)) {
+    uint32_t r;
+    if (q->free_rule != NIL) { /* a long input creates and deletes rules all the time */
+        r = q->free_rule;
+        q->free_rule = q->r[r].uses;
+    } else if (q->nr >= NIL - 1 || !tr_grow((void **)&q->r, &q->rcap, q->nr + 1, sizeof *q->r)) {
         q->oom = true;
         return NIL;
+    } else {
+        r = (uint32_t)q->nr++;
     }
-    uint32_t r = (uint32_t)q->nr++;
     q->r[r] = (sq_rule){NIL, 0};
     uint32_t g = sym_new(q, K_GUARD << 32 | r);
     if (g == NIL) return NIL;
@@ -228,6 +236,8 @@ static void expand(tr_sequitur *q, uint32_t i)
     uint32_t f = S(g).next, l = S(g).prev;
     sym_delete(q, g); /* joins l and f */
     q->r[r].guard = NIL;
+    q->r[r].uses = q->dead_rule;
+    q->dead_rule = r;
     idx_del_if(q, VAL(i), VAL(right), i);
     if (!is_guard(q, left)) idx_del_if(q, VAL(left), VAL(i), left);
     S(left).next = right; /* unlink i without the destructor's bookkeeping */
@@ -295,6 +305,7 @@ tr_sequitur *tr_sequitur_new(void)
     tr_sequitur *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     q->free_sym = NIL;
+    q->dead_rule = q->free_rule = NIL;
     if (rule_new(q) != 0) {
         tr_alpha_free(&q->alpha);
         free(q->s);
@@ -318,6 +329,12 @@ bool tr_sequitur_push(tr_sequitur *q, const tr_event *e)
     uint32_t g = q->r[0].guard;
     insert_after(q, S(g).prev, n);
     check(q, S(S(g).prev).prev);
+    while (q->dead_rule != NIL) {
+        uint32_t r = q->dead_rule;
+        q->dead_rule = q->r[r].uses;
+        q->r[r].uses = q->free_rule;
+        q->free_rule = r;
+    }
     return !q->oom;
 }
 
