@@ -5,13 +5,18 @@
  * as a separate step, notify wakes one chosen waiter; with
  * p->spurious_wakeups a waiter may also re-acquire unwoken), pthread condition
  * variables (cwait releases its lock, held at depth 1, into the cond's wait
- * set; csignal / cbroadcast wake; the re-acquire restores depth 1), FIFO channels kept
- * canonical (contents always start at slot 0), spawn slots allocated in spawn
+ * set; csignal / cbroadcast wake; the re-acquire restores depth 1), FIFO
+ * channels kept canonical (contents always start at slot 0), rendezvous
+ * channels (a send moves its receiver too), spawn slots allocated in spawn
  * order, subroutines on a per-thread return stack (call pushes pc + 1, ret
- * pops and zeroes the entry; overflow and an empty stack are faults). The assembler has checked every operand; here only values computed
- * at run time (indexes, thread ids, lock ownership) are checked, and a model
- * fault is returned as VM_FAULT with the pc left on the faulting instruction.
- * Events go to the hook table; this file knows nothing of searches. */
+ * pops and zeroes the entry; overflow and an empty stack are faults). The
+ * condition variables' instructions and the rendezvous are in interp_sync.c
+ * (interp_int.h has what the two files share); enabledness, atomic blocks
+ * and every other instruction are here. The assembler has checked every
+ * operand; here only values computed at run time (indexes, thread ids, lock
+ * ownership) are checked, and a model fault is returned as VM_FAULT with the
+ * pc left on the faulting instruction. Events go to the hook table; this
+ * file knows nothing of searches. */
 #include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,69 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm.h"
-
-/* ---- state fields ------------------------------------------------------ */
-
-static inline uint32_t tslot(const vm_program *p, int tid)
-{
-    return p->threads[tid].offset;
-}
-
-static inline uint32_t lock_off(const vm_program *p, uint32_t l)
-{
-    return p->layout.locks_off + l * p->layout.lock_bytes;
-}
-
-/* What an instruction of thread tid needs of its slot, read once per call
- * (every byte store into the state may alias the program, so the compiler
- * would reload the slot after each). */
-typedef struct thr {
-    const vm_thread_slot *sl;
-    uint32_t regs; /* offset of register 0 */
-    int tid;
-} thr;
-
-static inline thr thr_of(const vm_program *p, const uint8_t *s, int tid)
-{
-    const vm_thread_slot *sl = &p->threads[tid];
-    (void)s;
-    return (thr){sl, sl->offset + sl->regs_off, tid};
-}
-
-static inline void reg_set(const thr *t, uint8_t *s, uint32_t r, int32_t v)
-{
-    vm_wr32(s, t->regs + 4 * r, v);
-}
-
-static inline void set_pc(uint8_t *s, uint32_t ts, uint32_t pc)
-{
-    vm_wr16(s, ts + VM_TS_PC, pc);
-}
-
-static inline const vm_body *body_of(const vm_program *p, const uint8_t *s,
-                                     int tid)
-{
-    const vm_thread_slot *sl = &p->threads[tid];
-    return &p->bodies[sl->body >= 0 ? (uint32_t)sl->body : s[sl->offset + VM_TS_BODY]];
-}
+#include "interp_int.h"
 
 const vm_body *vm_thread_body(const vm_program *p, const uint8_t *s, int tid)
 {
     if (s[tslot(p, tid) + VM_TS_STATUS] == VM_T_UNUSED) return NULL;
     return body_of(p, s, tid);
-}
-
-static inline int32_t operand(const thr *t, const uint8_t *s, const vm_operand *o)
-{
-    switch ((enum vm_argkind)o->kind) {
-    case VM_ARG_IMM: return o->val;
-    case VM_ARG_REG: return vm_rd32(s, t->regs + 4 * (uint32_t)o->val);
-    case VM_ARG_SELF:
-        return t->sl->self_off ? vm_rd32(s, t->sl->offset + t->sl->self_off) : t->sl->self;
-    case VM_ARG_TID: return t->tid;
-    }
-    return 0;
 }
 
 int32_t vm_operand_value(const vm_program *p, const uint8_t *s, int tid, const vm_operand *o)
@@ -90,10 +38,7 @@ int32_t vm_operand_value(const vm_program *p, const uint8_t *s, int tid, const v
     return operand(&th, s, o);
 }
 
-static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
-                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
+vm_status interp_fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
                        const char *fmt, ...)
 {
     if (f) {
@@ -106,19 +51,6 @@ static vm_status fault(vm_fault *f, vm_fault_kind kind, int tid, uint32_t pc,
         va_end(ap);
     }
     return VM_FAULT;
-}
-
-/* Resolve NAME[idx] of a lock declaration to a lock element; -1 when the
- * index is out of range (idx value in *iv). */
-/* Element NAME[idx] of lock or cond declaration d; -1 when the index is
- * out of range (its value in *iv). */
-static int64_t decl_elem(const uint8_t *s, const thr *t, const vm_lockdecl *d,
-                         const vm_operand *idx, int32_t *iv)
-{
-    int32_t i = operand(t, s, idx);
-    *iv = i;
-    if (i < 0 || (uint32_t)i >= d->size) return -1;
-    return (int64_t)d->first + i;
 }
 
 static int64_t lock_elem(const vm_program *p, const uint8_t *s, const thr *t,
@@ -181,33 +113,6 @@ static const bool vm_always_enabled[VM_OP_COUNT + 1] = {
 static uint64_t block_enabled(const vm_program *p, const uint8_t *s, const thr *th,
                               const vm_insn *in);
 
-/* The threads other than `tid` running at a `recv` on channel `chan`, in
- * id order: their number, and in *kth the k-th of them (-1 if none). */
-static uint64_t receivers(const vm_program *p, const uint8_t *s, int tid, uint32_t chan,
-                          uint64_t k, int *kth)
-{
-    uint64_t n = 0;
-    *kth = -1;
-    for (uint32_t t = 0; t < p->nthreads; t++) {
-        if ((int)t == tid || s[tslot(p, (int)t) + VM_TS_STATUS] != VM_T_RUNNING) continue;
-        const vm_insn *in = &body_of(p, s, (int)t)->code[vm_rd16(s, tslot(p, (int)t) + VM_TS_PC)];
-        if (in->op != VM_OP_recv || (uint32_t)in->obj != chan) continue;
-        if (n++ == k) *kth = (int)t;
-    }
-    return n;
-}
-
-int vm_rendezvous_receiver(const vm_program *p, const uint8_t *s, int tid, uint64_t c)
-{
-    uint32_t ts = tslot(p, tid);
-    if (s[ts + VM_TS_STATUS] != VM_T_RUNNING) return -1;
-    const vm_insn *in = &body_of(p, s, tid)->code[vm_rd16(s, ts + VM_TS_PC)];
-    if (in->op != VM_OP_send || p->chans[in->obj].cap != 0) return -1;
-    int r;
-    receivers(p, s, tid, (uint32_t)in->obj, c, &r);
-    return r;
-}
-
 /* The successors of a running thread's instruction `in` (at its pc). */
 static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *thp,
                              const vm_insn *in)
@@ -242,7 +147,7 @@ static uint64_t insn_enabled(const vm_program *p, const uint8_t *s, const thr *t
     case VM_OP_send: {
         const vm_chan *c = &p->chans[in->obj];
         int r;
-        if (c->cap == 0) return receivers(p, s, tid, (uint32_t)in->obj, 0, &r);
+        if (c->cap == 0) return interp_receivers(p, s, tid, (uint32_t)in->obj, 0, &r);
         return s[c->offset] < c->cap;
     }
     case VM_OP_recv: /* a rendezvous recv moves only with a send */
@@ -365,8 +270,6 @@ uint64_t vm_block_choice(const vm_program *p, const uint8_t *s, int tid, uint64_
 
 /* ---- execution ---------------------------------------------------------- */
 
-#define HOOK(h, fn, ...) ((h) && (h)->fn && (h)->fn((h)->ctx, __VA_ARGS__))
-
 int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b)
 {
     uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
@@ -391,9 +294,7 @@ int32_t vm_arith(enum vm_opcode op, int32_t a, int32_t b)
     }
 }
 
-/* Element NAME[idx] of declaration d (a lock or cond: `what`), or a fault
- * for an index out of range. */
-static vm_status resolve_decl(const uint8_t *s, const thr *t, uint32_t pc,
+vm_status interp_resolve_decl(const uint8_t *s, const thr *t, uint32_t pc,
                               const vm_lockdecl *d, const vm_operand *idx,
                               const char *what, uint32_t *out, vm_fault *f)
 {
@@ -401,35 +302,11 @@ static vm_status resolve_decl(const uint8_t *s, const thr *t, uint32_t pc,
     int64_t e = decl_elem(s, t, d, idx, &iv);
     *out = 0;
     if (e < 0)
-        return fault(f, VM_FAULT_INDEX, t->tid, pc,
-                     "index %" PRId32 " out of range for %s'%s[%" PRIu32 "]'",
-                     iv, what, d->name, d->size);
+        return interp_fault(f, VM_FAULT_INDEX, t->tid, pc,
+                            "index %" PRId32 " out of range for %s'%s[%" PRIu32 "]'",
+                            iv, what, d->name, d->size);
     *out = (uint32_t)e;
     return VM_OK;
-}
-
-/* The lock an instruction names, or a fault for an index out of range. */
-static vm_status resolve_lock(const vm_program *p, const uint8_t *s,
-                              const thr *t, uint32_t pc,
-                              const vm_insn *in, uint32_t *l, vm_fault *f)
-{
-    return resolve_decl(s, t, pc, &p->lockdecls[in->obj], &in->idx, "lock ", l, f);
-}
-
-/* Fault unless thread tid owns lock l (release, wait, notify). */
-static inline vm_status require_owner(const vm_program *p, const uint8_t *s, int tid,
-                                      uint32_t pc, uint32_t l, const char *what,
-                                      vm_fault *f)
-{
-    int owner = vm_lock_owner(p, s, l);
-    if (owner == tid) return VM_OK;
-    char ln[64], on[64];
-    vm_lock_name(p, l, ln, sizeof ln);
-    if (owner < 0)
-        return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is not held", what, ln);
-    vm_thread_name(p, s, owner, on, sizeof on);
-    return fault(f, VM_FAULT_NOT_OWNER, tid, pc, "%s of '%s', which is held by %s%s", what, ln, on,
-                 vm_tstatus_of(p, s, owner) == VM_T_ENDED ? " (ended while holding it)" : "");
 }
 
 static void wake(const vm_program *p, uint8_t *s, uint32_t l, int t)
@@ -460,9 +337,9 @@ static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
         spawned += s[p->layout.spawns_off + b];
     uint8_t *count = &s[p->layout.spawns_off + (uint32_t)in->obj];
     if (*count >= pb->count)
-        return fault(f, VM_FAULT_SPAWN_MAX, tid, pc,
-                     "spawn of '%s' beyond its max of %" PRIu32 " instances",
-                     pb->name, pb->count);
+        return interp_fault(f, VM_FAULT_SPAWN_MAX, tid, pc,
+                            "spawn of '%s' beyond its max of %" PRIu32 " instances",
+                            pb->name, pb->count);
     uint32_t c = p->nstatic + spawned;
     assert(c < p->nthreads && "spawn slots cover every proc's max");
     const vm_thread_slot *sl = &p->threads[c];
@@ -473,111 +350,6 @@ static vm_status spawn_thread(const vm_program *p, uint8_t *s, int tid,
     s[cs + VM_TS_BODY] = (uint8_t)in->obj;
     vm_wr32(s, cs + sl->self_off, arg);
     *child = (int)c;
-    return VM_OK;
-}
-
-/* ---- condition variables (cwait, csignal, cbroadcast) ------------------- */
-
-/* The cond an instruction names, or a fault for an index out of range. */
-static vm_status resolve_cond(const vm_program *p, const uint8_t *s, const thr *t,
-                              uint32_t pc, const vm_insn *in, uint32_t *q, vm_fault *f)
-{
-    return resolve_decl(s, t, pc, &p->conddecls[in->cond], &in->cidx, "cond ", q, f);
-}
-
-/* cwait c, lk: lk must be ours at depth exactly 1 (a pthread mutex is not
- * recursive: a deeper hold would stay held by the waiter); it is freed and
- * the thread joins c's wait set, one step. */
-static vm_status cwait_enter(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
-                             const vm_insn *in, const vm_hooks *h, vm_fault *f)
-{
-    uint32_t q = 0, l = 0;
-    vm_status rc;
-    int tid = t->tid;
-    if ((rc = resolve_cond(p, s, t, pc, in, &q, f))) return rc;
-    if ((rc = resolve_lock(p, s, t, pc, in, &l, f))) return rc;
-    if ((rc = require_owner(p, s, tid, pc, l, "cwait", f))) return rc;
-    uint32_t lo = lock_off(p, l), d = vm_rd16(s, lo + 1);
-    if (d != 1) {
-        char ln[64], cn[64];
-        vm_lock_name(p, l, ln, sizeof ln);
-        vm_cond_name(p, q, cn, sizeof cn);
-        return fault(f, VM_FAULT_NOT_OWNER, tid, pc,
-                     "cwait on '%s' with '%s' held at depth %" PRIu32 " (must be exactly 1)",
-                     cn, ln, d);
-    }
-    s[lo] = 0;
-    vm_wr16(s, lo + 1, 0);
-    s[vm_cond_off(p, q) + ((uint32_t)tid >> 3)] |= (uint8_t)(1u << (tid & 7));
-    s[tslot(p, tid) + VM_TS_STATUS] = VM_T_WAITING;
-    return HOOK(h, release, s, tid, l) ? VM_STOPPED : VM_OK;
-}
-
-/* The re-acquire of lk after cwait (woken, or a spurious wakeup that first
- * leaves c's wait set): owner := self, depth 1, pc past the cwait. */
-static vm_status cwait_reacquire(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
-                                 const vm_insn *in, bool spurious, const vm_hooks *h,
-                                 vm_fault *f)
-{
-    uint32_t q = 0, l = 0;
-    vm_status rc;
-    int tid = t->tid;
-    if ((rc = resolve_lock(p, s, t, pc, in, &l, f))) return rc;
-    if (spurious) {
-        if ((rc = resolve_cond(p, s, t, pc, in, &q, f))) return rc;
-        s[vm_cond_off(p, q) + ((uint32_t)tid >> 3)] &= (uint8_t)~(1u << (tid & 7));
-    }
-    uint32_t lo = lock_off(p, l), ts = tslot(p, tid);
-    assert(s[lo] == 0 && "re-acquire only when the lock is free");
-    s[lo] = (uint8_t)(tid + 1);
-    vm_wr16(s, lo + 1, 1);
-    s[ts + VM_TS_STATUS] = VM_T_RUNNING;
-    set_pc(s, ts, pc + 1);
-    return HOOK(h, acquire, s, tid, l) ? VM_STOPPED : VM_OK;
-}
-
-/* csignal (wake the choice-th waiter of c in thread id order; nothing when
- * none waits) and cbroadcast (wake all). No lock is needed. */
-static vm_status cond_wake(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
-                           const vm_insn *in, uint64_t choice, vm_fault *f)
-{
-    uint32_t q;
-    vm_status rc;
-    if ((rc = resolve_cond(p, s, t, pc, in, &q, f))) return rc;
-    uint8_t *ws = s + vm_cond_off(p, q);
-    bool all = in->op == VM_OP_cbroadcast;
-    for (uint32_t w = 0; w < p->nthreads; w++) {
-        if (!(ws[w >> 3] & (1u << (w & 7)))) continue;
-        if (!all && choice-- != 0) continue;
-        ws[w >> 3] &= (uint8_t)~(1u << (w & 7));
-        s[tslot(p, (int)w) + VM_TS_STATUS] = VM_T_NOTIFIED;
-        if (!all) break;
-    }
-    return VM_OK;
-}
-
-/* A send on a rendezvous channel: one step of two threads. The receiver
- * (the choice-th, receivers()) gets the value and passes its `recv`, the
- * sender passes its `send`. The detectors see the handshake both ways:
- * send and recv of the sender's message, then of the receiver's
- * acknowledgment (each one's earlier events are ordered before the
- * other's later ones). */
-static vm_status rendezvous(const vm_program *p, uint8_t *s, const thr *t, uint32_t pc,
-                            const vm_insn *in, uint64_t choice, const vm_hooks *h)
-{
-    const uint32_t c = (uint32_t)in->obj;
-    int r;
-    receivers(p, s, t->tid, c, choice, &r);
-    assert(r >= 0 && "a rendezvous send takes a receiver's choice");
-    const thr rt = thr_of(p, s, r);
-    const uint32_t rs = tslot(p, r);
-    const uint32_t rpc = vm_rd16(s, rs + VM_TS_PC);
-    reg_set(&rt, s, body_of(p, s, r)->code[rpc].rd, operand(t, s, &in->a));
-    set_pc(s, rs, rpc + 1);
-    if (HOOK(h, send, s, t->tid, c) || HOOK(h, recv, s, r, c) || HOOK(h, send, s, r, c) ||
-        HOOK(h, recv, s, t->tid, c))
-        return VM_STOPPED;
-    set_pc(s, tslot(p, t->tid), pc + 1);
     return VM_OK;
 }
 
@@ -598,7 +370,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     if (h && h->exec) h->exec(h->ctx, s, tid, pc);
 
     if (st != VM_T_RUNNING && in->op == VM_OP_cwait) /* the re-acquire after cwait */
-        return cwait_reacquire(p, s, &th, pc, in, st == VM_T_WAITING, h, f);
+        return interp_cwait_reacquire(p, s, &th, pc, in, st == VM_T_WAITING, h, f);
     if (st != VM_T_RUNNING) { /* the re-acquire after wait */
         if ((rc = resolve_lock(p, s, &th, pc, in, &l, f))) return rc;
         uint32_t lo = lock_off(p, l);
@@ -624,8 +396,8 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_div:
     case VM_OP_mod:
         if (operand(&th, s, &in->b) == 0)
-            return fault(f, VM_FAULT_DIV_ZERO, tid, pc, "%s by zero",
-                         in->op == VM_OP_div ? "division" : "modulo");
+            return interp_fault(f, VM_FAULT_DIV_ZERO, tid, pc, "%s by zero",
+                                in->op == VM_OP_div ? "division" : "modulo");
         /* fall through */
     case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_and:
     case VM_OP_or: case VM_OP_xor: case VM_OP_shl: case VM_OP_shr:
@@ -648,9 +420,9 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         const vm_var *v = &p->vars[in->obj];
         bool write = in->op == VM_OP_store;
         if (e < 0)
-            return fault(f, VM_FAULT_INDEX, tid, pc,
-                         "index %" PRId32 " out of range for '%s[%" PRIu32 "]'",
-                         iv, v->name, v->size);
+            return interp_fault(f, VM_FAULT_INDEX, tid, pc,
+                                "index %" PRId32 " out of range for '%s[%" PRIu32 "]'",
+                                iv, v->name, v->size);
         if (HOOK(h, access, s, tid, (uint32_t)e, write)) return VM_STOPPED;
         uint32_t off = p->layout.globals_off + 4 * (uint32_t)e;
         if (write)
@@ -676,9 +448,10 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         uint32_t so = ts + th.sl->stack_off, sp = s[so];
         assert(th.sl->stack_off && b->stack <= th.sl->stack_cap && "a body that calls has a stack");
         if (sp >= b->stack)
-            return fault(f, VM_FAULT_STACK_OVERFLOW, tid, pc,
-                         "return stack overflow: call at depth %" PRIu32 " (stack %" PRIu32 ")",
-                         sp, b->stack);
+            return interp_fault(f, VM_FAULT_STACK_OVERFLOW, tid, pc,
+                                "return stack overflow: call at depth %" PRIu32
+                                " (stack %" PRIu32 ")",
+                                sp, b->stack);
         vm_wr16(s, so + 1 + 2 * sp, pc + 1);
         s[so] = (uint8_t)(sp + 1);
         set_pc(s, ts, (uint32_t)in->obj);
@@ -687,7 +460,7 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_ret: {
         uint32_t so = ts + th.sl->stack_off, sp = th.sl->stack_off ? s[so] : 0;
         if (sp == 0)
-            return fault(f, VM_FAULT_STACK_EMPTY, tid, pc, "ret with an empty return stack");
+            return interp_fault(f, VM_FAULT_STACK_EMPTY, tid, pc, "ret with an empty return stack");
         uint32_t to = vm_rd16(s, so + 1 + 2 * (sp - 1));
         vm_wr16(s, so + 1 + 2 * (sp - 1), 0); /* canonical: unused entries zero */
         s[so] = (uint8_t)(sp - 1);
@@ -696,16 +469,16 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     }
     case VM_OP_assert:
         if (operand(&th, s, &in->a) == 0)
-            return fault(f, VM_FAULT_ASSERTION, tid, pc,
-                         "assertion violated: %s", in->msg ? in->msg : "");
+            return interp_fault(f, VM_FAULT_ASSERTION, tid, pc,
+                                "assertion violated: %s", in->msg ? in->msg : "");
         break;
     case VM_OP_choose: {
         int64_t lo = operand(&th, s, &in->a);
         int64_t hi = operand(&th, s, &in->b);
         if (lo > hi)
-            return fault(f, VM_FAULT_CHOOSE_EMPTY, tid, pc,
-                         "choose from an empty range [%" PRId64 ", %" PRId64 "]",
-                         lo, hi);
+            return interp_fault(f, VM_FAULT_CHOOSE_EMPTY, tid, pc,
+                                "choose from an empty range [%" PRId64 ", %" PRId64 "]",
+                                lo, hi);
         assert(choice <= (uint64_t)(hi - lo) && "choice within the range");
         reg_set(&th, s, in->rd, (int32_t)(lo + (int64_t)choice));
         break;
@@ -720,9 +493,9 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
             if (d >= VM_MAX_LOCK_DEPTH) {
                 char ln[64];
                 vm_lock_name(p, l, ln, sizeof ln);
-                return fault(f, VM_FAULT_LOCK_DEPTH, tid, pc,
-                             "lock '%s' acquired more than %d times",
-                             ln, VM_MAX_LOCK_DEPTH);
+                return interp_fault(f, VM_FAULT_LOCK_DEPTH, tid, pc,
+                                    "lock '%s' acquired more than %d times",
+                                    ln, VM_MAX_LOCK_DEPTH);
             }
             vm_wr16(s, lo + 1, d + 1);
         } else {
@@ -770,14 +543,14 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
         break;
     }
     case VM_OP_cwait:
-        return cwait_enter(p, s, &th, pc, in, h, f); /* pc stays */
+        return interp_cwait_enter(p, s, &th, pc, in, h, f); /* pc stays */
     case VM_OP_csignal:
     case VM_OP_cbroadcast:
-        if ((rc = cond_wake(p, s, &th, pc, in, choice, f))) return rc;
+        if ((rc = interp_cond_wake(p, s, &th, pc, in, choice, f))) return rc;
         break;
     case VM_OP_send: {
         const vm_chan *c = &p->chans[in->obj];
-        if (c->cap == 0) return rendezvous(p, s, &th, pc, in, choice, h);
+        if (c->cap == 0) return interp_rendezvous(p, s, &th, pc, in, choice, h);
         uint8_t len = s[c->offset];
         assert(len < c->cap && "send only when not full");
         vm_wr32(s, c->offset + 1 + 4u * len, operand(&th, s, &in->a));
@@ -809,8 +582,8 @@ vm_status vm_step(const vm_program *p, uint8_t *s, int tid, uint64_t choice,
     case VM_OP_join: {
         int32_t t = operand(&th, s, &in->a);
         if (t < 0 || (uint32_t)t >= p->nthreads)
-            return fault(f, VM_FAULT_JOIN_NO_THREAD, tid, pc,
-                         "join of thread %" PRId32 ", which does not exist", t);
+            return interp_fault(f, VM_FAULT_JOIN_NO_THREAD, tid, pc,
+                                "join of thread %" PRId32 ", which does not exist", t);
         assert(s[tslot(p, t) + VM_TS_STATUS] == VM_T_ENDED && "join only when ended");
         if (HOOK(h, join, s, tid, t)) return VM_STOPPED;
         break;

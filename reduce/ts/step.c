@@ -257,7 +257,5 @@ bool step_rendezvous(const step_env *e, uint8_t *s, int tid, uint64_t choice, st
         case TAIL_FAILED: return false;
         }
     }
-    if (rc == VM_FAULT) step_fault(e, s, &f, out);
-    else if (rc == VM_STOPPED) return step_detector(e, s, out);
-    return true;
+    return step_end(e, s, rc, &f, -1, out, x, observed);
 }

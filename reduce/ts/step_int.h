@@ -200,6 +200,21 @@ static HOT_INLINE enum tail_end step_tail(const step_env *e, uint8_t *s, int tid
     return TAIL_RAN;
 }
 
+/* The end of a step (step_exec(), step_rendezvous()) once its instructions
+ * and tails have run, the last with status rc (fault f): the outcome of a
+ * fault or of a detector's report, else with --por the invisible start of
+ * `child`, the thread the step spawned (step_fold_start(); -1: none). False
+ * only when there is no verdict. */
+static HOT_INLINE bool step_end(const step_env *e, uint8_t *s, vm_status rc, const vm_fault *f,
+                                int child, step_outcome *out, explore_stats *x,
+                                const bool observed)
+{
+    if (rc == VM_FAULT) step_fault(e, s, f, out);
+    else if (rc == VM_STOPPED) return step_detector(e, s, out);
+    else if (child >= 0) return step_fold_start(e, s, child, x, observed);
+    return true;
+}
+
 /* A rendezvous step (step.c, out of line: rare): step_exec() for thread
  * tid at a `send` on a `chan c[0]`, whose pc the caller has marked run
  * and, when observed, announced. The receiver's `recv` is marked and
@@ -259,10 +274,7 @@ static HOT_INLINE bool step_exec(const step_env *e, uint8_t *s, int tid, uint64_
         case TAIL_FAILED: return false;
         }
     }
-    if (rc == VM_FAULT) step_fault(e, s, &f, out);
-    else if (rc == VM_STOPPED) return step_detector(e, s, out);
-    else if (child >= 0) return step_fold_start(e, s, child, x, observed);
-    return true;
+    return step_end(e, s, rc, &f, child, out, x, observed);
 }
 
 static HOT_INLINE bool step_run(const step_env *e, uint8_t *s, int tid, uint64_t choice,

@@ -1,8 +1,9 @@
 /* gen_model_body.c: the rest of gen_model's pieces (volatile traffic,
- * choose, arithmetic loops, monitors' waiters and notifiers, channel sends
- * and receives, hazards, spins, thread ids, endless loops), piece(), which
- * picks one, and gen_body(), which writes a body: its spawns and joins, its
- * roles in a shuffled order, and how it ends. */
+ * choose, arithmetic loops, monitors' waiters and notifiers, hazards, spins,
+ * thread ids, endless loops), piece(), which picks one, and gen_body(),
+ * which writes a body: its spawns and joins, its roles in a shuffled order
+ * (the channel roles and --rendezvous's order are in gen_model_chan.c), and
+ * how it ends. */
 #include "gen_model_int.h"
 
 /* ---- pieces (continued) ------------------------------------------------- */
@@ -235,45 +236,6 @@ static void emit_notifier(gen *g, const monitor *m)
     EMIT("    release %s\n", lk);
 }
 
-static void emit_send(gen *g, const chan *c)
-{
-    for (int i = 0; i < c->nmsg; i++) {
-        if (chance(g, 50))
-            EMIT("    send %s, %s\n", c->name, ex(g, rnd(g, 3)));
-        else
-            EMIT("    mod r1, r1, 3\n    send %s, r1\n", c->name);
-    }
-}
-
-static void emit_recv(gen *g, const chan *c)
-{
-    for (int i = 0; i < c->nmsg; i++) {
-        EMIT("    recv r1, %s\n", c->name);
-        if (!c->cap && chance(g, 35)) /* --rendezvous: the receiver's tail in the step */
-            EMIT("    mul r3, r1, 2\n    add r3, r3, r6\n    mod r3, r3, 5\n");
-        if (chance(g, 25)) {
-            int bound = between(g, 2, 3);
-            EMIT("    lt r3, r1, %s\n    assert r3, \"message < %d\"\n", ex(g, bound), bound);
-        }
-    }
-}
-
-/* --rendezvous: a body that both sends and receives on a rendezvous channel
- * (its instances hand messages to each other): the even instances send
- * first, the odd ones receive first (sending first, every instance would
- * block at its send). */
-static void emit_exchange(gen *g, const chan *c)
-{
-    int odd = new_label(g), done = new_label(g);
-    EMIT("    and r0, self, 1\n    jnz r0, L%d\n", odd);
-    emit_send(g, c);
-    emit_recv(g, c);
-    EMIT("    jmp L%d\nL%d:\n", done, odd);
-    emit_recv(g, c);
-    emit_send(g, c);
-    EMIT("L%d: nop\n", done);
-}
-
 /* A rare runtime error: division by zero or an index out of range. */
 static void emit_hazard(gen *g)
 {
@@ -478,13 +440,6 @@ static void emit_forever(gen *g)
 
 /* ---- bodies -------------------------------------------------------------- */
 
-typedef enum role { R_PIECE, R_WAIT, R_NOTIFY, R_SEND, R_RECV, R_HAZARD, R_EXCHANGE } role;
-
-typedef struct task {
-    role r;
-    int obj;
-} task;
-
 static void shuffle(gen *g, task *t, int n)
 {
     for (int i = n - 1; i > 0; i--) {
@@ -635,36 +590,6 @@ static void emit_subs(gen *g, subs *su)
         EMIT("    ret\n");
     }
     g->mult = 1;
-}
-
-static bool is_rendezvous(const gen *g, const task *t)
-{
-    return (t->r == R_SEND || t->r == R_RECV || t->r == R_EXCHANGE) && !g->chans[t->obj].cap;
-}
-
-static bool has_rendezvous(const gen *g, const task *t, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (is_rendezvous(g, &t[i])) return true;
-    return false;
-}
-
-/* --rendezvous, most bodies: the rendezvous roles first, by channel (a send
- * or recv on c0 before one on c1), the other roles after them in their
- * order. Bodies in this order meet (a body's wait for a notify that comes
- * after its partner's recv, or a send on c1 before a recv on c0 while the
- * partner does the opposite, would deadlock); the others now and then do
- * not. */
-static void order_rendezvous(const gen *g, task *t, int n)
-{
-    task out[16];
-    int k = 0;
-    for (int c = 0; c < g->nchans; c++)
-        for (int i = 0; i < n; i++)
-            if (is_rendezvous(g, &t[i]) && t[i].obj == c) out[k++] = t[i];
-    for (int i = 0; i < n; i++)
-        if (!is_rendezvous(g, &t[i])) out[k++] = t[i];
-    memcpy(t, out, sizeof *t * (size_t)n);
 }
 
 void gen_body(gen *g, int b, bool hazard_here)

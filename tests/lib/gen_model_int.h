@@ -190,4 +190,24 @@ void emit_arith_loop(gen *g);
 void piece(gen *g, int depth);
 void gen_body(gen *g, int b, bool hazard_here);
 
+/* A body's roles (gen_body() shuffles them, emit_task() writes each): a
+ * piece, a monitor's waiter or notifier, a channel's sender or receiver, a
+ * hazard, or (--rendezvous) an exchange between the body's instances; obj
+ * is the monitor or channel. */
+typedef enum role { R_PIECE, R_WAIT, R_NOTIFY, R_SEND, R_RECV, R_HAZARD, R_EXCHANGE } role;
+
+typedef struct task {
+    role r;
+    int obj;
+} task;
+
+/* gen_model_chan.c: the channel roles, and --rendezvous's order of a body's
+ * roles (has_rendezvous(): one of t[0 .. n) is a role on a rendezvous
+ * channel) */
+void emit_send(gen *g, const chan *c);
+void emit_recv(gen *g, const chan *c);
+void emit_exchange(gen *g, const chan *c);
+bool has_rendezvous(const gen *g, const task *t, int n);
+void order_rendezvous(const gen *g, task *t, int n);
+
 #endif

@@ -178,18 +178,22 @@ static bool on_access(void *ctx, uint8_t *s, int tid, uint32_t elem, bool write)
     return false;
 }
 
-static bool on_acquire(void *ctx, uint8_t *s, int tid, uint32_t lock)
+/* A lock's ownership changes (op: TR_ACQ or TR_REL). */
+static bool lock_event(void *ctx, const uint8_t *s, int tid, uint32_t lock, tr_op op)
 {
     recorder *r = ctx;
-    emit(r, s, tid, TR_ACQ, lock_of(r, lock));
+    emit(r, s, tid, op, lock_of(r, lock));
     return false;
+}
+
+static bool on_acquire(void *ctx, uint8_t *s, int tid, uint32_t lock)
+{
+    return lock_event(ctx, s, tid, lock, TR_ACQ);
 }
 
 static bool on_release(void *ctx, uint8_t *s, int tid, uint32_t lock)
 {
-    recorder *r = ctx;
-    emit(r, s, tid, TR_REL, lock_of(r, lock));
-    return false;
+    return lock_event(ctx, s, tid, lock, TR_REL);
 }
 
 static bool on_spawn(void *ctx, uint8_t *s, int parent, int child)
@@ -200,55 +204,60 @@ static bool on_spawn(void *ctx, uint8_t *s, int parent, int child)
     return false;
 }
 
+/* Why joiner's join of joinee cannot be recorded, into r->bad (the run goes
+ * on, record_finish() reports it; false, the hook's return): joinee was
+ * joined before by `other`, or (spawned) was spawned by `other`. */
+static bool refuse_join(recorder *r, const uint8_t *s, int joinee, int other, int joiner,
+                        bool spawned)
+{
+    char a[64], b[64], c[64];
+    vm_thread_name(r->p, s, joinee, a, sizeof a);
+    vm_thread_name(r->p, s, other, b, sizeof b);
+    vm_thread_name(r->p, s, joiner, c, sizeof c);
+    if (spawned)
+        snprintf(r->bad, sizeof r->bad, "%s, spawned by %s, is joined by %s: a recorded trace "
+                 "has a spawned thread joined by its spawner only (the grammar analysis "
+                 "assumes it, as ZipTrack does)", a, b, c);
+    else
+        snprintf(r->bad, sizeof r->bad, "%s is joined by %s and then by %s: a recorded trace "
+                 "has one joiner per thread (a second one makes the grammar analysis miss "
+                 "happens-before edges)", a, b, c);
+    return false;
+}
+
 static bool on_join(void *ctx, uint8_t *s, int joiner, int joinee)
 {
     recorder *r = ctx;
     if (r->bad[0]) return false;
-    char a[64], b[64], c[64];
-    if (r->joiner[joinee] >= 0 && r->joiner[joinee] != joiner) {
-        vm_thread_name(r->p, s, joinee, a, sizeof a);
-        vm_thread_name(r->p, s, r->joiner[joinee], b, sizeof b);
-        vm_thread_name(r->p, s, joiner, c, sizeof c);
-        snprintf(r->bad, sizeof r->bad, "%s is joined by %s and then by %s: a recorded trace "
-                 "has one joiner per thread (a second one makes the grammar analysis miss "
-                 "happens-before edges)", a, b, c);
-        return false;
-    }
-    if (r->spawner[joinee] >= 0 && r->spawner[joinee] != joiner) {
-        vm_thread_name(r->p, s, joinee, a, sizeof a);
-        vm_thread_name(r->p, s, r->spawner[joinee], b, sizeof b);
-        vm_thread_name(r->p, s, joiner, c, sizeof c);
-        snprintf(r->bad, sizeof r->bad, "%s, spawned by %s, is joined by %s: a recorded trace "
-                 "has a spawned thread joined by its spawner only (the grammar analysis "
-                 "assumes it, as ZipTrack does)", a, b, c);
-        return false;
-    }
+    if (r->joiner[joinee] >= 0 && r->joiner[joinee] != joiner)
+        return refuse_join(r, s, joinee, r->joiner[joinee], joiner, false);
+    if (r->spawner[joinee] >= 0 && r->spawner[joinee] != joiner)
+        return refuse_join(r, s, joinee, r->spawner[joinee], joiner, true);
     if (r->joiner[joinee] == joiner) return false; /* joined again: nothing new */
     r->joiner[joinee] = joiner;
     emit(r, s, joiner, TR_JOIN, thread_of(r, s, joinee));
     return false;
 }
 
-/* acq; rel of the slot's pseudo-lock: well formed, and no access between */
-static void touch_slot(recorder *r, const uint8_t *s, int tid, uint32_t chan, uint64_t k)
+/* The k-th send (send) or recv on a channel: acq; rel of its slot's
+ * pseudo-lock, well formed, and no access between. */
+static bool touch_slot(void *ctx, const uint8_t *s, int tid, uint32_t chan, bool send)
 {
-    uint32_t l = slot_of(r, chan, k);
+    recorder *r = ctx;
+    uint32_t l = slot_of(r, chan, (send ? r->sends : r->recvs)[chan]++);
     emit(r, s, tid, TR_ACQ, l);
     emit(r, s, tid, TR_REL, l);
+    return false;
 }
 
 static bool on_send(void *ctx, uint8_t *s, int tid, uint32_t chan)
 {
-    recorder *r = ctx;
-    touch_slot(r, s, tid, chan, r->sends[chan]++);
-    return false;
+    return touch_slot(ctx, s, tid, chan, true);
 }
 
 static bool on_recv(void *ctx, uint8_t *s, int tid, uint32_t chan)
 {
-    recorder *r = ctx;
-    touch_slot(r, s, tid, chan, r->recvs[chan]++);
-    return false;
+    return touch_slot(ctx, s, tid, chan, false);
 }
 
 static uint32_t *nones(uint32_t n)
