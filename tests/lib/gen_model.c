@@ -156,7 +156,9 @@
  * model over the size limit), gen_model_int.h (shared types and
  * declarations), gen_model_decl.c (random generators, declarations, plan(),
  * print_model()), gen_model_access.c (operands, critical sections,
- * undisciplined accesses), gen_model_body.c (the other pieces and the
+ * undisciplined accesses), gen_model_handoff.c (ownership hand-offs),
+ * gen_model_chan.c (channel roles: send, receive, exchange; the order of
+ * rendezvous partners), gen_model_body.c (the other pieces and the
  * bodies). */
 #include "gen_model_int.h"
 
