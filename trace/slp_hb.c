@@ -30,7 +30,8 @@ bool tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n)
     c->nw = c->nu ? (c->nu + 63) / 64 : 1;
     c->iaf = calloc(c->nu ? c->nu : 1, sizeof *c->iaf);
     c->ibl = calloc(c->nu ? c->nu : 1, sizeof *c->ibl);
-    if (!c->iaf || !c->ibl) {
+    c->memo = calloc(2 * TR_HB_MEMO, sizeof *c->memo);
+    if (!c->iaf || !c->ibl || !c->memo) {
         tr_hb_ctx_free(c);
         return false;
     }
@@ -41,8 +42,10 @@ void tr_hb_ctx_free(tr_hb_ctx *c)
 {
     free(c->iaf);
     free(c->ibl);
+    free(c->memo);
     c->iaf = NULL;
     c->ibl = NULL;
+    c->memo = NULL;
 }
 
 void tr_hb_sum_free(tr_hb_sum *s)
@@ -106,6 +109,20 @@ static inline int rd_cmp(uint32_t x1, uint32_t t1, uint32_t x2, uint32_t t2)
     if (x1 != x2) return x1 < x2 ? -1 : 1;
     if (t1 != t2) return t1 < t2 ? -1 : 1;
     return 0;
+}
+
+/* The first read row of variable x (or where it would be). */
+static uint32_t rd_lower(const tr_hb_sum *s, uint32_t x)
+{
+    uint32_t lo = 0, hi = s->nrd;
+    while (lo < hi) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (s->rd[m].x < x)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
 }
 
 const tr_hb_rd *tr_hb_find_rd(const tr_hb_sum *s, uint32_t t, uint32_t x)
@@ -214,6 +231,26 @@ bool tr_hb_leaf(tr_hb_ctx *c, const tr_event *e, tr_hb_sum *out)
 
 /* d |= ⋃_{u ∈ s} rows[u], with ix mapping u to its row + 1. */
 static void union_rows(const uint32_t *ix, uint32_t nw, uint64_t *d, const uint64_t *s,
+                       const tr_hb_row *rows);
+
+/* The same for one-word sets (up to 64 threads and locks), remembered per
+ * combine: a long prefix has hundreds of rows and few distinct sets. m is
+ * TR_HB_MEMO slots; a slot is valid when its generation is c->gen. */
+static uint64_t union_word(tr_hb_ctx *c, tr_hb_memo *m, const uint32_t *ix, uint64_t s,
+                           const tr_hb_row *rows)
+{
+    uint32_t h = (uint32_t)((s * 0x9E3779B97F4A7C15ull) >> 56) & (TR_HB_MEMO - 1);
+    for (uint32_t k = 0; k < 4; k++, h = (h + 1) & (TR_HB_MEMO - 1)) {
+        if (m[h].gen != c->gen) break;
+        if (m[h].key == s) return m[h].val;
+    }
+    uint64_t d = 0;
+    union_rows(ix, 1, &d, &s, rows);
+    if (m[h].gen != c->gen) m[h] = (tr_hb_memo){c->gen, s, d};
+    return d;
+}
+
+static void union_rows(const uint32_t *ix, uint32_t nw, uint64_t *d, const uint64_t *s,
                        const tr_hb_row *rows)
 {
     for (uint32_t i = 0; i < nw; i++) {
@@ -306,14 +343,29 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
         if (v && !set_meets(v->al, C->rd[j].bf, nw))
             note_race(o, v->last_pos, tr_sat_add(B->len, C->rd[j].first_pos));
     }
-    for (uint32_t i = 0; i < B->nrd && !o->race; i++) { /* read in B, write in C */
-        const tr_hb_var *v = tr_hb_find_wr(C, B->rd[i].x);
-        if (v && !set_meets(B->rd[i].al, v->bf, nw))
-            note_race(o, B->rd[i].last_pos, tr_sat_add(B->len, v->first_pos));
+    /* read in B, write in C, in (x, t) order either way: from C's writes
+     * when they are few beside B's reads (a long body's prefix) */
+    if ((uint64_t)C->nwr * 8 < B->nrd) {
+        for (uint32_t k = 0; k < C->nwr && !o->race; k++) {
+            const tr_hb_var *v = &C->wr[k];
+            for (uint32_t i = rd_lower(B, v->x); i < B->nrd && B->rd[i].x == v->x && !o->race; i++)
+                if (!set_meets(B->rd[i].al, v->bf, nw))
+                    note_race(o, B->rd[i].last_pos, tr_sat_add(B->len, v->first_pos));
+        }
+    } else {
+        for (uint32_t i = 0; i < B->nrd && !o->race; i++) {
+            const tr_hb_var *v = tr_hb_find_wr(C, B->rd[i].x);
+            if (v && !set_meets(B->rd[i].al, v->bf, nw))
+                note_race(o, B->rd[i].last_pos, tr_sat_add(B->len, v->first_pos));
+        }
     }
 
     /* AF: A.AF[u] = B.AF[u] ∪ ⋃_{u' ∈ {u} ∪ B.AF[u]} C.AF[u'] */
     uint32_t *iaf = c->iaf, *ibl = c->ibl;
+    if (++c->gen == 0) { /* the memo's generations wrapped: clear it */
+        memset(c->memo, 0, 2 * TR_HB_MEMO * sizeof *c->memo);
+        c->gen = 1;
+    }
     idx_fill(iaf, C->af, C->naf);
     idx_fill(ibl, B->bl, B->nbl);
     for (uint32_t i = 0, j = 0, k = 0; k < naf; k++) {
@@ -346,7 +398,10 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             d->last_pos = tr_sat_add(B->len, vc->last_pos);
         } else {
             set_or(d->al, vb->al, nw);
-            union_rows(iaf, nw, d->al, vb->al, C->af);
+            if (nw == 1)
+                d->al[0] |= union_word(c, c->memo, iaf, vb->al[0], C->af);
+            else
+                union_rows(iaf, nw, d->al, vb->al, C->af);
             d->last_pos = vb->last_pos;
         }
         if (vb) {
@@ -354,7 +409,10 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             d->first_pos = vb->first_pos;
         } else { /* bwd(S) = S ∪ ⋃_{u ∈ S} B.BL[u] */
             set_or(d->bf, vc->bf, nw);
-            union_rows(ibl, nw, d->bf, vc->bf, B->bl);
+            if (nw == 1)
+                d->bf[0] |= union_word(c, c->memo + TR_HB_MEMO, ibl, vc->bf[0], B->bl);
+            else
+                union_rows(ibl, nw, d->bf, vc->bf, B->bl);
             d->first_pos = tr_sat_add(B->len, vc->first_pos);
         }
         i += inb;
@@ -373,7 +431,10 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             d->last_pos = tr_sat_add(B->len, vc->last_pos);
         } else {
             set_or(d->al, vb->al, nw);
-            union_rows(iaf, nw, d->al, vb->al, C->af);
+            if (nw == 1)
+                d->al[0] |= union_word(c, c->memo, iaf, vb->al[0], C->af);
+            else
+                union_rows(iaf, nw, d->al, vb->al, C->af);
             d->last_pos = vb->last_pos;
         }
         if (vb) {
@@ -381,7 +442,10 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             d->first_pos = vb->first_pos;
         } else { /* bwd(S) = S ∪ ⋃_{u ∈ S} B.BL[u] */
             set_or(d->bf, vc->bf, nw);
-            union_rows(ibl, nw, d->bf, vc->bf, B->bl);
+            if (nw == 1)
+                d->bf[0] |= union_word(c, c->memo + TR_HB_MEMO, ibl, vc->bf[0], B->bl);
+            else
+                union_rows(ibl, nw, d->bf, vc->bf, B->bl);
             d->first_pos = tr_sat_add(B->len, vc->first_pos);
         }
         i += vb != NULL;

@@ -103,11 +103,19 @@ typedef struct tr_hb_sum {
     uint64_t *pool;
 } tr_hb_sum;
 
+#define TR_HB_MEMO 256
+typedef struct tr_hb_memo { /* a one-word set and its fwd (or bwd) in one combine */
+    uint32_t gen;
+    uint64_t key, val;
+} tr_hb_memo;
+
 typedef struct tr_hb_ctx {
     uint32_t nthreads, nlocks, nu, nw;
     /* scratch, nu slots each, kept zero between calls: u -> its row + 1 in
      * the right chunk's AF rows, in the left chunk's BL rows */
     uint32_t *iaf, *ibl;
+    tr_hb_memo *memo; /* 2 x TR_HB_MEMO: fwd through C's AF, bwd through B's BL */
+    uint32_t gen;     /* the current combine's generation (memo slots) */
 } tr_hb_ctx;
 
 bool tr_hb_ctx_init(tr_hb_ctx *c, const tr_names *n); /* false: out of memory */
