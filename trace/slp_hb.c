@@ -111,20 +111,6 @@ static inline int rd_cmp(uint32_t x1, uint32_t t1, uint32_t x2, uint32_t t2)
     return 0;
 }
 
-/* The first read row of variable x (or where it would be). */
-static uint32_t rd_lower(const tr_hb_sum *s, uint32_t x)
-{
-    uint32_t lo = 0, hi = s->nrd;
-    while (lo < hi) {
-        uint32_t m = lo + (hi - lo) / 2;
-        if (s->rd[m].x < x)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo;
-}
-
 const tr_hb_rd *tr_hb_find_rd(const tr_hb_sum *s, uint32_t t, uint32_t x)
 {
     uint32_t lo = 0, hi = s->nrd;
@@ -338,26 +324,19 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
             i++, j++;
         }
     }
-    for (uint32_t j = 0; j < C->nrd && !o->race; j++) { /* write in B, read in C */
-        const tr_hb_var *v = tr_hb_find_wr(B, C->rd[j].x);
+    /* write in B, read in C; read in B, write in C: merges, both sides
+     * sorted by variable */
+    for (uint32_t j = 0, i = 0; j < C->nrd && !o->race; j++) {
+        while (i < B->nwr && B->wr[i].x < C->rd[j].x) i++;
+        const tr_hb_var *v = i < B->nwr && B->wr[i].x == C->rd[j].x ? &B->wr[i] : NULL;
         if (v && !set_meets(v->al, C->rd[j].bf, nw))
             note_race(o, v->last_pos, tr_sat_add(B->len, C->rd[j].first_pos));
     }
-    /* read in B, write in C, in (x, t) order either way: from C's writes
-     * when they are few beside B's reads (a long body's prefix) */
-    if ((uint64_t)C->nwr * 8 < B->nrd) {
-        for (uint32_t k = 0; k < C->nwr && !o->race; k++) {
-            const tr_hb_var *v = &C->wr[k];
-            for (uint32_t i = rd_lower(B, v->x); i < B->nrd && B->rd[i].x == v->x && !o->race; i++)
-                if (!set_meets(B->rd[i].al, v->bf, nw))
-                    note_race(o, B->rd[i].last_pos, tr_sat_add(B->len, v->first_pos));
-        }
-    } else {
-        for (uint32_t i = 0; i < B->nrd && !o->race; i++) {
-            const tr_hb_var *v = tr_hb_find_wr(C, B->rd[i].x);
-            if (v && !set_meets(B->rd[i].al, v->bf, nw))
-                note_race(o, B->rd[i].last_pos, tr_sat_add(B->len, v->first_pos));
-        }
+    for (uint32_t i = 0, j = 0; i < B->nrd && !o->race; i++) {
+        while (j < C->nwr && C->wr[j].x < B->rd[i].x) j++;
+        const tr_hb_var *v = j < C->nwr && C->wr[j].x == B->rd[i].x ? &C->wr[j] : NULL;
+        if (v && !set_meets(B->rd[i].al, v->bf, nw))
+            note_race(o, B->rd[i].last_pos, tr_sat_add(B->len, v->first_pos));
     }
 
     /* AF: A.AF[u] = B.AF[u] ∪ ⋃_{u' ∈ {u} ∪ B.AF[u]} C.AF[u'] */
@@ -478,56 +457,21 @@ bool tr_hb_combine(tr_hb_ctx *c, const tr_hb_sum *B, const tr_hb_sum *C, tr_hb_s
 
 /* The summary of rule r's body, folded left, from the children's summaries
  * in sums[]; *stop set when a prefix races (early exit). */
-static bool rule_summary(const tr_slp *g, tr_hb_ctx *c, tr_hb_sum *sums, uint32_t r, bool early,
-                         tr_hb_sum *out)
+static bool fold_leaf(void *c, const tr_event *e, void *out) { return tr_hb_leaf(c, e, out); }
+static bool fold_combine(void *c, const void *b, const void *cc, void *out)
 {
-    /* acc: the summary of the body's prefix so far; owned when it is not a
-     * child's (the first symbol a rule: no copy) */
-    tr_hb_sum acc, leaf, nxt, empty;
-    const tr_hb_sum *prefix = &empty;
-    bool owned = false;
-    memset(&acc, 0, sizeof acc);
-    memset(&empty, 0, sizeof empty); /* the empty chunk */
-    uint64_t n = g->body[r + 1] - g->body[r];
-    for (uint64_t i = g->body[r]; i < g->body[r + 1]; i++) {
-        uint32_t s = g->sym[i];
-        const tr_hb_sum *x;
-        memset(&leaf, 0, sizeof leaf);
-        if (s < g->nterms) {
-            if (!tr_hb_leaf(c, &g->terms[s], &leaf)) goto nomem;
-            x = &leaf;
-        } else {
-            x = &sums[s - g->nterms];
-        }
-        if (i == g->body[r] && n > 1) {
-            if (x == &leaf) {
-                acc = leaf;
-                owned = true;
-                prefix = &acc;
-            } else {
-                prefix = x;
-            }
-            continue;
-        }
-        bool ok = tr_hb_combine(c, prefix, x, &nxt);
-        tr_hb_sum_free(&leaf);
-        if (owned) tr_hb_sum_free(&acc);
-        if (!ok) return false;
-        acc = nxt;
-        owned = true;
-        prefix = &acc;
-        if (early && acc.race) break;
-    }
-    if (!owned) { /* an empty body */
-        memset(out, 0, sizeof *out);
-        return true;
-    }
-    *out = acc;
-    return true;
-nomem:
-    if (owned) tr_hb_sum_free(&acc);
-    return false;
+    return tr_hb_combine(c, b, cc, out);
 }
+static void fold_free(void *s) { tr_hb_sum_free(s); }
+static bool fold_found(const void *s) { return ((tr_hb_sum *)s)->race; }
+static void fold_shift(void *v, uint64_t off)
+{
+    tr_hb_sum *s = v;
+    s->race_a = tr_sat_add(s->race_a, off);
+    s->race_b = tr_sat_add(s->race_b, off);
+}
+static const tr_fold_ops fold_ops = {sizeof(tr_hb_sum), fold_leaf, fold_combine, fold_free, fold_found,
+                                     fold_shift};
 
 tr_hb_sum *tr_hb_all(const tr_slp *g, tr_hb_ctx *c)
 {
@@ -536,7 +480,7 @@ tr_hb_sum *tr_hb_all(const tr_slp *g, tr_hb_ctx *c)
     uint32_t cnt = 0;
     if (!sums || !order || tr_slp_topo(g, order, &cnt) != 0) goto fail;
     for (uint32_t k = 0; k < cnt; k++)
-        if (!rule_summary(g, c, sums, order[k], false, &sums[order[k]])) goto fail;
+        if (!tr_fold_rule(g, &fold_ops, c, sums, NULL, order[k], false, &sums[order[k]])) goto fail;
     free(order);
     return sums;
 fail:
@@ -578,7 +522,7 @@ bool tr_slp_race(const tr_slp *g, tr_race *out)
             if (g->sym[i] >= g->nterms) left[g->sym[i] - g->nterms]++;
     for (uint32_t k = 0; k < cnt; k++) {
         uint32_t r = order[k];
-        if (!rule_summary(g, &c, sums, r, true, &sums[r])) goto out;
+        if (!tr_fold_rule(g, &fold_ops, &c, sums, len, r, true, &sums[r])) goto out;
         if (sums[r].race) {
             out->found = true;
             out->first = tr_sat_add(first[r], sums[r].race_a);

@@ -103,6 +103,23 @@ typedef struct tr_hb_sum {
     uint64_t *pool;
 } tr_hb_sum;
 
+/* The fold of a rule's body (slp_fold.c), for any analysis' summaries:
+ * leaf, combine (out differs from both; a zeroed summary is the empty
+ * chunk), free; with early, the fold stops at the first chunk where found()
+ * holds and shift() makes its positions relative to the rule (len: the
+ * rules' lengths, needed then). sums: an array of the rules' summaries,
+ * `size` bytes each. false: out of memory. */
+typedef struct tr_fold_ops {
+    size_t size;
+    bool (*leaf)(void *ctx, const tr_event *e, void *out);
+    bool (*combine)(void *ctx, const void *b, const void *c, void *out);
+    void (*free)(void *s);
+    bool (*found)(const void *s);
+    void (*shift)(void *s, uint64_t off); /* NULL: no positions to shift */
+} tr_fold_ops;
+bool tr_fold_rule(const tr_slp *g, const tr_fold_ops *ops, void *ctx, const void *sums,
+                  const uint64_t *len, uint32_t r, bool early, void *out);
+
 #define TR_HB_MEMO 256
 typedef struct tr_hb_memo { /* a one-word set and its fwd (or bwd) in one combine */
     uint32_t gen;

@@ -217,56 +217,15 @@ nomem:
 
 /* ---- the driver ------------------------------------------------------------------------ */
 
-static bool rule_summary(const tr_slp *g, tr_ls_ctx *c, tr_ls_sum *sums, uint32_t r, bool early,
-                         tr_ls_sum *out)
+static bool fold_leaf(void *c, const tr_event *e, void *out) { return tr_ls_leaf(c, e, out); }
+static bool fold_combine(void *c, const void *b, const void *cc, void *out)
 {
-    /* acc: the summary of the body's prefix so far; owned when it is not a
-     * child's (the first symbol a rule: no copy) */
-    tr_ls_sum acc, leaf, nxt, empty;
-    const tr_ls_sum *prefix = &empty;
-    bool owned = false;
-    memset(&acc, 0, sizeof acc);
-    memset(&empty, 0, sizeof empty); /* the empty chunk */
-    uint64_t n = g->body[r + 1] - g->body[r];
-    for (uint64_t i = g->body[r]; i < g->body[r + 1]; i++) {
-        uint32_t s = g->sym[i];
-        const tr_ls_sum *x;
-        memset(&leaf, 0, sizeof leaf);
-        if (s < g->nterms) {
-            if (!tr_ls_leaf(c, &g->terms[s], &leaf)) goto nomem;
-            x = &leaf;
-        } else {
-            x = &sums[s - g->nterms];
-        }
-        if (i == g->body[r] && n > 1) {
-            if (x == &leaf) {
-                acc = leaf;
-                owned = true;
-                prefix = &acc;
-            } else {
-                prefix = x;
-            }
-            continue;
-        }
-        bool ok = tr_ls_combine(c, prefix, x, &nxt);
-        tr_ls_sum_free(&leaf);
-        if (owned) tr_ls_sum_free(&acc);
-        if (!ok) return false;
-        acc = nxt;
-        owned = true;
-        prefix = &acc;
-        if (early && acc.viol) break;
-    }
-    if (!owned) { /* an empty body */
-        memset(out, 0, sizeof *out);
-        return true;
-    }
-    *out = acc;
-    return true;
-nomem:
-    if (owned) tr_ls_sum_free(&acc);
-    return false;
+    return tr_ls_combine(c, b, cc, out);
 }
+static void fold_free(void *s) { tr_ls_sum_free(s); }
+static bool fold_found(const void *s) { return ((tr_ls_sum *)s)->viol; }
+static const tr_fold_ops fold_ops = {sizeof(tr_ls_sum), fold_leaf, fold_combine, fold_free, fold_found,
+                                     NULL};
 
 tr_ls_sum *tr_ls_all(const tr_slp *g, tr_ls_ctx *c)
 {
@@ -275,7 +234,7 @@ tr_ls_sum *tr_ls_all(const tr_slp *g, tr_ls_ctx *c)
     uint32_t cnt = 0;
     if (!sums || !order || tr_slp_topo(g, order, &cnt) != 0) goto fail;
     for (uint32_t k = 0; k < cnt; k++)
-        if (!rule_summary(g, c, sums, order[k], false, &sums[order[k]])) goto fail;
+        if (!tr_fold_rule(g, &fold_ops, c, sums, NULL, order[k], false, &sums[order[k]])) goto fail;
     free(order);
     return sums;
 fail:
@@ -419,7 +378,7 @@ bool tr_slp_lockset(const tr_slp *g, tr_violation *out)
             if (g->sym[i] >= g->nterms) left[g->sym[i] - g->nterms]++;
     for (uint32_t k = 0; k < cnt; k++) {
         uint32_t r = order[k];
-        if (!rule_summary(g, &c, sums, r, true, &sums[r])) goto out;
+        if (!tr_fold_rule(g, &fold_ops, &c, sums, NULL, r, true, &sums[r])) goto out;
         if (sums[r].viol) {
             out->found = true;
             break;
