@@ -12,6 +12,8 @@ ratio, recording time, each analysis' time (from the command's own
 expanding the grammar), and the speed-up of the grammar over the stream.
 
 Figures are from ONE run on a shared machine: compare ratios, not times.
+The commands' own seconds are CPU seconds (one thread), which a busy
+machine inflates far less than wall time.
 
 With --generated N,N,...: program-like traces instead (tests/lib/gen_trace.c:
 workers looping over calls with critical sections, scheduled at random or
