@@ -560,7 +560,7 @@ def test_generated(gen):
                 pair = js.get("race" if sub == "race" else "violation", {})
                 where = pair.get("second", {}).get("event", 0)
                 check(code == int(race) and 20000 <= js.get("events", 0) < 20100 and
-                      (not race or (where > 18000 and js["verdict"] == found)),
+                      (not race or (where > 17800 and js["verdict"] == found)),
                       f"generated{' racy' if race else ''} trace, {sub} {' '.join(args)}: "
                       f"({code}, {out[:300]!r}, {err[-300:]!r})")
     code, out, err = run("trace", "stats", "--json", os.path.join(TMP, "gen0.txt"))
