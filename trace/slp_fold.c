@@ -60,6 +60,17 @@ static void finish_early(fold *f, uint32_t i, void *out)
     f->st[i].owned = false;
 }
 
+/* Merge the two entries on top; -1: out of memory; 0: done early (the
+ * merged chunk shows the finding, in out); 1: go on. */
+static int merge_top(fold *f, void *tmp, bool early, void *out)
+{
+    if (!merge(f, f->sp - 2, tmp)) return -1;
+    f->sp--;
+    if (!early || !f->ops->found(f->st[f->sp - 1].sum)) return 1;
+    finish_early(f, f->sp - 1, out);
+    return 0;
+}
+
 bool tr_fold_rule(const tr_slp *g, const tr_fold_ops *ops, void *ctx, const void *sums,
                   const uint64_t *len, uint32_t r, bool early, void *out)
 {
@@ -90,22 +101,18 @@ bool tr_fold_rule(const tr_slp *g, const tr_fold_ops *ops, void *ctx, const void
         }
         f.sp++;
         while (f.sp >= 2 && f.st[f.sp - 2].level == f.st[f.sp - 1].level) {
-            if (!merge(&f, f.sp - 2, tmp)) goto out;
-            f.sp--;
-            if (early && ops->found(f.st[f.sp - 1].sum)) {
-                finish_early(&f, f.sp - 1, out);
-                ok = true;
+            int rc = merge_top(&f, tmp, early, out);
+            if (rc <= 0) {
+                ok = rc == 0;
                 goto out;
             }
         }
     }
     /* the rest, right to left: st[0] . (st[1] . (... st[sp-1])) */
     while (f.sp >= 2) {
-        if (!merge(&f, f.sp - 2, tmp)) goto out;
-        f.sp--;
-        if (early && ops->found(f.st[f.sp - 1].sum)) {
-            finish_early(&f, f.sp - 1, out);
-            ok = true;
+        int rc = merge_top(&f, tmp, early, out);
+        if (rc <= 0) {
+            ok = rc == 0;
             goto out;
         }
     }
