@@ -1,7 +1,7 @@
 /* engine.h: the engine interface, private to reduce/. Each search (the DFS,
  * the BFS, the DFS of --por, the stateless search, the nested DFS of
  * --liveness=npc and of --ltl, the starvation search, the checks of a saved
- * lasso, the parallel search) is one `engine` in its own file, listed once
+ * lasso, the parallel search, --swarm's workers) is one `engine` in its own file, listed once
  * in engines.c's table. explore_run() (explore.c) takes the table's first
  * engine that selects the options, asks it whether it can run them (its
  * own combination, checked once: the CLI prints the same text as a usage
@@ -65,6 +65,6 @@ const engine *engine_for(const explore_options *o);
 /* The engines, each defined in its own file. */
 extern const engine engine_dfs, engine_bfs, engine_dfs_por, engine_stateless,
     engine_npc, engine_ltl, engine_starvation, engine_fair_cycle, engine_ltl_lasso, engine_starvation_lasso,
-    engine_parallel;
+    engine_parallel, engine_swarm;
 
 #endif

@@ -146,6 +146,45 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
     f->fr.choice = f->fr.nchoices = 0;
 }
 
+/* Vigna's splitmix64 finalizer: a 64-bit bijection that scatters bits. */
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The next thread of `todo` (not empty) to expand at level f, in the
+ * order the options ask for (--swarm's workers, swarm.c): by id, the
+ * highest id first, or per state a random permutation: the thread whose
+ * key, a mix of the seed, the state's hash and its id, is the least, so
+ * that a state is expanded in the same order whenever it is met. Any
+ * order is sound: the persistent set, the sleep sets and the proviso do
+ * not depend on it. */
+static uint32_t next_thread(const search *S, const por_frame *f)
+{
+    uint64_t todo = f->todo;
+    switch (S->o->order) {
+    case ORDER_IDS: break;
+    case ORDER_REVERSED: return 63u - (uint32_t)__builtin_clzll(todo);
+    case ORDER_RANDOM: {
+        uint32_t best = 0;
+        uint64_t least = UINT64_MAX;
+        for (uint64_t m = todo; m; m &= m - 1) {
+            uint32_t t = (uint32_t)__builtin_ctzll(m);
+            uint64_t k = splitmix64(S->o->order_seed ^ f->hash ^ ((uint64_t)t << 56));
+            if (k <= least) {
+                least = k;
+                best = t;
+            }
+        }
+        return best;
+    }
+    }
+    return (uint32_t)__builtin_ctzll(todo);
+}
+
 static void dfs_por(search *S, uint32_t first0, uint64_t n0)
 {
     (void)first0;
@@ -170,8 +209,8 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
                 depth--;
                 continue;
             }
-            uint32_t t = (uint32_t)__builtin_ctzll(f->todo);
-            f->todo &= f->todo - 1;
+            uint32_t t = next_thread(S, f);
+            f->todo &= ~(1ull << t);
             f->done |= 1ull << t;
             f->fr.tid = (int32_t)t;
             f->fr.choice = 0;
