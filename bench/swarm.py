@@ -49,8 +49,9 @@ def mcheck_row(mcheck, name, args, a):
         d = st.get("swarm_decided_by")
         if d is not None:
             w = st["swarm"][d]
-            order = "id" if d == 0 else "reversed" if d == 1 else f"random, seed {w['seed']}"
-            note = f"worker {d} ({order} order), {w['states_stored']:,} states of its own"
+            order = ("id order" if d == 0 else "reversed order" if d == 1
+                     else f"random order, seed {w['seed']}")
+            note = f"worker {d} ({order}), {w['states_stored']:,} states of its own"
     return (name, " ".join(args) or "(default)", js["verdict"], found, st["seconds"], wall, work,
             note)
 

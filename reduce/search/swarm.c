@@ -270,7 +270,7 @@ static const char *swarm_refuses(const explore_options *o, char *msg, size_t n)
                                                           "--swarm N runs N searches)"
                        : o->liveness == LIVENESS_NPC    ? "--liveness=npc"
                        : o->liveness == LIVENESS_STARVATION ? "--liveness=starvation"
-                       : o->ltl                         ? "--ltl"
+                       : o->ltl || o->ltl_text          ? "--ltl"
                        : o->all_errors                  ? "--all-errors (the first error stops "
                                                           "every worker)"
                        : o->dump_states                 ? "--dump-states"
