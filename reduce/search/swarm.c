@@ -254,7 +254,10 @@ const char *explore_swarm_decider(const explore_result *r, char *buf, size_t n)
     char seed[40] = "";
     if (w->order == ORDER_RANDOM) snprintf(seed, sizeof seed, ", seed %" PRIu64, w->seed);
     snprintf(buf, n, "%s by swarm worker %u (%s order%s)",
-             r->stop == STOP_ERROR ? "found" : "completed", k, thread_order_name(w->order), seed);
+             r->stop == STOP_ERROR   ? "found"
+             : r->stop == STOP_DEPTH ? "searched to --max-depth"
+                                     : "completed",
+             k, thread_order_name(w->order), seed);
     return buf;
 }
 

@@ -9,8 +9,9 @@ over its own store and in another thread order, the first to end deciding.
 - every bundled model: the swarm's verdict is one the default search finds
   (with --all-errors: another order may meet another error first), ok
   exactly where the default search says ok;
-- --timelimit on a ring too big to finish: every worker stops cleanly, the
-  verdict is incomplete (exit 3) with each worker's statistics;
+- --timelimit and SIGINT on a ring too big to finish: every worker stops
+  cleanly, the verdict is incomplete (exit 3) with each worker's statistics;
+  --max-depth: the worker that searched within it decides (exit 3);
 - usage errors: what a swarm of depth-first searches over separate stores
   cannot be combined with.
 
@@ -21,8 +22,11 @@ import glob
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import check, finish, header, run_mcheck, run_quiet_json  # noqa: E402
 
@@ -144,6 +148,25 @@ def test_timelimit():
           f"text: the limit and each worker's stop ({out[-500:]!r})")
 
 
+def test_signal():
+    """SIGINT stops every worker: the statistics so far, exit 3."""
+    p = subprocess.Popen([MCHECK, "--swarm", "2", "-D", "N=10", "-D", "ITER=3", ring()],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 3 and "search incomplete: interrupted" in out
+          and re.search(r"swarm worker 0 +id order: \d+ states.*interrupted", out),
+          f"SIGINT: every worker stopped, exit 3 ({p.returncode}, {out[-400:]!r}, {err[-200:]!r})")
+
+
+def test_max_depth():
+    code, out, _ = run("--swarm", "2", "--max-depth", "5", os.path.join(MODELS, "philosophers_ordered.bc"))
+    check(code == 3 and "searched to --max-depth by swarm worker" in out
+          and "paths longer than --max-depth were pruned" in out,
+          f"--max-depth: the worker that searched within it decides, exit 3 ({code})")
+
+
 def test_usage():
     for args, want in (
             (["--search=bfs"], "--swarm cannot be used with --search=bfs"),
@@ -168,8 +191,8 @@ def test_usage():
 def main():
     global MCHECK, MODELS
     MCHECK, MODELS = sys.argv[1], sys.argv[2]
-    for t in (test_usage, test_ring_deadlock, test_ring_fixed, test_timelimit,
-              test_bundled_models):
+    for t in (test_usage, test_ring_deadlock, test_ring_fixed, test_timelimit, test_signal,
+              test_max_depth, test_bundled_models):
         t()
     return finish()
 
