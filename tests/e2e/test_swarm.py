@@ -69,6 +69,15 @@ def test_ring_deadlock():
               and (k < 2 or found.group(4) == str(17 + k - 2)),
               f"worker {k}'s order and seed: {found.group(0)}")
     check("swarm=3" in out.splitlines()[0], f"the header names the swarm ({out.splitlines()[0]})")
+    # the big ring: the reversed order runs the ring first (its persistent
+    # sets grow from the thread it runs first), then right before left
+    code, js, err = run_quiet_json(MCHECK, ["--swarm", "2", "--timelimit", "30", "-D", "N=10",
+                                            "-D", "ITER=3", ring()], timeout=120)
+    if check(js is not None, f"ring N=10 --swarm 2: JSON ({err[:200]})"):
+        st = js["stats"]
+        check(code == 1 and st["swarm_decided_by"] == 1 and st["swarm"][1]["states_stored"] < 1000,
+              f"ring N=10 ITER=3 --swarm 2: the reversed worker finds the deadlock at once "
+              f"({code}, {st['swarm_decided_by']}, {st['swarm']})")
     # the saved trace replays as any trace does
     tj = os.path.join(TMP, "ring.json")
     code, out, err = run("--swarm", "4", "-D", "N=5", "--trace-json", tj, ring())
@@ -80,17 +89,24 @@ def test_ring_deadlock():
     check(code == 2 and "--swarm cannot be used with --replay" in err, f"--replay --swarm: {err!r}")
 
 
+def ring_fixed():
+    """The ring with the pair in one order: no deadlock."""
+    path = os.path.join(TMP, "ring_fixed.bc")
+    if not os.path.exists(path):
+        with open(ring()) as f:
+            text = f.read()
+        fixed = text.replace("    acquire b\n    acquire a\n    release a\n    release b\n",
+                             "    acquire a\n    acquire b\n    release b\n    release a\n")
+        check(fixed != text, "the ring's pair rewritten in one order")
+        with open(path, "w") as f:
+            f.write(fixed)
+    return path
+
+
 def test_ring_fixed():
     """The pair in one order: no deadlock; the first worker to complete
     makes the swarm complete."""
-    with open(ring()) as f:
-        text = f.read()
-    fixed = text.replace("    acquire b\n    acquire a\n    release a\n    release b\n",
-                         "    acquire a\n    acquire b\n    release b\n    release a\n")
-    check(fixed != text, "the ring's pair rewritten in one order")
-    path = os.path.join(TMP, "ring_fixed.bc")
-    with open(path, "w") as f:
-        f.write(fixed)
+    path = ring_fixed()
     for workers in ("1", "2", "5"):
         code, js, err = run_quiet_json(MCHECK, ["--swarm", workers, "-D", "N=4", path])
         if check(js is not None, f"fixed ring --swarm {workers}: JSON ({err[:200]})"):
@@ -128,10 +144,22 @@ def test_bundled_models():
               f"search's {sorted(kinds)}, and its trace replays")
 
 
+def test_id_order_is_the_plain_search():
+    path = os.path.join(MODELS, "philosophers_ordered.bc")
+    code, plain, _ = run_quiet_json(MCHECK, ["--store=exact", path])
+    code1, sw, _ = run_quiet_json(MCHECK, ["--store=exact", "--swarm", "1", path])
+    if check(plain is not None and sw is not None, "philosophers_ordered: both reports"):
+        check(code1 == 0 and sw["stats"]["states_stored"] == plain["stats"]["states_stored"]
+              and sw["stats"]["transitions"] == plain["stats"]["transitions"],
+              f"--swarm 1 (worker 0, id order) stores the default search's states "
+              f"({sw['stats']['states_stored']}, {plain['stats']['states_stored']})")
+
+
 def test_timelimit():
-    """A ring too big to finish: every worker stops at the time limit."""
+    """A ring too big to finish (without the deadlock, so that no order
+    meets it first): every worker stops at the time limit."""
     code, js, err = run_quiet_json(MCHECK, ["--swarm", "2", "--timelimit", "1", "-D", "N=10",
-                                            "-D", "ITER=3", ring()], timeout=60)
+                                            "-D", "ITER=3", ring_fixed()], timeout=60)
     if check(js is not None, f"--timelimit: JSON ({err[:200]})"):
         st = js["stats"]
         check(code == 3 and js["verdict"] == "incomplete" and js["stop"] == "time_limit",
@@ -141,8 +169,8 @@ def test_timelimit():
               and st["states_stored"] == sum(w["states_stored"] for w in st["swarm"])
               and 0.9 < st["seconds"] < 10,
               f"--timelimit: each worker's statistics, summed ({st['swarm']}, {st['seconds']})")
-    code, out, _ = run("--swarm", "2", "--timelimit", "0.5", "-D", "N=10", "-D", "ITER=3", ring(),
-                       timeout=60)
+    code, out, _ = run("--swarm", "2", "--timelimit", "0.5", "-D", "N=10", "-D", "ITER=3",
+                       ring_fixed(), timeout=60)
     check(code == 3 and "search incomplete: time limit reached" in out
           and re.search(r"swarm worker 1 +reversed order: \d+ states.*time_limit", out),
           f"text: the limit and each worker's stop ({out[-500:]!r})")
@@ -150,7 +178,7 @@ def test_timelimit():
 
 def test_signal():
     """SIGINT stops every worker: the statistics so far, exit 3."""
-    p = subprocess.Popen([MCHECK, "--swarm", "2", "-D", "N=10", "-D", "ITER=3", ring()],
+    p = subprocess.Popen([MCHECK, "--swarm", "2", "-D", "N=10", "-D", "ITER=3", ring_fixed()],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
@@ -191,7 +219,8 @@ def test_usage():
 def main():
     global MCHECK, MODELS
     MCHECK, MODELS = sys.argv[1], sys.argv[2]
-    for t in (test_usage, test_ring_deadlock, test_ring_fixed, test_timelimit, test_signal,
+    for t in (test_usage, test_ring_deadlock, test_ring_fixed, test_id_order_is_the_plain_search,
+              test_timelimit, test_signal,
               test_max_depth, test_bundled_models):
         t()
     return finish()
