@@ -71,6 +71,13 @@ typedef enum stop_reason {
                            (the verdict stays ok: no error within the bound) */
 } stop_reason;
 
+/* The order in which the depth-first search with --por (dfs_por.c) tries
+ * the threads of a state's persistent set: --swarm's workers differ in it
+ * (swarm.c). ORDER_RANDOM: a random permutation per state, keyed by the
+ * state's hash and explore_options.order_seed (the same state, the same
+ * order, so a run is repeatable). */
+typedef enum thread_order { ORDER_IDS = 0, ORDER_REVERSED, ORDER_RANDOM } thread_order;
+
 typedef enum lookahead_mode {
     LOOKAHEAD_AUTO = 0, /* guess by the odds, once the store passes 4 MB */
     LOOKAHEAD_ON,       /* guess by the odds from the start */
@@ -188,6 +195,13 @@ typedef struct explore_options {
                                  search's own check (starvation.c's,
                                  ltl_search.c's lasso_holds()) and records
                                  it as the search would, or no error */
+    /* --swarm N (swarm.c): N worker threads, each the depth-first search
+     * with --por over a store of its own in another thread order; the
+     * first to end (an error, or a complete search) stops the others */
+    unsigned swarm;           /* 0: no swarm */
+    uint64_t swarm_seed;      /* --seed: worker k >= 2 orders with seed swarm_seed + k - 2 */
+    thread_order order;       /* dfs_por.c: the order it tries a state's threads in */
+    uint64_t order_seed;      /* ORDER_RANDOM's seed */
     /* mcheck-mpi (mpi.c) only, for tests and tuning: */
     uint64_t mpi_round_bytes; /* a rank enters a round's exchange once its
                                  batches hold this many bytes (default 4 MB) */
@@ -362,6 +376,18 @@ typedef struct explore_rank {
 } explore_rank;
 
 /* An instruction the search never reached: pc of p->bodies[body]. */
+/* --swarm N: what one worker did (swarm.c). */
+typedef struct explore_swarm_worker {
+    thread_order order;
+    uint64_t seed;            /* ORDER_RANDOM's seed */
+    uint64_t states;          /* stored in its own store */
+    uint64_t transitions;
+    uint64_t max_depth;
+    stop_reason stop;         /* how its search ended; STOP_INTERRUPTED when
+                                 another worker's end (or a signal) stopped it */
+    double seconds;
+} explore_swarm_worker;
+
 typedef struct explore_unreached {
     uint32_t body;
     uint32_t pc;
@@ -414,6 +440,11 @@ typedef struct explore_result {
      * by breadth-first searches that kept lasso_bfs_states states */
     uint32_t lasso_shortened_from;
     uint64_t lasso_bfs_states;
+    explore_swarm_worker *swarm; /* --swarm N: one per worker (NULL: no swarm) */
+    uint32_t nswarm;
+    uint32_t swarm_decided;   /* the worker whose end decided the result, + 1
+                                 (its error, or its complete search); 0: none
+                                 (every worker stopped at a limit) */
     const struct engine *engine; /* the engine that ran, for its statistics'
                                     rows (explore_stats_rows()); NULL: the
                                     distributed search's (mcheck-mpi) */
@@ -442,7 +473,12 @@ const char *search_order_name(search_order s); /* "dfs", "bfs", "stateless" */
 const char *race_mode_name(ls_kind k);     /* "off", "ld", "eraser", "goldilocks" */
 const char *lookahead_mode_name(lookahead_mode m); /* "auto", "on", ... "off" */
 const char *fairness_name(fairness_mode f); /* "none", "weak", "strong" */
-const char *mem_part_name(mem_part m);     /* "none", "store", "stack", "queue", ... */
+const char *mem_part_name(mem_part m);
+const char *thread_order_name(thread_order o); /* "id", "reversed", "random" */
+/* --swarm: "found by swarm worker 3 (random order, seed 17)" (or "...
+ * completed by ..." for a complete search) into buf; NULL when no worker
+ * decided the result or r is not a swarm's (swarm.c). */
+const char *explore_swarm_decider(const explore_result *r, char *buf, size_t n);     /* "none", "store", "stack", "queue", ... */
 /* The bytes --memlimit counts, from the statistics (the sum of the parts). */
 uint64_t explore_counted_bytes(const explore_stats *x);
 /* The process's peak resident set size so far, in bytes (getrusage; 0 if

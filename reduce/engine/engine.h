@@ -1,17 +1,17 @@
 /* engine.h: the engine interface, private to reduce/. Each search (the DFS,
  * the BFS, the DFS of --por, the stateless search, the nested DFS of
  * --liveness=npc and of --ltl, the starvation search, the checks of a saved
- * lasso, the parallel search) is one `engine` in its own file, listed once
- * in engines.c's table. explore_run() (explore.c) takes the table's first
- * engine that selects the options, asks it whether it can run them (its
- * own combination, checked once: the CLI prints the same text as a usage
- * error, explore_check()), builds the common context (search_int.h: store,
- * detector, step environment, limits, the DFS's undo log), gives the
- * engine a zeroed private context of ctx_size bytes (S->ctx) and runs it.
- * The memory accounting, the statistics and the teardown ask the engine
- * for its own part, so neither explore.c nor search.c names a search.
- * The idea is LTSmin's pins2lts-mc/algorithm/ (one file per algorithm over
- * one runtime). */
+ * lasso, the parallel search, --swarm's driver) is one `engine` in its own
+ * file, listed once in engines.c's table. explore_run() (explore.c) takes
+ * the table's first engine that selects the options, asks it whether it can
+ * run them (its own combination, checked once: the CLI prints the same text
+ * as a usage error, explore_check()), builds the common context
+ * (search_int.h: store, detector, step environment, limits, the DFS's undo
+ * log), gives the engine a zeroed private context of ctx_size bytes (S->ctx)
+ * and runs it. The memory accounting, the statistics and the teardown ask
+ * the engine for its own part, so neither explore.c nor search.c names a
+ * search. The idea is LTSmin's pins2lts-mc/algorithm/ (one file per
+ * algorithm over one runtime). */
 #ifndef MCHECK_ENGINE_H
 #define MCHECK_ENGINE_H
 
@@ -65,6 +65,6 @@ const engine *engine_for(const explore_options *o);
 /* The engines, each defined in its own file. */
 extern const engine engine_dfs, engine_bfs, engine_dfs_por, engine_stateless,
     engine_npc, engine_ltl, engine_starvation, engine_fair_cycle, engine_ltl_lasso, engine_starvation_lasso,
-    engine_parallel;
+    engine_parallel, engine_swarm;
 
 #endif

@@ -12,6 +12,7 @@
 static const engine *const engines[] = {
     &engine_starvation_lasso, /* mcheck --replay of a starvation lasso: no search */
     &engine_ltl_lasso,        /* mcheck --replay of an --ltl lasso: no search */
+    &engine_swarm,            /* --swarm N (refuses what it cannot be combined with) */
     &engine_fair_cycle,       /* --ltl --fair, --liveness=npc --fair */
     &engine_ltl,              /* --ltl */
     &engine_starvation,       /* --liveness=starvation */

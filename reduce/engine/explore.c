@@ -163,6 +163,9 @@ void explore_result_free(explore_result *r)
     r->stop_state = NULL;
     free(r->workers);
     r->workers = NULL;
+    free(r->swarm);
+    r->swarm = NULL;
+    r->nswarm = 0;
     free(r->ranks);
     r->ranks = NULL;
     r->nranks = 0;

@@ -51,6 +51,7 @@ int explore_shorten(const vm_program *p, const explore_options *o, const explore
     explore_options so = *o;
     so.search = SEARCH_BFS;
     so.workers = 0;
+    so.swarm = 0;
     so.all_errors = false;
     so.max_traces = 1;
     so.max_depth = er->len - 1; /* levels below it are expanded: paths of <= len - 1 steps */

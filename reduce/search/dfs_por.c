@@ -114,6 +114,49 @@ static bool frames_grow(search *S, size_t need)
     return ok;
 }
 
+/* Vigna's splitmix64 finalizer: a 64-bit bijection that scatters bits. */
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The next thread of `todo` (not empty) to expand at level f, in the
+ * order the options ask for (--swarm's workers, swarm.c): by id, the
+ * highest id first, or per state a random permutation: the thread whose
+ * key, a mix of the seed, the state's hash and its id, is the least, so
+ * that a state is expanded in the same order whenever it is met. Any
+ * order is sound: the persistent set, the sleep sets and the proviso do
+ * not depend on it. */
+static uint32_t first_in_order(const search *S, uint64_t hash, uint64_t todo)
+{
+    switch (S->o->order) {
+    case ORDER_IDS: break;
+    case ORDER_REVERSED: return 63u - (uint32_t)__builtin_clzll(todo);
+    case ORDER_RANDOM: {
+        uint32_t best = 0;
+        uint64_t least = UINT64_MAX;
+        for (uint64_t m = todo; m; m &= m - 1) {
+            uint32_t t = (uint32_t)__builtin_ctzll(m);
+            uint64_t k = splitmix64(S->o->order_seed ^ hash ^ ((uint64_t)t << 56));
+            if (k <= least) {
+                least = k;
+                best = t;
+            }
+        }
+        return best;
+    }
+    }
+    return (uint32_t)__builtin_ctzll(todo);
+}
+
+static uint32_t next_thread(const search *S, const por_frame *f)
+{
+    return first_in_order(S, f->hash, f->todo);
+}
+
 /* Start level f for state s (hash h) with sleep set z: for a new state its
  * persistent set less the sleeping threads; for one explored before, the
  * threads `again` (woken since). */
@@ -126,7 +169,11 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
         f->todo = again & f->enabled;
         f->reduced = false;
     } else {
-        uint64_t ps = por_persistent(S->por, s, f->enabled);
+        /* the closure of the thread the order runs first (por.c) */
+        uint64_t ps = S->o->order == ORDER_IDS || !f->enabled
+                          ? por_persistent(S->por, s, f->enabled)
+                          : por_persistent_from(S->por, s, f->enabled,
+                                                first_in_order(S, h, f->enabled));
         if (ps != f->enabled) S->r->stats.por_reduced++;
         f->reduced = ps != f->enabled;
         f->todo = ps & ~f->sleep;
@@ -170,8 +217,8 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
                 depth--;
                 continue;
             }
-            uint32_t t = (uint32_t)__builtin_ctzll(f->todo);
-            f->todo &= f->todo - 1;
+            uint32_t t = next_thread(S, f);
+            f->todo &= ~(1ull << t);
             f->done |= 1ull << t;
             f->fr.tid = (int32_t)t;
             f->fr.choice = 0;

@@ -592,6 +592,11 @@ static uint64_t closure(const por *P, uint64_t T, uint64_t waiting, uint64_t sto
 
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
 {
+    return por_persistent_from(P, s, enabled, enabled ? (uint32_t)__builtin_ctzll(enabled) : 0);
+}
+
+uint64_t por_persistent_from(por *P, const uint8_t *s, uint64_t enabled, uint32_t seed)
+{
     const vm_program *p = P->p;
     uint32_t n = p->nthreads, words = P->words;
     if (n > 64 || __builtin_popcountll(enabled) <= 1) return enabled;
@@ -635,8 +640,9 @@ uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled)
      * threads that deadlock, {those two} was the smallest set, and the
      * search walked the whole ring below each of their steps before trying
      * the other order (16 million states without the deadlock composition
-     * met after 118; tests/e2e/test_fold_start.py's ring). */
-    uint32_t seed = (uint32_t)__builtin_ctzll(enabled);
+     * met after 118; tests/e2e/test_fold_start.py's ring). A search that
+     * tries the threads in another order (--swarm's workers, dfs_por.c)
+     * passes the thread it runs first: por_persistent_from(). */
     return closure(P, 1ull << seed, P->waiting, 0) & enabled;
 }
 

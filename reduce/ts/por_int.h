@@ -27,6 +27,10 @@ bool por_applies(const por *P);
 /* A persistent set of s: a non-empty subset of `enabled` (bit t: thread t
  * has a step), equal to it when nothing smaller is found. */
 uint64_t por_persistent(por *P, const uint8_t *s, uint64_t enabled);
+/* The same from another seed: the closure of enabled thread `seed`, the
+ * thread a search in another order runs first (--swarm, dfs_por.c);
+ * por_persistent() is por_persistent_from() of the lowest enabled thread. */
+uint64_t por_persistent_from(por *P, const uint8_t *s, uint64_t enabled, uint32_t seed);
 
 /* The threads of `mask` (enabled in s) whose steps in s are independent
  * of enabled thread t's: no object in common (so neither disables the

@@ -130,6 +130,8 @@ static bool shorten_first(const cli *c, const vm_program *p, explore_result *r, 
     o.ltl_text = NULL;
     o.liveness_test_bits = 0;
     uint64_t states = r->stats.states_stored;
+    if (r->swarm && r->swarm_decided) /* --swarm: the finder's own search, not the sum */
+        states = r->swarm[r->swarm_decided - 1].states;
     shorten_budget b = {
         .states = c->shorten_states ? c->shorten_states
                   : states > SHORTEN_MIN_STATES ? states : SHORTEN_MIN_STATES,

@@ -89,6 +89,12 @@ static void usage(FILE *out)
           "  -j N, --jobs N         search with N worker threads over one shared store\n"
           "                         (0: one per core); the same states and verdicts,\n"
           "                         another order (default: the sequential search)\n"
+          "  --swarm N              bug hunting in models too big to finish (SPIN's swarm):\n"
+          "                         N worker threads (0: one per core), each the DFS with\n"
+          "                         --por over its own store, trying threads in another\n"
+          "                         order (worker 0 by id, 1 reversed, the others random\n"
+          "                         per state, seeded by --seed); the first error stops\n"
+          "                         all, and the report names the worker that found it\n"
           "  --store=compact|exact|bitstate\n"
           "                         hash compaction (default), full vectors, or supertrace\n"
           "  --fingerprint=64|128   hash-compaction fingerprint bits (default 64)\n"
@@ -233,7 +239,7 @@ enum {
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
     OPT_LTL,
-    OPT_FAIR, OPT_STARVED, OPT_RECORD,
+    OPT_FAIR, OPT_STARVED, OPT_RECORD, OPT_SWARM,
     OPT_MPI_ROUND, OPT_MPI_PROGRESS,
 };
 
@@ -245,7 +251,7 @@ static bool search_only_option(int o)
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
     case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
-    case OPT_STARVED: case OPT_RECORD:
+    case OPT_STARVED: case OPT_RECORD: case OPT_SWARM:
     case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS:
         return true;
     default:
@@ -397,6 +403,7 @@ int cli_parse(int argc, char **argv, cli *c)
         {"fair", optional_argument, 0, OPT_FAIR},
         {"starved", required_argument, 0, OPT_STARVED},
         {"record", required_argument, 0, OPT_RECORD},
+        {"swarm", required_argument, 0, OPT_SWARM},
 #ifdef MCHECK_MPI
         /* testing and tuning, not in --help (docs/usage.md) */
         {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
@@ -438,6 +445,12 @@ int cli_parse(int argc, char **argv, cli *c)
                                  "most %d), got '%s'", MAX_JOBS, optarg);
             c->eo.workers = v ? (unsigned)v : cores();
             c->jobs_set = true;
+            break;
+        case OPT_SWARM:
+            if (!parse_u64(optarg, &v) || v > MAX_JOBS)
+                return bad_usage("--swarm: expected a number of workers (0: one per core, at "
+                                 "most %d), got '%s'", MAX_JOBS, optarg);
+            c->eo.swarm = v ? (unsigned)v : cores();
             break;
         case OPT_SIMULATE: c->simulate = true; break;
         case OPT_SPURIOUS: c->spurious = true; break;
@@ -619,8 +632,18 @@ int cli_parse(int argc, char **argv, cli *c)
         return bad_usage("%s%s cannot be used with --replay",
                          c->search_only[1] ? "--" : "-", c->search_only);
     if (c->replay_error && !c->replay) return bad_usage("--replay-error needs --replay FILE");
-    if (sim_opt && !c->simulate) /* the search explores every run: no seed, no step count */
-        return bad_usage("%s applies to --simulate", sim_opt);
+    c->eo.swarm_seed = c->seed; /* --swarm's random orders */
+    if (sim_opt && !c->simulate && !(c->eo.swarm && !strcmp(sim_opt, "--seed")))
+        /* the search explores every run: no seed (but for --swarm's orders), no step count */
+        return bad_usage("%s applies to --simulate%s", sim_opt,
+                         !strcmp(sim_opt, "--seed") ? " and --swarm" : "");
+    if (c->eo.swarm && (c->dump || c->simulate))
+        return bad_usage("--swarm applies to the search, not to %s",
+                         c->dump ? "--dump" : "--simulate");
+#ifdef MCHECK_MPI
+    if (c->eo.swarm) /* the ranks partition one search's states */
+        return bad_usage("--swarm runs threads in one mcheck process; mcheck-mpi has no swarm");
+#endif
     if (c->record && !c->simulate)
         return bad_usage("--record applies to --simulate (it records one run)");
     if (c->trace_html && (c->dump || c->simulate))
@@ -684,6 +707,11 @@ int cli_parse(int argc, char **argv, cli *c)
     }
 #endif
     if (!c->por_set) c->eo.por = por_by_default(c);
+    if (c->eo.swarm && !c->eo.por) /* its workers' orders are dfs_por.c's */
+        return bad_usage("--swarm runs the depth-first search with --por, whose workers try "
+                         "the threads in different orders; it cannot be used with %s",
+                         c->por_set ? "--por=off" : "options under which --por is not sound "
+                         "(--liveness=starvation, --fair, --lookahead=on|child|sibling)");
 #ifndef MCHECK_MPI /* mcheck-mpi: per rank, and ranks may share a machine: no default */
     if (!c->memlimit_set) {
         c->eo.memlimit = default_memlimit();

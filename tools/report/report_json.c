@@ -492,6 +492,8 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
     print_step_options_json(out, run);
     if (eo->search == SEARCH_STATELESS) /* only then: the other reports stay as they were */
         fprintf(out, ",\"scheduling\":\"%s\"", eo->scheduling_races ? "races" : "all");
+    if (eo->swarm) /* --swarm only, likewise */
+        fprintf(out, ",\"swarm\":%u,\"swarm_seed\":%" PRIu64, eo->swarm, eo->swarm_seed);
     if (eo->ltl_text) { /* --ltl only, likewise */
         fprintf(out, ",\"ltl\":");
         json_string(out, eo->ltl_text);

@@ -273,6 +273,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     const explore_adaptation *a = run->adapt;
     char jobs[32] = "";
     if (eo->workers) snprintf(jobs, sizeof jobs, ", workers=%u", eo->workers);
+    if (eo->swarm) snprintf(jobs, sizeof jobs, ", swarm=%u", eo->swarm);
     if (r->nranks) snprintf(jobs, sizeof jobs, ", ranks=%" PRIu32, r->nranks); /* mcheck-mpi */
     fprintf(out, "mcheck %s: %s (reduce=%s%s%s%s%s%s, store=%s, search=%s%s%s)\n", VM_VERSION,
             run->model, reduce_mode_name(eo->reduce), eo->por ? "+por" : "", ", race=",
@@ -315,6 +316,8 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
                          eo->workers, a != NULL, run->trace_all, i == 0 ? run->shorten : NULL);
     }
     if (eo->all_errors) print_error_counts(out, r, shown, left);
+    char decider[96];
+    if (explore_swarm_decider(r, decider, sizeof decider)) fprintf(out, "%s\n", decider);
     if (a) {
         fprintf(out, "adapted:%s", a->nvars ? "" : " none");
         for (uint32_t i = 0; i < a->nvars; i++)
