@@ -1,0 +1,327 @@
+/* analyze_cli.c: mcheck --analyze (issue 33): the thread-local analysis of
+ * analyze/ (RATCOP's sync-CFG analyses), its premise and its report.
+ *
+ * The premise is checked, not assumed: the facts are sound only for a model
+ * free of data races (happens-before, with the edges Goldilocks and the
+ * analysis share). Per shared variable the report says whether lockset/'s
+ * static discharge proves every element race-free (lock-protected, one
+ * thread, never written, or ordered by spawn, join or a channel), and for the
+ * rest asks for the search (`mcheck --race=goldilocks`), which
+ * --analyze=check runs. Volatile variables are racy by design (the analysis
+ * reads them flow-insensitively) and unshared ones thread-local by the
+ * language (a second thread touching one is a runtime error).
+ *
+ * Exit status: 0 every assert proved or unreachable, 1 some unknown or the
+ * check found a race, 2 bad model (before this file), 3 out of memory. A
+ * TLC or Frama-C user reads 1 as "not everything was proved", and 0 as the
+ * green light. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "cli_int.h"
+#include "lockset.h"
+
+static const char *status_name(an_status s)
+{
+    return s == AN_PROVED ? "proved" : s == AN_UNKNOWN ? "unknown" : "unreachable";
+}
+
+/* Per shared variable: elements proved race-free statically, and why (the
+ * first element's reason that is not LS_CHECKED). */
+typedef struct var_premise {
+    uint32_t proved, total;
+    ls_why why;
+    uint32_t lock;
+} var_premise;
+
+static const char *why_text(ls_why w)
+{
+    switch (w) {
+    case LS_UNACCESSED: return "never accessed";
+    case LS_ONE_THREAD: return "one thread only";
+    case LS_COMMON_LOCK: return "always under";
+    case LS_READ_ONLY: return "never written";
+    case LS_ORDERED: return "ordered by spawn, join, a channel or a lock";
+    case LS_CHECKED: break;
+    }
+    return "?";
+}
+
+/* The premise, per variable; *unconfirmed counts the shared variables with
+ * an element not proved. NULL when memory runs out. */
+static var_premise *premise(const vm_program *p, uint32_t *unconfirmed)
+{
+    var_premise *vp = calloc(p->nvars ? p->nvars : 1, sizeof *vp);
+    ls_elem_facts *f = ls_discharge_facts(p);
+    if (!vp || !f) {
+        free(vp);
+        free(f);
+        return NULL;
+    }
+    *unconfirmed = 0;
+    for (uint32_t v = 0; v < p->nvars; v++) {
+        const vm_var *x = &p->vars[v];
+        vp[v].total = x->size;
+        vp[v].why = LS_CHECKED;
+        if (x->cls != VM_SHARED) continue;
+        for (uint32_t i = 0; i < x->size; i++) {
+            ls_why w = ls_discharge_why(LS_GOLDILOCKS, p, f, x->first_elem + i);
+            if (w == LS_CHECKED) continue;
+            vp[v].proved++;
+            if (vp[v].why == LS_CHECKED) {
+                vp[v].why = w;
+                vp[v].lock = f[x->first_elem + i].lock;
+            }
+        }
+        if (vp[v].proved < vp[v].total) (*unconfirmed)++;
+    }
+    free(f);
+    return vp;
+}
+
+/* --analyze=check: the search with Goldilocks; 0 race-free, 1 a race
+ * (*msg says where), 3 incomplete or out of memory. */
+static int search_premise(const cli *c, const vm_program *p, char *msg, size_t n)
+{
+    explore_options o = c->eo;
+    o.race = LS_GOLDILOCKS;
+    o.all_errors = true;
+    o.progress = NULL;
+    o.dump_states = NULL;
+    explore_result r;
+    if (explore_run(p, &o, &r) != 0) {
+        snprintf(msg, n, "out of memory before the search started");
+        return 3;
+    }
+    int rc = r.stop == STOP_COMPLETE ? 0 : 3;
+    snprintf(msg, n, "%s", rc ? "the search did not complete" : "no data race in any execution");
+    for (uint32_t i = 0; i < r.nerrors; i++)
+        if (r.errors[i].kind == VERDICT_RACE) {
+            snprintf(msg, n, "%s", r.errors[i].msg);
+            rc = 1;
+            break;
+        }
+    explore_result_free(&r);
+    return rc;
+}
+
+typedef struct own_ctx {
+    const vm_program *p;
+    const vm_insn *in;
+} own_ctx;
+
+/* --invariants at an assert: the registers, and no global (an assert reads
+ * registers only; globals are owned only where they are accessed). */
+static bool no_global(void *ctx, uint32_t e)
+{
+    (void)ctx;
+    (void)e;
+    return false;
+}
+
+/* --facts: the globals the instruction accesses (the owned ones, RATCOP's
+ * Corollary 2). */
+static bool accessed(void *ctx, uint32_t e)
+{
+    own_ctx *o = ctx;
+    if (o->in->op != VM_OP_load && o->in->op != VM_OP_store) return false;
+    const vm_var *v = &o->p->vars[o->in->obj];
+    return e >= v->first_elem && e < v->first_elem + v->size;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(out, "\\u%04x", *s);
+        else fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void print_facts_text(const an_result *r, const vm_program *p, FILE *out)
+{
+    char name[96];
+    for (uint32_t u = 0; u < an_nunits(r); u++) {
+        const vm_body *b = &p->bodies[an_unit_body(r, u)];
+        an_unit_name(r, u, name, sizeof name);
+        fprintf(out, "facts of %s:\n", name);
+        for (uint32_t pc = 0; pc < b->ncode; pc++) {
+            own_ctx oc = {p, &b->code[pc]};
+            fprintf(out, "  %4u  line %-4d %-24s ", pc, (int)b->code[pc].line, b->code[pc].text);
+            an_fact_print(r, u, pc, out, accessed, &oc);
+            fputc('\n', out);
+        }
+    }
+}
+
+static void print_facts_json(const an_result *r, const vm_program *p, FILE *out)
+{
+    fprintf(out, ",\"layout\":{\"globals_off\":%u,\"threads\":[", p->layout.globals_off);
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        const vm_thread_slot *sl = &p->threads[t];
+        fprintf(out, "%s{\"offset\":%u,\"body\":%d,\"regs_off\":%u,\"self_off\":%u,\"self\":%d}",
+                t ? "," : "", sl->offset, (int)sl->body, sl->regs_off, sl->self_off, (int)sl->self);
+    }
+    fprintf(out, "]},\"units\":[");
+    for (uint32_t u = 0; u < an_nunits(r); u++) {
+        uint32_t bi = an_unit_body(r, u);
+        const vm_body *b = &p->bodies[bi];
+        char name[96];
+        an_unit_name(r, u, name, sizeof name);
+        fprintf(out, "%s{\"name\":", u ? "," : "");
+        json_str(out, name);
+        fprintf(out, ",\"body\":%u,\"tid\":%d,\"nregs\":%u,\"pcs\":[", bi,
+                u < p->nstatic ? (int)u : -1, b->nregs);
+        for (uint32_t pc = 0; pc < b->ncode; pc++) {
+            const vm_insn *in = &b->code[pc];
+            fprintf(out, "%s{\"fact\":", pc ? "," : "");
+            an_fact_json(r, u, pc, out);
+            if ((in->op == VM_OP_load || in->op == VM_OP_store) &&
+                p->vars[in->obj].cls != VM_VOLATILE) {
+                const vm_var *v = &p->vars[in->obj];
+                fprintf(out, ",\"access\":[%u,%u,%d,%d]", v->first_elem, v->size, in->idx.kind,
+                        (int)in->idx.val);
+            }
+            fprintf(out, "}");
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "]");
+}
+
+int analyze_run(const cli *c, vm_program *p)
+{
+    an_options o;
+    an_options_default(&o);
+    if (c->analyze_interval) o.domain = AN_INTERVAL;
+    if (c->analyze_no_tids) o.tids = false;
+    uint32_t unconfirmed = 0;
+    var_premise *vp = premise(p, &unconfirmed);
+    an_result *r = vp ? an_run(p, &o) : NULL;
+    if (!r) {
+        free(vp);
+        fprintf(stderr, "mcheck: error: out of memory\n");
+        return 3;
+    }
+    char smsg[300] = "";
+    int search = -1; /* not run */
+    if (c->analyze_check) search = search_premise(c, p, smsg, sizeof smsg);
+    const an_stats *st = an_result_stats(r);
+    uint32_t n = an_nasserts(r), counts[3] = {0, 0, 0};
+    const an_assert *as = an_asserts(r);
+    for (uint32_t i = 0; i < n; i++) counts[as[i].status]++;
+    const char *dom = o.domain == AN_OCTAGON ? "octagon" : "interval";
+    FILE *out = stdout;
+    char name[96];
+    if (c->json) {
+        fprintf(out, "{\"model\":");
+        json_str(out, c->model);
+        fprintf(out, ",\"domain\":\"%s\",\"tids\":%s,\"asserts\":[", dom, o.tids ? "true" : "false");
+        for (uint32_t i = 0; i < n; i++) {
+            fprintf(out, "%s{\"line\":%d,\"col\":%d,\"status\":\"%s\",\"msg\":", i ? "," : "",
+                    (int)as[i].line, (int)as[i].col, status_name(as[i].status));
+            json_str(out, as[i].msg);
+            if (as[i].unit != UINT32_MAX) {
+                an_unit_name(r, as[i].unit, name, sizeof name);
+                fprintf(out, ",\"thread\":");
+                json_str(out, name);
+            }
+            if (c->invariants && as[i].unit != UINT32_MAX) {
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *m = open_memstream(&buf, &len);
+                if (m) {
+                    an_fact_print(r, as[i].unit, as[i].pc, m, no_global, NULL);
+                    fclose(m);
+                    fprintf(out, ",\"fact\":");
+                    json_str(out, buf);
+                }
+                free(buf);
+            }
+            fprintf(out, "}");
+        }
+        fprintf(out, "],\"proved\":%u,\"unknown\":%u,\"unreachable\":%u", counts[AN_PROVED],
+                counts[AN_UNKNOWN], counts[AN_UNREACHABLE]);
+        fprintf(out, ",\"premise\":{\"unconfirmed\":[");
+        const char *sep = "";
+        for (uint32_t v = 0; v < p->nvars; v++)
+            if (p->vars[v].cls == VM_SHARED && vp[v].proved < vp[v].total) {
+                fprintf(out, "%s", sep);
+                json_str(out, p->vars[v].name);
+                sep = ",";
+            }
+        fprintf(out, "],\"search\":\"%s\"}", search < 0 ? "not run" : search == 0 ? "race-free"
+                                             : search == 1 ? "race" : "incomplete");
+        fprintf(out, ",\"stats\":{\"units\":%u,\"points\":%u,\"reached\":%u,\"sync_edges\":%u,"
+                     "\"transfers\":%llu,\"variables_max\":%u,\"seconds\":%.6f}",
+                st->units, st->points, st->reached, st->sync_edges,
+                (unsigned long long)st->transfers, st->dims_max, st->seconds);
+        if (c->facts) print_facts_json(r, p, out);
+        fprintf(out, "}\n");
+    } else {
+        fprintf(out, "analyze %s: %s domain, thread ids %s; %u threads analyzed, %u points "
+                     "(%u reached), %u sync edges, %.3f ms\n",
+                c->model, dom, o.tids ? "on" : "off", st->units, st->points, st->reached,
+                st->sync_edges, st->seconds * 1e3);
+        fprintf(out, "premise: the results hold if the model is free of data races "
+                     "(happens-before, as --race=goldilocks checks)\n");
+        for (uint32_t v = 0; v < p->nvars; v++) {
+            const vm_var *x = &p->vars[v];
+            if (x->cls == VM_VOLATILE) {
+                fprintf(out, "  %-12s volatile: racy by design, read as any value ever stored\n",
+                        x->name);
+                continue;
+            }
+            if (x->cls == VM_UNSHARED) {
+                fprintf(out, "  %-12s unshared: thread-local (a second thread is a runtime "
+                             "error)\n", x->name);
+                continue;
+            }
+            if (vp[v].proved == vp[v].total) {
+                fprintf(out, "  %-12s race-free statically: %s", x->name, why_text(vp[v].why));
+                if (vp[v].why == LS_COMMON_LOCK) {
+                    vm_lock_name(p, vp[v].lock, name, sizeof name);
+                    fprintf(out, " %s%s", name, x->size > 1 ? " (an element each)" : "");
+                }
+                fputc('\n', out);
+            } else {
+                fprintf(out, "  %-12s NOT proved race-free statically (%u of %u elements)\n",
+                        x->name, vp[v].total - vp[v].proved, vp[v].total);
+            }
+        }
+        if (unconfirmed && search < 0)
+            fprintf(out, "  confirm race freedom with the search: mcheck --race=goldilocks %s "
+                         "(or mcheck --analyze=check)\n", c->model);
+        if (search >= 0)
+            fprintf(out, "  search (--race=goldilocks): %s%s\n", smsg,
+                    search == 1 ? ": THE RESULTS BELOW DO NOT HOLD" : "");
+        for (uint32_t i = 0; i < n; i++) {
+            fprintf(out, "%s:%d:%d: assert \"%s\": %s", c->model, (int)as[i].line, (int)as[i].col,
+                    as[i].msg ? as[i].msg : "", status_name(as[i].status));
+            if (as[i].status == AN_UNKNOWN) {
+                an_unit_name(r, as[i].unit, name, sizeof name);
+                fprintf(out, " (in %s)", name);
+            }
+            fputc('\n', out);
+            if (c->invariants && as[i].unit != UINT32_MAX) {
+                an_unit_name(r, as[i].unit, name, sizeof name);
+                fprintf(out, "    fact (%s): ", name);
+                an_fact_print(r, as[i].unit, as[i].pc, out, no_global, NULL);
+                fputc('\n', out);
+            }
+        }
+        fprintf(out, "%u asserts: %u proved, %u unknown, %u unreachable\n", n, counts[AN_PROVED],
+                counts[AN_UNKNOWN], counts[AN_UNREACHABLE]);
+        if (c->facts) print_facts_text(r, p, out);
+    }
+    int rc = counts[AN_UNKNOWN] ? 1 : 0;
+    if (search == 1) rc = 1;
+    if (search == 3 && !rc) rc = 3;
+    an_free(r);
+    free(vp);
+    return rc;
+}
