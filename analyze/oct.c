@@ -54,6 +54,7 @@ bool oct_close(int64_t *m, uint32_t n)
             for (uint32_t j = 0; j < d; j++) {
                 if (mk[j] == AN_INF) continue;
                 int64_t v = ik + mk[j];
+                if (v < -AN_BIG) v = -AN_BIG; /* weaker: sums stay far from overflow */
                 if (v < mi[j]) mi[j] = v;
             }
         }

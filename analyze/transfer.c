@@ -462,19 +462,35 @@ static void arith(an_ctx *c, const an_unit *u, an_fact *f, const vm_insn *in)
     case VM_OP_add:
         if (b.cst) { assign_lin(u, f, rd, a, b.c); return; }
         if (a.cst) { assign_lin(u, f, rd, b, a.c); return; }
-        bounds(u, f, a, &alo, &ahi);
-        bounds(u, f, b, &blo, &bhi);
-        set_fresh(u, f, rd, alo == INT64_MIN || blo == INT64_MIN ? INT64_MIN : alo + blo,
-                  ahi == INT64_MAX || bhi == INT64_MAX ? INT64_MAX : ahi + bhi);
+        { /* the octagon bounds a + b = a - (-b) too */
+            lin nb = b;
+            int64_t lo, hi;
+            if (a.dim == b.dim) {
+                bounds(u, f, a, &alo, &ahi);
+                set_fresh(u, f, rd, alo == INT64_MIN ? alo : 2 * alo, ahi == INT64_MAX ? ahi : 2 * ahi);
+                return;
+            }
+            uint32_t d = 2 * u->n;
+            bounds(u, f, a, &alo, &ahi);
+            bounds(u, f, nb, &blo, &bhi);
+            lo = alo == INT64_MIN || blo == INT64_MIN ? INT64_MIN : alo + blo;
+            hi = ahi == INT64_MAX || bhi == INT64_MAX ? INT64_MAX : ahi + bhi;
+            int64_t up = f->m[(size_t)(2 * a.dim + 1) * d + 2 * b.dim];   /* a + b <= up */
+            int64_t dn = f->m[(size_t)(2 * a.dim) * d + 2 * b.dim + 1];   /* -a - b <= dn */
+            if (up != AN_INF && up < hi) hi = up;
+            if (dn != AN_INF && -dn > lo) lo = -dn;
+            set_fresh(u, f, rd, lo, hi);
+        }
         return;
     case VM_OP_sub:
         if (b.cst) { assign_lin(u, f, rd, a, -b.c); return; }
         if (a.cst) { assign_neg(u, f, rd, a.c, b); return; }
         if (a.dim == b.dim) { set_fresh(u, f, rd, 0, 0); return; }
-        bounds(u, f, a, &alo, &ahi);
-        bounds(u, f, b, &blo, &bhi);
-        set_fresh(u, f, rd, alo == INT64_MIN || bhi == INT64_MAX ? INT64_MIN : alo - bhi,
-                  ahi == INT64_MAX || blo == INT64_MIN ? INT64_MAX : ahi - blo);
+        {
+            int64_t lo, hi;
+            diff_bounds(u, f, a, b, &lo, &hi); /* the octagon's a - b */
+            set_fresh(u, f, rd, lo, hi);
+        }
         return;
     case VM_OP_shl:
         if (!b.cst) break;

@@ -181,7 +181,7 @@ static void print_facts_json(const an_result *r, const vm_program *p, FILE *out)
             fprintf(out, "%s{\"fact\":", pc ? "," : "");
             an_fact_json(r, u, pc, out);
             if ((in->op == VM_OP_load || in->op == VM_OP_store) &&
-                p->vars[in->obj].cls != VM_VOLATILE) {
+                p->vars[in->obj].cls == VM_SHARED) { /* the element it owns there */
                 const vm_var *v = &p->vars[in->obj];
                 fprintf(out, ",\"access\":[%u,%u,%d,%d]", v->first_elem, v->size, in->idx.kind,
                         (int)in->idx.val);
