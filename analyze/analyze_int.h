@@ -57,8 +57,12 @@ static inline int64_t oct_sum(int64_t a, int64_t b)
  * One per (unit, pc), in a block of f_bytes: the matrix, then per register
  * the comparison that set it (so that `eq r2, r0, r1; assert r2` is read as
  * `assert r0 == r1`, notes B8), then per global element the writer (thread
- * ids, RATCOP 5.5). Variables of a unit: registers 0 .. nregs-1, self, tid,
- * then global element e at nregs + 2 + e. */
+ * ids, RATCOP 5.5), then per global element an interval. Variables of the
+ * matrix: registers 0 .. nregs-1, self, tid, then the unit's pack: the
+ * global elements its loads and stores may name (notes B8's packing). The
+ * others it only carries from import to release, never relating them to
+ * anything (an import brings intervals), so an interval each loses nothing:
+ * the cost of a unit grows with what it touches, not with the model. */
 typedef struct an_desc {
     uint8_t op;        /* 0: none; else a comparison opcode: rd = (a op b) */
     vm_operand a, b;
@@ -71,6 +75,8 @@ typedef struct an_fact {
     int64_t *m;
     an_desc *desc;
     int32_t *wr;
+    int64_t *iv;  /* per element: lo, hi (INT64_MIN / INT64_MAX: none); only
+                     those outside the pack mean something */
 } an_fact;
 
 /* ---- the sync-CFG (sync_cfg.c) -------------------------------------------- */
@@ -84,9 +90,11 @@ typedef struct an_src {
 
 typedef struct an_unit {
     uint32_t body;
+    uint32_t nelems;   /* the program's global elements */
     bool summary;     /* a proc body: every instance, self and tid unknown */
     int32_t self, tid; /* static: known */
-    uint32_t nregs, n; /* registers; variables (nregs + 2 + nelems) */
+    uint32_t nregs, n; /* registers; variables (nregs + 2 + pack size) */
+    int32_t *edim;     /* per global element: its variable, or -1 outside the pack */
     size_t f_bytes;
     uint8_t *facts;    /* ncode facts of f_bytes */
     bool *reached;     /* per pc */
@@ -127,6 +135,7 @@ static inline an_fact an_fact_at(const an_unit *u, uint8_t *block)
     f.m = (int64_t *)block;
     f.desc = (an_desc *)(block + mb);
     f.wr = (int32_t *)(block + mb + u->nregs * sizeof(an_desc));
+    f.iv = (int64_t *)(block + u->f_bytes) - 2 * (size_t)u->nelems;
     return f;
 }
 static inline uint8_t *an_block(const an_unit *u, uint32_t pc)
@@ -135,7 +144,10 @@ static inline uint8_t *an_block(const an_unit *u, uint32_t pc)
 }
 static inline uint32_t an_dim_self(const an_unit *u) { return u->nregs; }
 static inline uint32_t an_dim_tid(const an_unit *u) { return u->nregs + 1; }
-static inline uint32_t an_dim_elem(const an_unit *u, uint32_t e) { return u->nregs + 2 + e; }
+/* The variable of element e (in the pack: edim[e] >= 0). */
+static inline uint32_t an_dim_elem(const an_unit *u, uint32_t e) { return (uint32_t)u->edim[e]; }
+/* The bounds of element e in fact f of unit u (packed or not). */
+void an_elem_bounds(const an_unit *u, const an_fact *f, uint32_t e, int64_t *lo, int64_t *hi);
 
 /* ---- transfer functions (transfer.c) --------------------------------------- */
 

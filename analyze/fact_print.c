@@ -9,6 +9,28 @@
 
 #include "analyze_int.h"
 
+/* [lo, hi] as int32 values (transfer.c's int32_range): shifted into the
+ * int32 range when it fits one 2^32 window, else all of it. */
+static void int32_range_of(int64_t *lo, int64_t *hi)
+{
+    if (*lo == INT64_MIN || *hi == INT64_MAX) {
+        *lo = INT32_MIN;
+        *hi = INT32_MAX;
+        return;
+    }
+    int64_t k = (*lo - INT32_MIN) >= 0 ? (*lo - INT32_MIN) / AN_WRAP
+                                       : -((-(*lo - INT32_MIN) + AN_WRAP - 1) / AN_WRAP);
+    int64_t k2 = (*hi - INT32_MIN) >= 0 ? (*hi - INT32_MIN) / AN_WRAP
+                                        : -((-(*hi - INT32_MIN) + AN_WRAP - 1) / AN_WRAP);
+    if (k != k2) {
+        *lo = INT32_MIN;
+        *hi = INT32_MAX;
+        return;
+    }
+    *lo -= k * AN_WRAP;
+    *hi -= k * AN_WRAP;
+}
+
 /* A copy of the fact at (u, pc) with every variable wrapped and closed, or
  * NULL (out of memory, or bottom: *bottom). The caller frees it. */
 static uint8_t *wrapped(const an_result *r, uint32_t ui, uint32_t pc, bool *bottom)
@@ -29,12 +51,27 @@ static uint8_t *wrapped(const an_result *r, uint32_t ui, uint32_t pc, bool *bott
     return b;
 }
 
+/* The element of packed variable v. */
+static uint32_t elem_of(const an_unit *u, uint32_t v)
+{
+    for (uint32_t e = 0; e < u->nelems; e++)
+        if (u->edim[e] == (int32_t)v) return e;
+    return 0;
+}
+
+/* The variable's number in --facts --json: registers, self, tid as in the
+ * unit, then nregs + 2 + element for every global (packed or not). */
+static uint32_t json_var(const an_unit *u, uint32_t v)
+{
+    return v < u->nregs + 2 ? v : u->nregs + 2 + elem_of(u, v);
+}
+
 static void var_name(const an_result *r, const an_unit *u, uint32_t v, char *buf, size_t n)
 {
     if (v < u->nregs) snprintf(buf, n, "%s", r->p->bodies[u->body].regname[v]);
     else if (v == an_dim_self(u)) snprintf(buf, n, "self");
     else if (v == an_dim_tid(u)) snprintf(buf, n, "tid");
-    else vm_elem_name(r->p, v - u->nregs - 2, buf, n);
+    else vm_elem_name(r->p, elem_of(u, v), buf, n);
 }
 
 void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
@@ -60,7 +97,7 @@ void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
         if (v < u->nregs) show[v] = true;
         else if (v < u->nregs + 2) show[v] = u->summary;
         else {
-            uint32_t e = v - u->nregs - 2;
+            uint32_t e = elem_of(u, v);
             show[v] = vm_elem_var(r->p, e)->cls != VM_VOLATILE && (!owned || owned(ctx, e));
         }
     }
@@ -155,12 +192,22 @@ void an_fact_json(const an_result *r, uint32_t ui, uint32_t pc, FILE *out)
             if (tI < I || (tI == I && tJ < J)) continue;
             int si = (I & 1) ? -1 : 1, sj = (J & 1) ? -1 : 1;
             if ((I >> 1) == (J >> 1)) /* V_J - V_I = 2 sj x */
-                fprintf(out, "%s[%d,%u,0,-1,%lld]", sep, sj, J >> 1,
+                fprintf(out, "%s[%d,%u,0,-1,%lld]", sep, sj, json_var(u, J >> 1),
                         (long long)(c >= 0 ? c / 2 : -((-c + 1) / 2)));
             else
-                fprintf(out, "%s[%d,%u,%d,%u,%lld]", sep, sj, J >> 1, -si, I >> 1, (long long)c);
+                fprintf(out, "%s[%d,%u,%d,%u,%lld]", sep, sj, json_var(u, J >> 1), -si,
+                        json_var(u, I >> 1), (long long)c);
             sep = ",";
         }
+    for (uint32_t e = 0; e < u->nelems; e++) { /* the elements outside the pack */
+        if (u->edim[e] >= 0) continue;
+        int64_t lo = f.iv[2 * e], hi = f.iv[2 * e + 1];
+        int32_range_of(&lo, &hi);
+        if (hi < INT32_MAX) fprintf(out, "%s[1,%u,0,-1,%lld]", sep, u->nregs + 2 + e, (long long)hi);
+        if (hi < INT32_MAX) sep = ",";
+        if (lo > INT32_MIN) fprintf(out, "%s[-1,%u,0,-1,%lld]", sep, u->nregs + 2 + e, (long long)-lo);
+        if (lo > INT32_MIN) sep = ",";
+    }
     fprintf(out, "]}");
     free(b);
 }

@@ -75,14 +75,22 @@ static void join_fact(const vm_program *p, const an_unit *u, an_fact *dst, const
     oct_join(dst->m, src->m, u->n);
     for (uint32_t k = 0; k < u->nregs; k++)
         if (!desc_eq(&dst->desc[k], &src->desc[k])) dst->desc[k].op = 0;
-    for (uint32_t e = 0; e < p->nelems; e++) dst->wr[e] = wr_join(dst->wr[e], src->wr[e]);
+    for (uint32_t e = 0; e < p->nelems; e++) {
+        dst->wr[e] = wr_join(dst->wr[e], src->wr[e]);
+        if (src->iv[2 * e] < dst->iv[2 * e]) dst->iv[2 * e] = src->iv[2 * e];
+        if (src->iv[2 * e + 1] > dst->iv[2 * e + 1]) dst->iv[2 * e + 1] = src->iv[2 * e + 1];
+    }
 }
 
 static void top_fact(const vm_program *p, const an_unit *u, an_fact *f)
 {
     oct_top(f->m, u->n);
     memset(f->desc, 0, u->nregs * sizeof *f->desc);
-    for (uint32_t e = 0; e < p->nelems; e++) f->wr[e] = AN_WR_MANY;
+    for (uint32_t e = 0; e < p->nelems; e++) {
+        f->wr[e] = AN_WR_MANY;
+        f->iv[2 * e] = INT64_MIN;
+        f->iv[2 * e + 1] = INT64_MAX;
+    }
 }
 
 /* Equal facts (not memcmp: an_desc has padding). */
@@ -93,7 +101,8 @@ static bool same_fact(const vm_program *p, const an_unit *u, uint8_t *a, uint8_t
     for (uint32_t k = 0; k < u->nregs; k++)
         if (x.desc[k].op != y.desc[k].op || (x.desc[k].op && !desc_eq(&x.desc[k], &y.desc[k])))
             return false;
-    return !memcmp(x.wr, y.wr, p->nelems * sizeof *x.wr);
+    return !memcmp(x.wr, y.wr, p->nelems * sizeof *x.wr) &&
+           !memcmp(x.iv, y.iv, 2 * (size_t)p->nelems * sizeof *x.iv);
 }
 
 /* Join block into the fact of (ui, pc), widening there when due. */
@@ -129,6 +138,10 @@ static void propagate(fx *x, uint32_t ui, uint32_t pc, const uint8_t *block)
             oct_widen(d.m, t.m, u->n);
             memcpy(d.desc, t.desc, u->nregs * sizeof *d.desc);
             memcpy(d.wr, t.wr, p->nelems * sizeof *d.wr);
+            for (uint32_t e = 0; e < p->nelems; e++) {
+                if (t.iv[2 * e] < d.iv[2 * e]) d.iv[2 * e] = INT64_MIN;
+                if (t.iv[2 * e + 1] > d.iv[2 * e + 1]) d.iv[2 * e + 1] = INT64_MAX;
+            }
             an_normal(r, u, &d);
         } else {
             memcpy(dst, x->tmp, u->f_bytes);
@@ -194,7 +207,13 @@ static void narrow_pass(fx *x)
             for (uint32_t k = 0; k < u->nregs; k++)
                 if (s.desc[k].op) d.desc[k] = s.desc[k];
             memcpy(d.wr, s.wr, p->nelems * sizeof *d.wr);
-            if (!an_normal(r, u, &d)) u->reached[pc] = false;
+            bool empty = false;
+            for (uint32_t e = 0; e < p->nelems; e++) {
+                if (s.iv[2 * e] > d.iv[2 * e]) d.iv[2 * e] = s.iv[2 * e];
+                if (s.iv[2 * e + 1] < d.iv[2 * e + 1]) d.iv[2 * e + 1] = s.iv[2 * e + 1];
+                empty |= u->edim[e] < 0 && d.iv[2 * e] > d.iv[2 * e + 1];
+            }
+            if (empty || !an_normal(r, u, &d)) u->reached[pc] = false;
         }
     }
 }
@@ -244,6 +263,7 @@ void an_free(an_result *r)
         free(u->src);
         free(u->dep_off);
         free(u->dep);
+        free(u->edim);
     }
     free(r->units);
     free(r->asserts);

@@ -147,23 +147,46 @@ bool an_build(an_result *r)
         }
         const vm_body *body = &p->bodies[u->body];
         u->nregs = body->nregs;
-        u->n = body->nregs + 2 + p->nelems;
+        u->nelems = p->nelems;
+        uint32_t nc = body->ncode;
+        vm_absval self, tid;
+        unit_vals(r, ui, &self, &tid);
+        regs[ui] = vm_absregs(p, u->body, self, tid);
+        u->edim = malloc((p->nelems ? p->nelems : 1) * sizeof *u->edim);
+        if (!(ok = regs[ui] && u->edim)) break;
+        /* the pack: the non-volatile elements its reachable loads and stores may name */
+        for (uint32_t e = 0; e < p->nelems; e++) u->edim[e] = -1;
+        size_t row0 = (size_t)body->nregs + 1;
+        uint32_t npack = 0;
+        for (uint32_t pc = 0; pc < nc; pc++) {
+            const vm_insn *in = &body->code[pc];
+            const vm_absval *rg = regs[ui] + (size_t)pc * row0;
+            if ((in->op != VM_OP_load && in->op != VM_OP_store) || rg[body->nregs] != 0) continue;
+            const vm_var *v = &p->vars[in->obj];
+            if (v->cls == VM_VOLATILE) continue;
+            uint32_t lo = v->first_elem, hi = v->first_elem + v->size;
+            vm_absval i = vm_absop(&in->idx, rg, self, tid);
+            if (known(i)) {
+                if (i < 0 || i >= (vm_absval)v->size) continue;
+                lo += (uint32_t)i;
+                hi = lo + 1;
+            }
+            for (uint32_t e = lo; e < hi; e++)
+                if (u->edim[e] < 0) u->edim[e] = (int32_t)(body->nregs + 2 + npack++);
+        }
+        u->n = body->nregs + 2 + npack;
         if (u->n > r->stats.dims_max) r->stats.dims_max = u->n;
         u->f_bytes = (size_t)4 * u->n * u->n * sizeof(int64_t) + u->nregs * sizeof(an_desc) +
                      p->nelems * sizeof(int32_t);
         u->f_bytes = (u->f_bytes + 7) & ~(size_t)7;
-        uint32_t nc = body->ncode;
+        u->f_bytes += 2 * (size_t)p->nelems * sizeof(int64_t);
         u->facts = malloc(nc * u->f_bytes);
         u->reached = calloc(nc, sizeof *u->reached);
         u->updates = calloc(nc, sizeof *u->updates);
         u->widen_at = calloc(nc, sizeof *u->widen_at);
         u->src_off = calloc((size_t)nc + 1, sizeof *u->src_off);
         u->dep_off = calloc((size_t)nc + 1, sizeof *u->dep_off);
-        vm_absval self, tid;
-        unit_vals(r, ui, &self, &tid);
-        regs[ui] = vm_absregs(p, u->body, self, tid);
-        ok = u->facts && u->reached && u->updates && u->widen_at && u->src_off && u->dep_off &&
-             regs[ui];
+        ok = u->facts && u->reached && u->updates && u->widen_at && u->src_off && u->dep_off;
         r->stats.points += nc;
         if (!ok) break;
         /* widening points and buffer points */

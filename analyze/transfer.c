@@ -307,6 +307,30 @@ bool an_proves_nonzero(an_ctx *c, const an_unit *u, const uint8_t *block, const 
     return !filter_nz(c->r, u, &t, a, false);
 }
 
+void an_elem_bounds(const an_unit *u, const an_fact *f, uint32_t e, int64_t *lo, int64_t *hi)
+{
+    if (u->edim[e] >= 0) {
+        oct_bounds(f->m, u->n, an_dim_elem(u, e), lo, hi);
+    } else {
+        *lo = f->iv[2 * e];
+        *hi = f->iv[2 * e + 1];
+    }
+}
+
+/* Element e := a fresh value in [lo, hi] (f closed for a packed one). */
+static void set_elem(const an_unit *u, an_fact *f, uint32_t e, int64_t lo, int64_t hi)
+{
+    if (lo != INT64_MIN && lo < -AN_BIG) lo = INT64_MIN;
+    if (hi != INT64_MAX && hi > AN_BIG) hi = INT64_MAX;
+    if (u->edim[e] >= 0) {
+        oct_forget(f->m, u->n, an_dim_elem(u, e));
+        set_bounds(u, f, an_dim_elem(u, e), lo, hi);
+    } else {
+        f->iv[2 * e] = lo;
+        f->iv[2 * e + 1] = hi;
+    }
+}
+
 void an_initial(an_result *r, const an_unit *u, uint8_t *block)
 {
     const vm_program *p = r->p;
@@ -320,9 +344,11 @@ void an_initial(an_result *r, const an_unit *u, uint8_t *block)
         const vm_var *x = &p->vars[v];
         for (uint32_t i = 0; i < x->size; i++) {
             uint32_t e = x->first_elem + i;
+            bool vol = x->cls == VM_VOLATILE;
             f.wr[e] = AN_WR_NONE;
-            if (x->cls == VM_VOLATILE) set_bounds(u, &f, an_dim_elem(u, e), INT32_MIN, INT32_MAX);
-            else set_bounds(u, &f, an_dim_elem(u, e), x->init[i], x->init[i]);
+            f.iv[2 * e] = vol ? INT32_MIN : x->init[i];
+            f.iv[2 * e + 1] = vol ? INT32_MAX : x->init[i];
+            if (u->edim[e] >= 0) set_bounds(u, &f, an_dim_elem(u, e), f.iv[2 * e], f.iv[2 * e + 1]);
         }
     }
     an_normal(r, u, &f);
@@ -348,7 +374,7 @@ static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
         mark[e] = 0;
         const vm_var *v = vm_elem_var(p, e);
         if (v->cls != VM_SHARED) continue;
-        oct_bounds(f->m, u->n, an_dim_elem(u, e), &lo[e], &hi[e]);
+        an_elem_bounds(u, f, e, &lo[e], &hi[e]);
         int32_t wr = f->wr[e];
         for (uint32_t k = u->src_off[pc]; k < u->src_off[pc + 1]; k++) {
             const an_src *s = &u->src[k];
@@ -358,7 +384,7 @@ static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
             int32_t w = sf.wr[e];
             if (r->o.tids && (w == AN_WR_NONE || (w == (int32_t)ui && !u->summary))) continue;
             int64_t slo, shi;
-            oct_bounds(sf.m, su->n, an_dim_elem(su, e), &slo, &shi);
+            an_elem_bounds(su, &sf, e, &slo, &shi);
             if (slo < lo[e]) lo[e] = slo;
             if (shi > hi[e]) hi[e] = shi;
             wr = wr_join(wr, w);
@@ -371,9 +397,16 @@ static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
     }
     if (!any) return;
     for (uint32_t e = 0; e < p->nelems; e++)
-        if (mark[e]) oct_forget(f->m, u->n, an_dim_elem(u, e));
+        if (mark[e] && u->edim[e] >= 0) oct_forget(f->m, u->n, an_dim_elem(u, e));
     for (uint32_t e = 0; e < p->nelems; e++)
-        if (mark[e]) set_bounds(u, f, an_dim_elem(u, e), lo[e], hi[e]);
+        if (mark[e]) {
+            if (u->edim[e] >= 0) {
+                set_bounds(u, f, an_dim_elem(u, e), lo[e], hi[e]);
+            } else {
+                f->iv[2 * e] = lo[e];
+                f->iv[2 * e + 1] = hi[e];
+            }
+        }
     an_normal(r, u, f);
 }
 
@@ -433,10 +466,23 @@ static void spawn_entry(an_ctx *c, const an_unit *pu, const an_fact *f, const an
     memset(block, 0, cu->f_bytes);
     oct_top(g.m, cu->n);
     uint32_t dp = 2 * pu->n, dc = 2 * cu->n;
-    uint32_t gp = 2 * (pu->nregs + 2), gc = 2 * (cu->nregs + 2);
-    for (uint32_t i = 0; i < 2 * p->nelems; i++)
-        for (uint32_t j = 0; j < 2 * p->nelems; j++)
-            g.m[(size_t)(gc + i) * dc + gc + j] = f->m[(size_t)(gp + i) * dp + gp + j];
+    for (uint32_t e1 = 0; e1 < p->nelems; e1++) { /* relations both pack */
+        if (cu->edim[e1] < 0 || pu->edim[e1] < 0) continue;
+        for (uint32_t e2 = 0; e2 < p->nelems; e2++) {
+            if (cu->edim[e2] < 0 || pu->edim[e2] < 0) continue;
+            for (uint32_t s1 = 0; s1 < 2; s1++)
+                for (uint32_t s2 = 0; s2 < 2; s2++)
+                    g.m[(size_t)(2 * (uint32_t)cu->edim[e1] + s1) * dc + 2 * (uint32_t)cu->edim[e2] + s2] =
+                        f->m[(size_t)(2 * (uint32_t)pu->edim[e1] + s1) * dp + 2 * (uint32_t)pu->edim[e2] + s2];
+        }
+    }
+    for (uint32_t e = 0; e < p->nelems; e++) {
+        int64_t lo, hi;
+        an_elem_bounds(pu, f, e, &lo, &hi);
+        g.iv[2 * e] = lo;
+        g.iv[2 * e + 1] = hi;
+        if (cu->edim[e] >= 0) set_bounds(cu, &g, an_dim_elem(cu, e), lo, hi);
+    }
     memcpy(g.wr, f->wr, p->nelems * sizeof *g.wr);
     for (uint32_t k = 0; k < cu->nregs; k++) set_bounds(cu, &g, k, 0, 0);
     int64_t lo, hi;
@@ -695,7 +741,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
             }
             source_values(c, ui, pc, &vlo, &vhi);
             set_fresh(u, &f, in->rd, vlo, vhi);
-        } else if (hi - lo == 1) {
+        } else if (hi - lo == 1 && u->edim[lo] >= 0) {
             lin x = {.dim = an_dim_elem(u, lo)};
             assign_lin(u, &f, in->rd, x, 0);
         } else {
@@ -703,7 +749,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
             int64_t vlo = INT64_MAX, vhi = INT64_MIN;
             for (uint32_t e = lo; e < hi; e++) {
                 int64_t a, b;
-                oct_bounds(f.m, u->n, an_dim_elem(u, e), &a, &b);
+                an_elem_bounds(u, &f, e, &a, &b);
                 if (a < vlo) vlo = a;
                 if (b > vhi) vhi = b;
             }
@@ -719,7 +765,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
         if (v->cls == VM_VOLATILE) break;
         if (!oct_close(f.m, u->n)) return 0;
         lin a = lin_of(u, &in->a);
-        if (hi - lo == 1) {
+        if (hi - lo == 1 && u->edim[lo] >= 0) {
             assign_lin(u, &f, an_dim_elem(u, lo), a, 0);
             f.wr[lo] = (int32_t)ui;
         } else {
@@ -727,9 +773,10 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
             bounds(u, &f, a, &alo, &ahi);
             for (uint32_t e = lo; e < hi; e++) {
                 int64_t elo, ehi;
-                oct_bounds(f.m, u->n, an_dim_elem(u, e), &elo, &ehi);
-                set_fresh(u, &f, an_dim_elem(u, e), alo < elo ? alo : elo, ahi > ehi ? ahi : ehi);
-                f.wr[e] = wr_join(f.wr[e], (int32_t)ui);
+                an_elem_bounds(u, &f, e, &elo, &ehi);
+                if (hi - lo == 1) elo = INT64_MAX, ehi = INT64_MIN; /* one element: strong */
+                set_elem(u, &f, e, alo < elo ? alo : elo, ahi > ehi ? ahi : ehi);
+                f.wr[e] = hi - lo == 1 ? (int32_t)ui : wr_join(f.wr[e], (int32_t)ui);
             }
         }
         break;
