@@ -36,10 +36,11 @@ typedef struct an_options {
     bool tids;      /* RATCOP's thread ids (section 5.5), per element: at an
                        acquire, a buffer whose value of x only the acquiring
                        (static) thread wrote is not imported for x */
-    unsigned narrow; /* descending passes after the widened fixpoint (2) */
+    unsigned narrow; /* descending passes after the widened fixpoint, at most
+                        (8; they stop when one changes nothing) */
 } an_options;
 
-/* The defaults: octagons, thread ids on, 2 narrowing passes. */
+/* The defaults: octagons, thread ids on, up to 8 narrowing passes. */
 void an_options_default(an_options *o);
 
 typedef enum an_status { AN_PROVED, AN_UNKNOWN, AN_UNREACHABLE } an_status;

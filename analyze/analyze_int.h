@@ -75,6 +75,9 @@ typedef struct an_fact {
     int64_t *m;
     an_desc *desc;
     int32_t *wr;
+    uint8_t *mi;  /* per element: 1 if some run may still hold its initial
+                     value in this thread's view (no write at all); 0: its
+                     version is at least 1 */
     int64_t *iv;  /* per element: lo, hi (INT64_MIN / INT64_MAX: none); only
                      those outside the pack mean something */
 } an_fact;
@@ -135,6 +138,7 @@ static inline an_fact an_fact_at(const an_unit *u, uint8_t *block)
     f.m = (int64_t *)block;
     f.desc = (an_desc *)(block + mb);
     f.wr = (int32_t *)(block + mb + u->nregs * sizeof(an_desc));
+    f.mi = (uint8_t *)(f.wr + u->nelems);
     f.iv = (int64_t *)(block + u->f_bytes) - 2 * (size_t)u->nelems;
     return f;
 }

@@ -11,7 +11,8 @@
  * that has grown 60 times is set to top (every variable forgotten), so the
  * iteration always ends. Then `narrow` descending passes: every fact is met
  * with what one application of the transfer functions to all facts gives
- * (F(X) is sound whenever X is, so X meet F(X) is too).
+ * (F(X) is sound whenever X is, so X meet F(X) is too), until a pass
+ * changes nothing.
  *
  * An assertion `assert a` at pc is proved when, in every unit that reaches
  * pc, the fact there and a == 0 are contradictory; unreachable when no unit
@@ -30,7 +31,7 @@ void an_options_default(an_options *o)
 {
     o->domain = AN_OCTAGON;
     o->tids = true;
-    o->narrow = 2;
+    o->narrow = 8;
 }
 
 typedef struct fx {
@@ -77,6 +78,7 @@ static void join_fact(const vm_program *p, const an_unit *u, an_fact *dst, const
         if (!desc_eq(&dst->desc[k], &src->desc[k])) dst->desc[k].op = 0;
     for (uint32_t e = 0; e < p->nelems; e++) {
         dst->wr[e] = wr_join(dst->wr[e], src->wr[e]);
+        dst->mi[e] |= src->mi[e];
         if (src->iv[2 * e] < dst->iv[2 * e]) dst->iv[2 * e] = src->iv[2 * e];
         if (src->iv[2 * e + 1] > dst->iv[2 * e + 1]) dst->iv[2 * e + 1] = src->iv[2 * e + 1];
     }
@@ -88,6 +90,7 @@ static void top_fact(const vm_program *p, const an_unit *u, an_fact *f)
     memset(f->desc, 0, u->nregs * sizeof *f->desc);
     for (uint32_t e = 0; e < p->nelems; e++) {
         f->wr[e] = AN_WR_MANY;
+        f->mi[e] = 1;
         f->iv[2 * e] = INT64_MIN;
         f->iv[2 * e + 1] = INT64_MAX;
     }
@@ -101,7 +104,7 @@ static bool same_fact(const vm_program *p, const an_unit *u, uint8_t *a, uint8_t
     for (uint32_t k = 0; k < u->nregs; k++)
         if (x.desc[k].op != y.desc[k].op || (x.desc[k].op && !desc_eq(&x.desc[k], &y.desc[k])))
             return false;
-    return !memcmp(x.wr, y.wr, p->nelems * sizeof *x.wr) &&
+    return !memcmp(x.wr, y.wr, p->nelems * sizeof *x.wr) && !memcmp(x.mi, y.mi, p->nelems) &&
            !memcmp(x.iv, y.iv, 2 * (size_t)p->nelems * sizeof *x.iv);
 }
 
@@ -138,6 +141,7 @@ static void propagate(fx *x, uint32_t ui, uint32_t pc, const uint8_t *block)
             oct_widen(d.m, t.m, u->n);
             memcpy(d.desc, t.desc, u->nregs * sizeof *d.desc);
             memcpy(d.wr, t.wr, p->nelems * sizeof *d.wr);
+            memcpy(d.mi, t.mi, p->nelems);
             for (uint32_t e = 0; e < p->nelems; e++) {
                 if (t.iv[2 * e] < d.iv[2 * e]) d.iv[2 * e] = INT64_MIN;
                 if (t.iv[2 * e + 1] > d.iv[2 * e + 1]) d.iv[2 * e + 1] = INT64_MAX;
@@ -179,8 +183,10 @@ static void seed_entries(fx *x)
     }
 }
 
-static void narrow_pass(fx *x)
+/* One descending pass; false when it changed nothing. */
+static bool narrow_pass(fx *x)
 {
+    bool changed = false;
     an_result *r = x->r;
     const vm_program *p = r->p;
     x->narrowing = true;
@@ -199,14 +205,17 @@ static void narrow_pass(fx *x)
             if (!u->reached[pc]) continue;
             if (!x->next_reached[ui][pc]) {
                 u->reached[pc] = false;
+                changed = true;
                 continue;
             }
+            memcpy(x->tmp, an_block(u, pc), u->f_bytes);
             an_fact d = an_fact_at(u, an_block(u, pc));
             an_fact s = an_fact_at(u, x->next[ui] + (size_t)pc * u->f_bytes);
             oct_meet(d.m, s.m, u->n);
             for (uint32_t k = 0; k < u->nregs; k++)
                 if (s.desc[k].op) d.desc[k] = s.desc[k];
             memcpy(d.wr, s.wr, p->nelems * sizeof *d.wr);
+            memcpy(d.mi, s.mi, p->nelems);
             bool empty = false;
             for (uint32_t e = 0; e < p->nelems; e++) {
                 if (s.iv[2 * e] > d.iv[2 * e]) d.iv[2 * e] = s.iv[2 * e];
@@ -214,8 +223,10 @@ static void narrow_pass(fx *x)
                 empty |= u->edim[e] < 0 && d.iv[2 * e] > d.iv[2 * e + 1];
             }
             if (empty || !an_normal(r, u, &d)) u->reached[pc] = false;
+            changed |= !u->reached[pc] || !same_fact(p, u, x->tmp, an_block(u, pc));
         }
     }
+    return changed;
 }
 
 static void assertions(fx *x)
@@ -312,7 +323,7 @@ an_result *an_run(const vm_program *p, const an_options *o)
             x.queued[ui][pc] = false;
             if (r->units[ui].reached[pc]) process(&x, ui, pc);
         }
-        for (unsigned k = 0; k < o->narrow; k++) narrow_pass(&x);
+        for (unsigned k = 0; k < o->narrow && narrow_pass(&x); k++) continue;
         assertions(&x);
         r->asserts = calloc(r->nasserts ? r->nasserts : 1, sizeof *r->asserts);
         ok = r->asserts != NULL;

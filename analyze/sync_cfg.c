@@ -177,7 +177,7 @@ bool an_build(an_result *r)
         u->n = body->nregs + 2 + npack;
         if (u->n > r->stats.dims_max) r->stats.dims_max = u->n;
         u->f_bytes = (size_t)4 * u->n * u->n * sizeof(int64_t) + u->nregs * sizeof(an_desc) +
-                     p->nelems * sizeof(int32_t);
+                     p->nelems * sizeof(int32_t) + p->nelems;
         u->f_bytes = (u->f_bytes + 7) & ~(size_t)7;
         u->f_bytes += 2 * (size_t)p->nelems * sizeof(int64_t);
         u->facts = malloc(nc * u->f_bytes);

@@ -346,6 +346,7 @@ void an_initial(an_result *r, const an_unit *u, uint8_t *block)
             uint32_t e = x->first_elem + i;
             bool vol = x->cls == VM_VOLATILE;
             f.wr[e] = AN_WR_NONE;
+            f.mi[e] = 1;
             f.iv[2 * e] = vol ? INT32_MIN : x->init[i];
             f.iv[2 * e + 1] = vol ? INT32_MAX : x->init[i];
             if (u->edim[e] >= 0) set_bounds(u, &f, an_dim_elem(u, e), f.iv[2 * e], f.iv[2 * e + 1]);
@@ -361,6 +362,20 @@ static int32_t wr_join(int32_t a, int32_t b)
     return AN_WR_MANY;
 }
 
+/* At a join, may source unit su be the thread joined (its id within the
+ * operand's values)? Every source of any other import may be. */
+static bool joinable(const an_result *r, const an_unit *u, const an_fact *f, const vm_insn *in,
+                     const an_unit *su)
+{
+    if (in->op != VM_OP_join) return true;
+    int64_t lo, hi;
+    bounds(u, f, lin_of(u, &in->a), &lo, &hi);
+    int32_range(&lo, &hi);
+    int64_t tlo = su->summary ? (int64_t)r->p->nstatic : su->tid;
+    int64_t thi = su->summary ? (int64_t)r->p->nthreads - 1 : su->tid;
+    return lo <= thi && tlo <= hi;
+}
+
 /* The mix at an import (f closed, not bottom). */
 static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
 {
@@ -370,19 +385,47 @@ static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
     int64_t *lo = (int64_t *)c->scratch[3], *hi = lo + p->nelems; /* scratch: 2 per element */
     bool any = false;
     uint8_t *mark = (uint8_t *)(hi + p->nelems);
+    const vm_insn *imp = &p->bodies[u->body].code[pc];
+    enum vm_opcode in_op = (enum vm_opcode)imp->op;
     for (uint32_t e = 0; e < p->nelems; e++) {
         mark[e] = 0;
         const vm_var *v = vm_elem_var(p, e);
         if (v->cls != VM_SHARED) continue;
         an_elem_bounds(u, f, e, &lo[e], &hi[e]);
         int32_t wr = f->wr[e];
+        uint8_t mi = f->mi[e];
+        /* With thread ids, versions too. At a recv (some send on the
+         * channel happened) or a join (the thread ended), one of the
+         * buffers was written for sure; when this thread's view of x is
+         * its initial value for sure (version 0) and every buffer's is
+         * written for sure (version >= 1), the newest version is a
+         * buffer's: the own value is not a candidate. Not at an acquire:
+         * a lock's buffers may still be the initial ones (no release yet). */
+        bool drop_own = r->o.tids && wr == AN_WR_NONE &&
+                        (in_op == VM_OP_recv || in_op == VM_OP_join);
+        unsigned nreached = 0;
+        for (uint32_t k = u->src_off[pc]; drop_own && k < u->src_off[pc + 1]; k++) {
+            const an_src *s = &u->src[k];
+            const an_unit *su = &r->units[s->unit];
+            if (!su->reached[s->pc] || !joinable(r, u, f, imp, su)) continue;
+            an_fact sf = an_fact_at(su, an_block(su, s->pc));
+            nreached++;
+            drop_own = !sf.mi[e];
+        }
+        drop_own = drop_own && nreached > 0;
+        if (drop_own) {
+            lo[e] = INT64_MAX;
+            hi[e] = INT64_MIN;
+            mi = 0;
+        }
         for (uint32_t k = u->src_off[pc]; k < u->src_off[pc + 1]; k++) {
             const an_src *s = &u->src[k];
             const an_unit *su = &r->units[s->unit];
-            if (s->value_only || !su->reached[s->pc]) continue;
+            if (s->value_only || !su->reached[s->pc] || !joinable(r, u, f, imp, su)) continue;
             an_fact sf = an_fact_at(su, an_block(su, s->pc));
             int32_t w = sf.wr[e];
             if (r->o.tids && (w == AN_WR_NONE || (w == (int32_t)ui && !u->summary))) continue;
+            mi |= sf.mi[e];
             int64_t slo, shi;
             an_elem_bounds(su, &sf, e, &slo, &shi);
             if (slo < lo[e]) lo[e] = slo;
@@ -392,6 +435,7 @@ static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
         }
         if (mark[e]) {
             f->wr[e] = wr;
+            f->mi[e] = mi;
             any = true;
         }
     }
@@ -484,6 +528,7 @@ static void spawn_entry(an_ctx *c, const an_unit *pu, const an_fact *f, const an
         if (cu->edim[e] >= 0) set_bounds(cu, &g, an_dim_elem(cu, e), lo, hi);
     }
     memcpy(g.wr, f->wr, p->nelems * sizeof *g.wr);
+    memcpy(g.mi, f->mi, p->nelems);
     for (uint32_t k = 0; k < cu->nregs; k++) set_bounds(cu, &g, k, 0, 0);
     int64_t lo, hi;
     bounds(pu, f, lin_of(pu, arg), &lo, &hi);
@@ -768,6 +813,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
         if (hi - lo == 1 && u->edim[lo] >= 0) {
             assign_lin(u, &f, an_dim_elem(u, lo), a, 0);
             f.wr[lo] = (int32_t)ui;
+            f.mi[lo] = 0;
         } else {
             int64_t alo, ahi;
             bounds(u, &f, a, &alo, &ahi);
@@ -777,6 +823,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
                 if (hi - lo == 1) elo = INT64_MAX, ehi = INT64_MIN; /* one element: strong */
                 set_elem(u, &f, e, alo < elo ? alo : elo, ahi > ehi ? ahi : ehi);
                 f.wr[e] = hi - lo == 1 ? (int32_t)ui : wr_join(f.wr[e], (int32_t)ui);
+                if (hi - lo == 1) f.mi[e] = 0;
             }
         }
         break;
