@@ -26,6 +26,9 @@
  * detector orders); `assume`, `choose`, `call`/`ret` and `atomic` blocks'
  * insides are thread-local (transfer.c).
  *
+ * Packs: the elements a unit's loads and stores may name become octagon
+ * variables (analyze_int.h), within PACK_ARRAY and PACK_MAX.
+ *
  * Widening points: every target of a backward jump or return, every
  * successor of an import instruction (the spurious cycles through sync
  * edges, RATCOP Fig. 2, pass through one) and each summary's entry. */
@@ -33,6 +36,13 @@
 #include <string.h>
 
 #include "analyze_int.h"
+
+/* The pack's limits: an array indexed by an unknown value is packed only
+ * up to this size (else its elements stay intervals, a weak update each),
+ * and a pack holds at most PACK_MAX elements (the rest intervals): a closure
+ * costs (2n)^3. */
+#define PACK_ARRAY 8
+#define PACK_MAX 64
 
 static bool known(vm_absval v) { return v != VM_ABS_TOP && v != VM_ABS_BOT; }
 
@@ -170,8 +180,10 @@ bool an_build(an_result *r)
                 if (i < 0 || i >= (vm_absval)v->size) continue;
                 lo += (uint32_t)i;
                 hi = lo + 1;
+            } else if (v->size > PACK_ARRAY) {
+                continue; /* a large array under an unknown index: intervals */
             }
-            for (uint32_t e = lo; e < hi; e++)
+            for (uint32_t e = lo; e < hi && npack < PACK_MAX; e++)
                 if (u->edim[e] < 0) u->edim[e] = (int32_t)(body->nregs + 2 + npack++);
         }
         u->n = body->nregs + 2 + npack;

@@ -156,6 +156,15 @@ def command_line(mcheck, tmp):
     r = run([mcheck, "--analyze", "--facts", "--json", fig1])
     j = json.loads(r.stdout)
     check(len(j["units"]) == 2 and "layout" in j and j["stats"]["units"] == 2, "--facts --json")
+    wide = os.path.join(tmp, "wide.bc")  # 1000 elements under an unknown index: intervals
+    with open(wide, "w") as f:
+        f.write("shared big[1000] = 7\nthread t[2]\n    choose r0, 0, 999\n"
+                "    load r1, big[r0]\n    assert r1, \"all seven\"\n"
+                "    store big[r0], 0\n")
+    r = run([mcheck, "--analyze", "--json", wide])
+    j = json.loads(r.stdout)
+    check(j["stats"]["variables_max"] < 64 and j["premise"]["unconfirmed"] == ["big"],
+          f"a wide array is not packed; racy, so the premise is unconfirmed ({r.stdout[-300:]})")
     bad = os.path.join(tmp, "bad.bc")
     with open(bad, "w") as f:
         f.write("thread t\n    frob r0\n")
