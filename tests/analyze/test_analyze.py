@@ -165,6 +165,22 @@ def command_line(mcheck, tmp):
     j = json.loads(r.stdout)
     check(j["stats"]["variables_max"] < 64 and j["premise"]["unconfirmed"] == ["big"],
           f"a wide array is not packed; racy, so the premise is unconfirmed ({r.stdout[-300:]})")
+    rg = os.path.join(tmp, "rg.bc")  # regions: what the parser refuses
+    with open(rg, "w") as f:
+        f.write("shared x, y\nvolatile v\nregion a = x, y\nregion b = y\nregion c = v\n"
+                "region d = q\nregion a = x\nregion e\nthread t\n    nop\n")
+    r = run([mcheck, "--analyze", rg])
+    for msg in ("rg.bc:4:12: error: 'y' is in region 'a' already",
+                "rg.bc:5:12: error: 'v' is not a shared variable",
+                "rg.bc:6:12: error: unknown variable 'q' in region 'd'",
+                "rg.bc:7:8: error: duplicate region 'a'", "rg.bc:8:9: error: expected '='"):
+        check(r.returncode == 2 and msg in r.stderr, f"region error '{msg}' ({r.stderr})")
+    with open(rg, "w") as f:  # x under m, y under n: not race-free as a region statically
+        f.write("lock m, n\nshared x, y\nregion a = x, y\nthread t\n    acquire m\n"
+                "    store x, 1\n    release m\n    acquire n\n    store y, 1\n    release n\n")
+    r = run([mcheck, "--analyze", "--json", rg])
+    j = json.loads(r.stdout)
+    check(j["premise"]["regions_unconfirmed"] == ["a"], f"a two-lock region is unconfirmed ({r.stdout})")
     bad = os.path.join(tmp, "bad.bc")
     with open(bad, "w") as f:
         f.write("thread t\n    frob r0\n")
