@@ -533,6 +533,12 @@ MUTANTS = [
      ["analyze/transfer.c"],
      r"if \(lo >= INT32_MIN && hi <= INT32_MAX\) return;",
      "if (lo <= hi) return;"),
+    ("analyze-region-own-only",
+     "mcheck --analyze: a region's block mix keeps only the own fact's projection, not the "
+     "buffers' (issue 33)",
+     ["analyze/transfer.c"],
+     r"if \(v > D\[\(size_t\)a \* d \+ b\]\) D\[\(size_t\)a \* d \+ b\] = v;",
+     "if (0 && v > D[(size_t)a * d + b]) D[(size_t)a * d + b] = v;"),
     ("analyze-summary-own-edge",
      "mcheck --analyze: a proc's summary drops its own buffers, which its other instances "
      "wrote (issue 33)",
