@@ -153,6 +153,11 @@ def command_line(mcheck, tmp):
           f"a racy model: --analyze=check says the premise fails, exit 1 ({r.stdout[-400:]})")
     r = run([mcheck, "--analyze", "--facts", fig1])
     check("facts of t1:" in r.stdout and "facts of t2:" in r.stdout, "--facts prints every thread")
+    r = run([mcheck, "--analyze", "--facts=done", fig20])
+    check(r.returncode == 0 and "fact at done (line 23, pc 6 `store x, 2`) in t2: r0 = 1, p = 1" in
+          r.stdout, f"--facts=LABEL ({r.stdout[-300:]})")
+    r = run([mcheck, "--analyze", "--facts=nolabel", fig20])
+    check(r.returncode == 2 and "no label 'nolabel'" in r.stderr, f"--facts=unknown ({r.stderr})")
     r = run([mcheck, "--analyze", "--facts", "--json", fig1])
     j = json.loads(r.stdout)
     check(len(j["units"]) == 2 and "layout" in j and j["stats"]["units"] == 2, "--facts --json")

@@ -181,6 +181,69 @@ static void print_facts_text(const an_result *r, const vm_program *p, FILE *out)
     }
 }
 
+/* --facts=WHERE: the facts at a label (every `WHERE:` line of the source)
+ * or at source line WHERE, in every thread whose body holds it: at the
+ * first instruction on or after that line. 2 if WHERE names nothing. */
+static int print_facts_at(const an_result *r, const vm_program *p, const char *model,
+                          const char *where, FILE *out)
+{
+    size_t len;
+    bool nomem;
+    char *src = tool_read_file(model, &len, &nomem);
+    if (!src) {
+        fprintf(stderr, "mcheck: error: %s\n", nomem ? "out of memory" : "cannot read the model");
+        return nomem ? 3 : 2;
+    }
+    int32_t lines[64];
+    unsigned nl = 0;
+    char *end;
+    long v = strtol(where, &end, 10);
+    if (*where && !*end && v > 0) {
+        lines[nl++] = (int32_t)v;
+    } else {
+        size_t wl = strlen(where);
+        int32_t no = 1;
+        for (size_t i = 0; i < len && nl < 64; no++) {
+            size_t j = i;
+            while (j < len && (src[j] == ' ' || src[j] == '\t')) j++;
+            if (j + wl < len && !strncmp(src + j, where, wl) && src[j + wl] == ':')
+                lines[nl++] = no;
+            while (i < len && src[i] != '\n') i++;
+            i++;
+        }
+    }
+    free(src);
+    unsigned shown = 0;
+    char name[96];
+    for (unsigned k = 0; k < nl; k++)
+        for (uint32_t u = 0; u < an_nunits(r); u++) {
+            const vm_body *b = &p->bodies[an_unit_body(r, u)];
+            if (lines[k] < b->line) continue;
+            uint32_t pc = 0;
+            while (pc < b->ncode && b->code[pc].line < lines[k]) pc++;
+            if (pc == b->ncode || (pc + 1 < b->ncode && b->code[pc].line > b->code[b->ncode - 1].line))
+                continue;
+            /* the label's line must lie inside this body: the next body starts after it */
+            bool inside = true;
+            for (uint32_t o = 0; o < p->nbodies; o++)
+                if (p->bodies[o].line > b->line && p->bodies[o].line <= lines[k]) inside = false;
+            if (!inside) continue;
+            an_unit_name(r, u, name, sizeof name);
+            own_ctx oc = {p, &b->code[pc]};
+            fprintf(out, "fact at %s (line %d, pc %u `%s`) in %s: ", where, (int)lines[k], pc,
+                    b->code[pc].text, name);
+            an_fact_print(r, u, pc, out, accessed, &oc);
+            fputc('\n', out);
+            shown++;
+        }
+    if (!shown) {
+        fprintf(stderr, "mcheck: error: --facts=%s: no label '%s' and no such line in a thread "
+                        "body of %s\n", where, where, model);
+        return 2;
+    }
+    return 0;
+}
+
 static void print_facts_json(const an_result *r, const vm_program *p, FILE *out)
 {
     fprintf(out, ",\"layout\":{\"globals_off\":%u,\"threads\":[", p->layout.globals_off);
@@ -356,7 +419,16 @@ int analyze_run(const cli *c, vm_program *p)
         }
         fprintf(out, "%u asserts: %u proved, %u unknown, %u unreachable\n", n, counts[AN_PROVED],
                 counts[AN_UNKNOWN], counts[AN_UNREACHABLE]);
-        if (c->facts) print_facts_text(r, p, out);
+        if (c->facts && c->facts_at) {
+            int frc = print_facts_at(r, p, c->model, c->facts_at, out);
+            if (frc) {
+                an_free(r);
+                free(vp);
+                return frc;
+            }
+        } else if (c->facts) {
+            print_facts_text(r, p, out);
+        }
     }
     int rc = counts[AN_UNKNOWN] ? 1 : 0;
     if (search == 1) rc = 1;

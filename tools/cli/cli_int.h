@@ -49,6 +49,7 @@ typedef struct cli {
     bool analyze_interval;     /* --domain=interval */
     bool analyze_no_tids;      /* --tids=off */
     bool invariants, facts;    /* --invariants, --facts */
+    const char *facts_at;      /* --facts=WHERE: a label or a line, or NULL */
     const char *analyze_opt;   /* the last option only --analyze takes */
 } cli;
 

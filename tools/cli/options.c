@@ -51,7 +51,8 @@ static void usage(FILE *out)
           "      --domain=octagon|interval  facts: octagons (default) or intervals\n"
           "      --tids=on|off      RATCOP's thread ids at imports (default on)\n"
           "      --invariants       print the fact each assert's verdict used\n"
-          "      --facts            print the fact at every instruction of every thread\n"
+          "      --facts[=WHERE]    print the fact at every instruction of every thread,\n"
+          "                         or at a label or source line: --facts=loop, --facts=12\n"
           "  --replay FILE          re-execute the path of a saved trace (--trace-json FILE,\n"
           "                         or a --json report's first error) with its recorded\n"
           "                         options; exit 1 if an error occurs, 0 if none, 4 if\n"
@@ -412,7 +413,7 @@ int cli_parse(int argc, char **argv, cli *c)
         {"domain", required_argument, 0, OPT_DOMAIN},
         {"tids", required_argument, 0, OPT_TIDS},
         {"invariants", no_argument, 0, OPT_INVARIANTS},
-        {"facts", no_argument, 0, OPT_FACTS},
+        {"facts", optional_argument, 0, OPT_FACTS},
 #ifdef MCHECK_MPI
         /* testing and tuning, not in --help (docs/usage.md) */
         {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
@@ -622,7 +623,11 @@ int cli_parse(int argc, char **argv, cli *c)
             c->analyze_opt = "--tids";
             break;
         case OPT_INVARIANTS: c->invariants = true; c->analyze_opt = "--invariants"; break;
-        case OPT_FACTS: c->facts = true; c->analyze_opt = "--facts"; break;
+        case OPT_FACTS:
+            c->facts = true;
+            c->facts_at = optarg;
+            c->analyze_opt = "--facts";
+            break;
         case OPT_MPI_ROUND:
             if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
                 return bad_usage("--mpi-round-bytes: expected a number of bytes, got '%s'",
