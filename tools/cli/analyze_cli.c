@@ -244,6 +244,34 @@ static int print_facts_at(const an_result *r, const vm_program *p, const char *m
     return 0;
 }
 
+/* Code no thread reaches (sound under the premise: RATCOP's Theorem 4 with
+ * gamma(bottom) empty), as ranges of source lines; the implicit `end` of a
+ * body is left out. */
+static void print_unreached(const an_result *r, const vm_program *p, const char *model, FILE *out)
+{
+    int32_t from = -1, to = -1;
+    bool any = false;
+    for (uint32_t b = 0; b < p->nbodies; b++) {
+        const vm_body *body = &p->bodies[b];
+        for (uint32_t pc = 0; pc + 1 < body->ncode; pc++) {
+            bool reached = false;
+            for (uint32_t u = 0; u < an_nunits(r) && !reached; u++)
+                reached = an_unit_body(r, u) == b && an_reached(r, u, pc);
+            int32_t line = body->code[pc].line;
+            if (reached) continue;
+            if (from >= 0 && line <= to + 1 && line >= from) {
+                if (line > to) to = line;
+                continue;
+            }
+            if (from >= 0) fprintf(out, to > from ? "%d-%d, " : "%d, ", (int)from, (int)to);
+            else fprintf(out, "unreachable code (no thread gets there): %s lines ", model);
+            from = to = line;
+            any = true;
+        }
+    }
+    if (any) fprintf(out, to > from ? "%d-%d\n" : "%d\n", (int)from, (int)to);
+}
+
 static void print_facts_json(const an_result *r, const vm_program *p, FILE *out)
 {
     fprintf(out, ",\"layout\":{\"globals_off\":%u,\"threads\":[", p->layout.globals_off);
@@ -419,6 +447,7 @@ int analyze_run(const cli *c, vm_program *p)
         }
         fprintf(out, "%u asserts: %u proved, %u unknown, %u unreachable\n", n, counts[AN_PROVED],
                 counts[AN_UNKNOWN], counts[AN_UNREACHABLE]);
+        print_unreached(r, p, c->model, out);
         if (c->facts && c->facts_at) {
             int frc = print_facts_at(r, p, c->model, c->facts_at, out);
             if (frc) {
