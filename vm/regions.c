@@ -4,9 +4,9 @@
  * section 7; notes-ratcop-ziptrack.md B4, C2). Read once the program is
  * built, like props.c's lines, so that the variables may be declared
  * anywhere. Each name must be a shared variable (a whole array counts as
- * one member) in no other region. The search does not treat regions (no
- * region-level discipline check yet): the analysis's command line says so
- * when it cannot prove a region race-free statically. */
+ * one member) in no other region. The search ignores regions; mcheck
+ * --analyze=check searches for region races on the model rewritten with a
+ * ghost variable per region (tools/cli/analyze_cli.c). */
 #include "assemble_int.h"
 
 void asm_read_regions(asm_ctx *c)

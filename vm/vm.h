@@ -339,7 +339,8 @@ typedef struct vm_program {
 /* `region NAME = x, y, ...` (regions.c): shared variables that
  * mcheck --analyze keeps together at an import (RATCOP's regions, section
  * 7): their relations survive the mix. A variable is in at most one
- * region. The search does not check region race freedom (yet). */
+ * region. The search ignores regions; mcheck --analyze=check checks their
+ * race freedom on a rewritten model (tools/cli/analyze_cli.c). */
 typedef struct vm_region {
     const char *name;
     int32_t line, col;

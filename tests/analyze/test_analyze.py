@@ -190,6 +190,17 @@ def command_line(mcheck, tmp):
     r = run([mcheck, "--analyze", "--json", rg])
     j = json.loads(r.stdout)
     check(j["premise"]["regions_unconfirmed"] == ["a"], f"a two-lock region is unconfirmed ({r.stdout})")
+    r = run([mcheck, "--analyze=check", rg])  # one thread: no region race
+    check(r.returncode == 0 and "no data race and no region race" in r.stdout,
+          f"--analyze=check: a one-thread region is race-free ({r.stdout[-300:]})")
+    with open(rg, "a") as f:  # a second thread reads y under n while x is written under m
+        f.write("thread u\nL: acquire n\n    load r0, y\n    release n\n")
+    r = run([mcheck, "--analyze=check", rg])
+    check(r.returncode == 1 and "a region race on region 'a'" in r.stdout,
+          f"--analyze=check finds the region race ({r.stdout[-400:]})")
+    r = run([mcheck, "--analyze=check", os.path.join(HERE, "region_sections.bc")])
+    check(r.returncode == 1 and "no data race and no region race" in r.stdout,
+          f"region_sections: region-race-free, one assert unknown ({r.stdout[-300:]})")
     bad = os.path.join(tmp, "bad.bc")
     with open(bad, "w") as f:
         f.write("thread t\n    frob r0\n")

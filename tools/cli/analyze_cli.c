@@ -104,8 +104,141 @@ static bool region_proved(const vm_program *p, const vm_region *rg)
     return ok || !written;
 }
 
-/* --analyze=check: the search with Goldilocks; 0 race-free, 1 a race
- * (*msg says where), 3 incomplete or out of memory. */
+/* A growable text. */
+typedef struct text {
+    char *s;
+    size_t n, cap;
+    bool nomem;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->nomem) return;
+    if (t->n + n + 1 > t->cap) {
+        size_t c = (t->n + n + 1) * 2;
+        char *ns = realloc(t->s, c);
+        if (!ns) {
+            t->nomem = true;
+            return;
+        }
+        t->s = ns;
+        t->cap = c;
+    }
+    memcpy(t->s + t->n, s, n);
+    t->n += n;
+    t->s[t->n] = '\0';
+}
+
+static void puts_(text *t, const char *s) { put(t, s, strlen(s)); }
+
+/* The region of the variable named at s (len n), or -1. */
+static int region_of(const vm_program *p, const char *s, size_t n)
+{
+    for (uint32_t g = 0; g < p->nregions; g++)
+        for (uint32_t i = 0; i < p->regions[g].nvars; i++) {
+            const char *v = p->vars[p->regions[g].vars[i]].name;
+            if (strlen(v) == n && !memcmp(v, s, n)) return (int)g;
+        }
+    return -1;
+}
+
+static bool ident_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+/* --analyze=check with regions: the model's text rewritten so that every
+ * load of a region member first loads a ghost shared variable
+ * `__region_NAME` (into a register `__region_r` the body declares) and every
+ * store of one first stores it: two accesses to members of one region, one
+ * a write, unordered by happens-before (a region race, RATCOP section 7)
+ * are then a data race on the ghost, which Goldilocks reports. This is the
+ * paper's section 7.2 done at each access (a store always writes its
+ * ghost, so a write whose value reads no region is seen too: notes B4).
+ * Labels stay on the first instruction of their line; lines move, so a
+ * report names the ghost, not a line. NULL when memory runs out. */
+static char *ghost_source(const vm_program *p, const char *src, size_t len)
+{
+    text t = {0};
+    bool reg_declared = false;
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && src[e] != '\n') e++;
+        const char *l = src + i;
+        size_t ll = e - i, k = 0, code = ll;
+        for (size_t j = 0; j < ll; j++)
+            if (l[j] == ';' || l[j] == '#' || l[j] == '"') {
+                code = j;
+                break;
+            }
+        while (k < code && (l[k] == ' ' || l[k] == '\t')) k++;
+        size_t w = k;
+        while (w < code && ident_char(l[w])) w++;
+        if (w > k && !(w < code && l[w] == ':') &&
+            ((w - k == 6 && !memcmp(l + k, "thread", 6)) || (w - k == 4 && !memcmp(l + k, "proc", 4))))
+            reg_declared = false; /* a new body */
+        /* labels */
+        size_t lab_end = k;
+        for (;;) {
+            size_t q = lab_end;
+            while (q < code && ident_char(l[q])) q++;
+            if (q > lab_end && q < code && l[q] == ':') {
+                lab_end = q + 1;
+                while (lab_end < code && (l[lab_end] == ' ' || l[lab_end] == '\t')) lab_end++;
+                continue;
+            }
+            break;
+        }
+        size_t m = lab_end, me = m;
+        while (me < code && ident_char(l[me])) me++;
+        bool is_load = me - m == 4 && !memcmp(l + m, "load", 4);
+        bool is_store = me - m == 5 && !memcmp(l + m, "store", 5);
+        int g = -1;
+        if (is_load || is_store) {
+            size_t o = me;
+            if (is_load) { /* the second operand */
+                while (o < code && l[o] != ',') o++;
+                if (o < code) o++;
+            }
+            while (o < code && (l[o] == ' ' || l[o] == '\t')) o++;
+            size_t oe = o;
+            while (oe < code && ident_char(l[oe])) oe++;
+            g = region_of(p, l + o, oe - o);
+        }
+        if (g >= 0) {
+            char buf[200];
+            if (is_load && !reg_declared) {
+                puts_(&t, "    reg __region_r\n");
+                reg_declared = true;
+            }
+            put(&t, l, lab_end); /* the labels */
+            snprintf(buf, sizeof buf, is_load ? "load __region_r, __region_%s\n    "
+                                              : "store __region_%s, 0\n    ",
+                     p->regions[g].name);
+            puts_(&t, buf);
+            put(&t, l + lab_end, ll - lab_end);
+        } else {
+            put(&t, l, ll);
+        }
+        puts_(&t, "\n");
+        i = e + 1;
+    }
+    for (uint32_t g = 0; g < p->nregions; g++) {
+        puts_(&t, "shared __region_");
+        puts_(&t, p->regions[g].name);
+        puts_(&t, "\n");
+    }
+    if (t.nomem) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+/* --analyze=check: the search with Goldilocks (on the ghost program when
+ * the model has regions); 0 race-free, 1 a race (*msg says where), 3
+ * incomplete or out of memory, 2 the ghost program did not assemble. */
 static int search_premise(const cli *c, const vm_program *p, char *msg, size_t n)
 {
     explore_options o = c->eo;
@@ -113,20 +246,57 @@ static int search_premise(const cli *c, const vm_program *p, char *msg, size_t n
     o.all_errors = true;
     o.progress = NULL;
     o.dump_states = NULL;
+    vm_program *gp = NULL;
+    if (p->nregions) {
+        size_t len;
+        bool nomem;
+        char *src = tool_read_file(c->model, &len, &nomem);
+        char *gs = src ? ghost_source(p, src, len) : NULL;
+        free(src);
+        if (!gs) {
+            snprintf(msg, n, "out of memory or the model cannot be read");
+            return 3;
+        }
+        FILE *devnull = fopen("/dev/null", "w");
+        int ne = 0;
+        gp = vm_assemble(c->model, gs, strlen(gs), c->defs, c->ndefs, devnull ? devnull : stderr,
+                         &ne);
+        if (devnull) fclose(devnull);
+        free(gs);
+        if (!gp) {
+            snprintf(msg, n, "the regions could not be checked (the model with ghost "
+                             "variables does not assemble)");
+            return 2;
+        }
+        gp->spurious_wakeups = p->spurious_wakeups;
+    }
     explore_result r;
-    if (explore_run(p, &o, &r) != 0) {
+    if (explore_run(gp ? gp : p, &o, &r) != 0) {
         snprintf(msg, n, "out of memory before the search started");
+        vm_program_free(gp);
         return 3;
     }
     int rc = r.stop == STOP_COMPLETE ? 0 : 3;
-    snprintf(msg, n, "%s", rc ? "the search did not complete" : "no data race in any execution");
-    for (uint32_t i = 0; i < r.nerrors; i++)
-        if (r.errors[i].kind == VERDICT_RACE) {
-            snprintf(msg, n, "%s", r.errors[i].msg);
-            rc = 1;
-            break;
-        }
+    snprintf(msg, n, "%s", rc ? "the search did not complete"
+                              : gp ? "no data race and no region race in any execution"
+                                   : "no data race in any execution");
+    if (r.error_count[VERDICT_RACE]) {
+        rc = 1;
+        snprintf(msg, n, "a data race (its trace was not kept)");
+        for (uint32_t i = 0; i < r.nerrors; i++)
+            if (r.errors[i].kind == VERDICT_RACE) {
+                const char *vn = r.errors[i].elem < (gp ? gp : p)->nelems
+                                     ? vm_elem_var(gp ? gp : p, r.errors[i].elem)->name : "";
+                if (!strncmp(vn, "__region_", 9))
+                    snprintf(msg, n, "a region race on region '%s': two accesses to its "
+                                     "members, one a write, unordered", vn + 9);
+                else
+                    snprintf(msg, n, "%s", r.errors[i].msg);
+                break;
+            }
+    }
     explore_result_free(&r);
+    vm_program_free(gp);
     return rc;
 }
 
@@ -377,7 +547,8 @@ int analyze_run(const cli *c, vm_program *p)
                 sep = ",";
             }
         fprintf(out, "],\"search\":\"%s\"}", search < 0 ? "not run" : search == 0 ? "race-free"
-                                             : search == 1 ? "race" : "incomplete");
+                                             : search == 1 ? "race" : search == 2 ? "not checked"
+                                             : "incomplete");
         fprintf(out, ",\"stats\":{\"units\":%u,\"points\":%u,\"reached\":%u,\"sync_edges\":%u,"
                      "\"transfers\":%llu,\"variables_max\":%u,\"seconds\":%.6f}",
                 st->units, st->points, st->reached, st->sync_edges,
@@ -420,9 +591,9 @@ int analyze_run(const cli *c, vm_program *p)
             fprintf(out, "  region %-5s %s\n", rg->name,
                     region_proved(p, rg) ? "race-free as a region statically: one lock held at "
                                            "every access to every member (or none written)"
-                                         : "NOT proved race-free as a region statically, and the "
-                                           "search does not check regions: what the analysis "
-                                           "keeps between its members is not confirmed");
+                                         : "NOT proved race-free as a region statically: "
+                                           "confirm with mcheck --analyze=check (it searches "
+                                           "for region races with a ghost variable per region)");
         }
         if (unconfirmed && search < 0)
             fprintf(out, "  confirm race freedom with the search: mcheck --race=goldilocks %s "
@@ -461,7 +632,7 @@ int analyze_run(const cli *c, vm_program *p)
     }
     int rc = counts[AN_UNKNOWN] ? 1 : 0;
     if (search == 1) rc = 1;
-    if (search == 3 && !rc) rc = 3;
+    if ((search == 3 || search == 2) && !rc) rc = search;
     an_free(r);
     free(vp);
     return rc;
