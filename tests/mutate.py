@@ -517,6 +517,40 @@ MUTANTS = [
      ["trace/slp_hb.c"],
      r"(tr_hb_var \*d = &o->wr\[k\];[\s\S]*?)union_rows\(iaf, nw, d->al, vb->al, C->af\);",
      r"\1(void)0;"),
+    ("analyze-no-release-edge",
+     "mcheck --analyze: a release's buffer is never read by the acquires (the lock sync edge "
+     "dropped, issue 33)",
+     ["analyze/sync_cfg.c"],
+     r"if \(bf\.pc < nc\) ok = push\(&bufs, &bf\);",
+     "if (bf.pc < nc && in->op != VM_OP_release) ok = push(&bufs, &bf);"),
+    ("analyze-no-join-edge",
+     "mcheck --analyze: a join imports nothing from the joined thread's end (issue 33)",
+     ["analyze/sync_cfg.c"],
+     r"if \(b->kind != BUF_END\) return false;",
+     "if (b->kind != BUF_END || b->kind == BUF_END) return false;"),
+    ("analyze-forget-store",
+     "mcheck --analyze: a store to one shared element leaves the fact as it was (issue 33)",
+     ["analyze/transfer.c"],
+     r"assign_lin\(u, &f, an_dim_elem\(u, lo\), a, 0\);",
+     "(void)a;"),
+    ("analyze-no-wrap",
+     "mcheck --analyze: values beyond the int32 range are compared as they are, not wrapped "
+     "(issue 33)",
+     ["analyze/transfer.c"],
+     r"if \(lo >= INT32_MIN && hi <= INT32_MAX\) return;",
+     "if (lo <= hi) return;"),
+    ("analyze-region-own-only",
+     "mcheck --analyze: a region's block mix keeps only the own fact's projection, not the "
+     "buffers' (issue 33)",
+     ["analyze/transfer.c"],
+     r"if \(v > D\[\(size_t\)a \* d \+ b\]\) D\[\(size_t\)a \* d \+ b\] = v;",
+     "if (0 && v > D[(size_t)a * d + b]) D[(size_t)a * d + b] = v;"),
+    ("analyze-summary-own-edge",
+     "mcheck --analyze: a proc's summary drops its own buffers, which its other instances "
+     "wrote (issue 33)",
+     ["analyze/sync_cfg.c"],
+     r"if \(bf->unit == ui && !u->summary\) \{",
+     "if (bf->unit == ui) {"),
 ]
 
 

@@ -287,6 +287,15 @@ static void read_statement(asm_ctx *c, uint32_t li)
         if (pl) *pl = li;
         return;
     }
+    if (!is_decl && i == 0 && tok_word(first, "region") && ln->ntok > 1 &&
+        t[1].kind == T_IDENT) { /* `region NAME = x, y`: read by regions.c */
+        ln->kind = L_DECL;
+        close_body(c, li);
+        c->swallow = false;
+        uint32_t *rl = VEC_PUSH(c, c->region_lines);
+        if (rl) *rl = li;
+        return;
+    }
     if (is_decl) {
         ln->kind = L_DECL;
         if (is_body_kind(kind)) {

@@ -163,6 +163,7 @@ static void free_ctx(asm_ctx *c)
     free(c->inits.v);
     free(c->path.v);
     free(c->prop_lines.v);
+    free(c->region_lines.v);
     free(c->names.s);
     free(c->b.labelmap.s);
     free(c->b.labels.v);
@@ -203,6 +204,7 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
         if (!c->oom) asm_assemble_bodies(c);
         if (!c->nerrors && !c->oom) asm_build_program(c);
         if (!c->nerrors && !c->oom) asm_read_props(c);
+        if (!c->nerrors && !c->oom) asm_read_regions(c);
     }
     for (uint32_t b = 0; !c->nerrors && !c->oom && b < p->nbodies; b++)
         for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++)

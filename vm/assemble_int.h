@@ -209,6 +209,7 @@ typedef struct asm_ctx {
     uint32_t nstatic, nspawn;
     int32_t cur_body; /* decl being read by pass 1, or -1 */
     VEC(uint32_t) prop_lines; /* `prop` lines, read by props.c after the bodies */
+    VEC(uint32_t) region_lines; /* `region` lines, read by regions.c likewise */
     bool swallow;     /* after a broken thread/proc line: ignore its body */
     int32_t ended_at; /* a declaration (not a body's) that ended a body, line
                          index; -1 once a body starts (pass 1) */
@@ -407,5 +408,7 @@ void asm_body_calls(asm_ctx *c, decl *d);
 
 /* Parses the `prop` lines into p->props, once the program is built. */
 void asm_read_props(asm_ctx *c);
+/* Parses the `region` lines into p->regions likewise (regions.c). */
+void asm_read_regions(asm_ctx *c);
 
 #endif

@@ -324,6 +324,8 @@ typedef struct vm_program {
     uint8_t *init_state;    /* layout.size bytes */
     vm_prop *props;         /* `prop` declarations (props.c), in order */
     uint32_t nprops;
+    struct vm_region *regions; /* `region` declarations (regions.c), in order */
+    uint32_t nregions;
     void *arena;            /* owns every string and array above */
     /* Run options that change the semantics (set by the caller after
      * vm_assemble, false by default; the search, trace replay and
@@ -333,6 +335,18 @@ typedef struct vm_program {
                                then enabled as a NOTIFIED one is, and its step
                                is the same re-acquire */
 } vm_program;
+
+/* `region NAME = x, y, ...` (regions.c): shared variables that
+ * mcheck --analyze keeps together at an import (RATCOP's regions, section
+ * 7): their relations survive the mix. A variable is in at most one
+ * region. The search ignores regions; mcheck --analyze=check checks their
+ * race freedom on a rewritten model (tools/cli/analyze_cli.c). */
+typedef struct vm_region {
+    const char *name;
+    int32_t line, col;
+    const uint32_t *vars; /* variable ids */
+    uint32_t nvars;
+} vm_region;
 
 /* -D NAME=VALUE overrides. */
 typedef struct vm_define {

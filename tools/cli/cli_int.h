@@ -45,6 +45,12 @@ typedef struct cli {
     const char *starved;       /* --starved T: the thread's name (mcheck.c
                                   looks it up once the model is loaded) */
     const char *record;        /* --record FILE: the simulated run's events */
+    bool analyze, analyze_check; /* --analyze[=check] (analyze_cli.c) */
+    bool analyze_interval;     /* --domain=interval */
+    bool analyze_no_tids;      /* --tids=off */
+    bool invariants, facts;    /* --invariants, --facts */
+    const char *facts_at;      /* --facts=WHERE: a label or a line, or NULL */
+    const char *analyze_opt;   /* the last option only --analyze takes */
 } cli;
 
 /* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or
@@ -154,6 +160,14 @@ const vm_hooks *record_hooks(recorder *r);
  * of memory), after a message on stderr. */
 int record_finish(recorder *r, const char *path, FILE *out);
 void record_free(recorder *r); /* NULL is a no-op */
+
+/* ---- mcheck --analyze (analyze_cli.c) ---------------------------------- */
+
+/* The thread-local analysis of p (analyze/), its premise (lockset/'s static
+ * discharge; with --analyze=check the search) and its report. Returns the
+ * exit status: 0 every assert proved or unreachable, 1 some unknown (or the
+ * search found a race), 3 out of memory. */
+int analyze_run(const cli *c, vm_program *p);
 
 /* ---- mcheck trace (trace_cmd.c) ------------------------------------------ */
 

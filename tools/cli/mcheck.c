@@ -372,6 +372,8 @@ int MCHECK_MAIN(int argc, char **argv)
             fprintf(stderr, "mcheck: error: out of memory\n");
             rc = 3;
         }
+    } else if (c.analyze) {
+        rc = analyze_run(&c, p);
     } else if (c.simulate) {
         rc = simulate_run(p, c.seed, c.steps, c.record, stdout);
     } else {

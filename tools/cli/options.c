@@ -42,6 +42,17 @@ static void usage(FILE *out)
           "                         joins, channels) compressed as a grammar file for\n"
           "                         'mcheck trace'; no per-step lines then\n"
           "  --dump                 print the assembled program and state layout\n"
+          "  --analyze[=check]      prove assertions without exploring interleavings: a\n"
+          "                         thread-local abstract interpretation, sound for\n"
+          "                         race-free models (RATCOP); per assert proved, unknown\n"
+          "                         or unreachable; exit 0 all proved or unreachable, 1\n"
+          "                         some unknown; check: confirm race freedom by the\n"
+          "                         search (--race=goldilocks) too\n"
+          "      --domain=octagon|interval  facts: octagons (default) or intervals\n"
+          "      --tids=on|off      RATCOP's thread ids at imports (default on)\n"
+          "      --invariants       print the fact each assert's verdict used\n"
+          "      --facts[=WHERE]    print the fact at every instruction of every thread,\n"
+          "                         or at a label or source line: --facts=loop, --facts=12\n"
           "  --replay FILE          re-execute the path of a saved trace (--trace-json FILE,\n"
           "                         or a --json report's first error) with its recorded\n"
           "                         options; exit 1 if an error occurs, 0 if none, 4 if\n"
@@ -241,6 +252,7 @@ enum {
     OPT_LTL,
     OPT_FAIR, OPT_STARVED, OPT_RECORD, OPT_SWARM,
     OPT_MPI_ROUND, OPT_MPI_PROGRESS,
+    OPT_ANALYZE, OPT_DOMAIN, OPT_TIDS, OPT_INVARIANTS, OPT_FACTS,
 };
 
 /* Options of the search, the simulation or --dump, which --replay rejects. */
@@ -404,6 +416,11 @@ int cli_parse(int argc, char **argv, cli *c)
         {"starved", required_argument, 0, OPT_STARVED},
         {"record", required_argument, 0, OPT_RECORD},
         {"swarm", required_argument, 0, OPT_SWARM},
+        {"analyze", optional_argument, 0, OPT_ANALYZE},
+        {"domain", required_argument, 0, OPT_DOMAIN},
+        {"tids", required_argument, 0, OPT_TIDS},
+        {"invariants", no_argument, 0, OPT_INVARIANTS},
+        {"facts", optional_argument, 0, OPT_FACTS},
 #ifdef MCHECK_MPI
         /* testing and tuning, not in --help (docs/usage.md) */
         {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
@@ -600,6 +617,30 @@ int cli_parse(int argc, char **argv, cli *c)
             break;
         case OPT_STARVED: c->starved = optarg; break;
         case OPT_RECORD: c->record = optarg; break;
+        case OPT_ANALYZE:
+            c->analyze = true;
+            if (optarg && strcmp(optarg, "check"))
+                return bad_usage("--analyze: expected nothing or '=check', got '%s'", optarg);
+            c->analyze_check = optarg != NULL;
+            break;
+        case OPT_DOMAIN:
+            if (strcmp(optarg, "octagon") && strcmp(optarg, "interval"))
+                return bad_usage("--domain: expected octagon or interval, got '%s'", optarg);
+            c->analyze_interval = !strcmp(optarg, "interval");
+            c->analyze_opt = "--domain";
+            break;
+        case OPT_TIDS:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                return bad_usage("--tids: expected on or off, got '%s'", optarg);
+            c->analyze_no_tids = !strcmp(optarg, "off");
+            c->analyze_opt = "--tids";
+            break;
+        case OPT_INVARIANTS: c->invariants = true; c->analyze_opt = "--invariants"; break;
+        case OPT_FACTS:
+            c->facts = true;
+            c->facts_at = optarg;
+            c->analyze_opt = "--facts";
+            break;
         case OPT_MPI_ROUND:
             if (!parse_u64(optarg, &v) || v == 0 || v > (1ull << 40))
                 return bad_usage("--mpi-round-bytes: expected a number of bytes, got '%s'",
@@ -628,6 +669,10 @@ int cli_parse(int argc, char **argv, cli *c)
     if (optind != argc - 1)
         return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
     c->model = argv[optind];
+    if (c->analyze_opt && !c->analyze) return bad_usage("%s applies to --analyze", c->analyze_opt);
+    if (c->analyze && (c->dump || c->simulate || c->replay))
+        return bad_usage("--analyze cannot be used with %s",
+                         c->dump ? "--dump" : c->simulate ? "--simulate" : "--replay");
     if (c->replay && c->search_only)
         return bad_usage("%s%s cannot be used with --replay",
                          c->search_only[1] ? "--" : "-", c->search_only);
