@@ -50,8 +50,8 @@ VARIANTS = [
     ["-j", "2", "--all-errors", "--store=exact"],  # the parallel search's (workers,
     ["-j", "3", "--search=bfs"],                   # clones, nodes, stacks, levels)
 ]
-FIRST_ALL = 28    # every failure point up to here (CI; offline: --first-all 200)
-SAMPLE = 10       # then about this many more, evenly spaced (offline: --sample 60)
+FIRST_ALL = 18    # every failure point up to here (CI; offline: --first-all 200)
+SAMPLE = 6        # then about this many more, evenly spaced (offline: --sample 60)
 # Judy 1.0.5 leaks the nodes of an insert that runs out of memory (its own
 # error path: a program that only calls JudyLIns until it fails and then
 # JudyLFreeArray leaks too). The exact store meets that once, as the search
