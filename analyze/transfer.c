@@ -1,6 +1,6 @@
 /* transfer.c: the abstract transfer function of every instruction (RATCOP
- * section 5.4: local transfer functions, and the mix at an acquire), over
- * the facts of analyze_int.h.
+ * section 5.4: local transfer functions; the mix at an import is mix.c's),
+ * over the facts of analyze_int.h.
  *
  * Per instruction:
  *   mov, add, sub, neg, and mul/shl by a constant: exact octagon assignments
@@ -39,15 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_int.h"
+#include "transfer_int.h"
 
-typedef struct lin {
-    bool cst;
-    int64_t c;
-    uint32_t dim;
-} lin;
-
-static lin lin_of(const an_unit *u, const vm_operand *o)
+lin an_lin_of(const an_unit *u, const vm_operand *o)
 {
     lin l = {0};
     switch ((enum vm_argkind)o->kind) {
@@ -59,7 +53,7 @@ static lin lin_of(const an_unit *u, const vm_operand *o)
     return l;
 }
 
-static void bounds(const an_unit *u, const an_fact *f, lin l, int64_t *lo, int64_t *hi)
+void an_bounds(const an_unit *u, const an_fact *f, lin l, int64_t *lo, int64_t *hi)
 {
     if (l.cst) {
         *lo = *hi = l.c;
@@ -76,7 +70,7 @@ static int64_t floordiv(int64_t a, int64_t b)
 
 /* [lo, hi] as int32 values: shifted by a multiple of 2^32 when it fits in
  * one window, else the whole int32 range. */
-static void int32_range(int64_t *lo, int64_t *hi)
+void an_int32_range(int64_t *lo, int64_t *hi)
 {
     if (*lo == INT64_MIN || *hi == INT64_MAX) {
         *lo = INT32_MIN;
@@ -93,7 +87,7 @@ static void int32_range(int64_t *lo, int64_t *hi)
     *hi -= k * AN_WRAP;
 }
 
-static void set_bounds(const an_unit *u, an_fact *f, uint32_t v, int64_t lo, int64_t hi)
+void an_set_bounds(const an_unit *u, an_fact *f, uint32_t v, int64_t lo, int64_t hi)
 {
     if (hi != INT64_MAX && hi <= AN_BIG) oct_add(f->m, u->n, 2 * v + 1, 2 * v, 2 * hi);
     if (lo != INT64_MIN && lo >= -AN_BIG) oct_add(f->m, u->n, 2 * v, 2 * v + 1, -2 * lo);
@@ -112,7 +106,7 @@ void an_wrap(const an_unit *u, an_fact *f, uint32_t v)
         }
     }
     oct_forget(f->m, u->n, v);
-    set_bounds(u, f, v, INT32_MIN, INT32_MAX);
+    an_set_bounds(u, f, v, INT32_MIN, INT32_MAX);
 }
 
 static void wrap_lin(const an_unit *u, an_fact *f, lin l)
@@ -145,7 +139,7 @@ static void set_fresh(const an_unit *u, an_fact *f, uint32_t rd, int64_t lo, int
 {
     oct_forget(f->m, u->n, rd);
     if (lo != INT64_MIN && hi != INT64_MAX && (lo < -AN_BIG || hi > AN_BIG)) return;
-    set_bounds(u, f, rd, lo, hi);
+    an_set_bounds(u, f, rd, lo, hi);
 }
 
 /* rd := x + k (f closed). */
@@ -196,8 +190,8 @@ static bool add_diff_le(const an_unit *u, an_fact *f, lin a, lin b, int64_t c)
 static void diff_bounds(const an_unit *u, const an_fact *f, lin a, lin b, int64_t *lo, int64_t *hi)
 {
     int64_t alo, ahi, blo, bhi;
-    bounds(u, f, a, &alo, &ahi);
-    bounds(u, f, b, &blo, &bhi);
+    an_bounds(u, f, a, &alo, &ahi);
+    an_bounds(u, f, b, &blo, &bhi);
     *hi = ahi == INT64_MAX || blo == INT64_MIN ? INT64_MAX : ahi - blo;
     *lo = alo == INT64_MIN || bhi == INT64_MAX ? INT64_MIN : alo - bhi;
     if (!a.cst && !b.cst) {
@@ -274,17 +268,17 @@ static bool filter_cmp(const an_result *r, const an_unit *u, an_fact *f, enum vm
 static bool filter_nz(const an_result *r, const an_unit *u, an_fact *f, const vm_operand *a,
                       bool nonzero)
 {
-    lin x = lin_of(u, a), zero = {.cst = true, .c = 0};
+    lin x = an_lin_of(u, a), zero = {.cst = true, .c = 0};
     if (a->kind == VM_ARG_REG && f->desc[a->val].op) {
         an_desc d = f->desc[a->val];
         enum vm_opcode op = (enum vm_opcode)d.op;
-        if (!filter_cmp(r, u, f, nonzero ? op : negate_op(op), lin_of(u, &d.a), lin_of(u, &d.b)))
+        if (!filter_cmp(r, u, f, nonzero ? op : negate_op(op), an_lin_of(u, &d.a), an_lin_of(u, &d.b)))
             return false;
     }
     return filter_cmp(r, u, f, nonzero ? VM_OP_ne : VM_OP_eq, x, zero);
 }
 
-static void copy_block(const an_unit *u, uint8_t *dst, const uint8_t *src)
+void an_copy_block(const an_unit *u, uint8_t *dst, const uint8_t *src)
 {
     memcpy(dst, src, u->f_bytes);
 }
@@ -302,7 +296,7 @@ static int decide(an_ctx *c, const an_unit *u, const an_fact *f, enum vm_opcode 
 
 bool an_proves_nonzero(an_ctx *c, const an_unit *u, const uint8_t *block, const vm_operand *a)
 {
-    copy_block(u, c->scratch[2], block);
+    an_copy_block(u, c->scratch[2], block);
     an_fact t = an_fact_at(u, c->scratch[2]);
     return !filter_nz(c->r, u, &t, a, false);
 }
@@ -318,13 +312,13 @@ void an_elem_bounds(const an_unit *u, const an_fact *f, uint32_t e, int64_t *lo,
 }
 
 /* Element e := a fresh value in [lo, hi] (f closed for a packed one). */
-static void set_elem(const an_unit *u, an_fact *f, uint32_t e, int64_t lo, int64_t hi)
+void an_set_elem(const an_unit *u, an_fact *f, uint32_t e, int64_t lo, int64_t hi)
 {
     if (lo != INT64_MIN && lo < -AN_BIG) lo = INT64_MIN;
     if (hi != INT64_MAX && hi > AN_BIG) hi = INT64_MAX;
     if (u->edim[e] >= 0) {
         oct_forget(f->m, u->n, an_dim_elem(u, e));
-        set_bounds(u, f, an_dim_elem(u, e), lo, hi);
+        an_set_bounds(u, f, an_dim_elem(u, e), lo, hi);
     } else {
         f->iv[2 * e] = lo;
         f->iv[2 * e + 1] = hi;
@@ -337,9 +331,9 @@ void an_initial(an_result *r, const an_unit *u, uint8_t *block)
     an_fact f = an_fact_at(u, block);
     memset(block, 0, u->f_bytes);
     oct_top(f.m, u->n);
-    for (uint32_t k = 0; k < u->nregs; k++) set_bounds(u, &f, k, 0, 0);
-    set_bounds(u, &f, an_dim_self(u), u->self, u->self);
-    set_bounds(u, &f, an_dim_tid(u), u->tid, u->tid);
+    for (uint32_t k = 0; k < u->nregs; k++) an_set_bounds(u, &f, k, 0, 0);
+    an_set_bounds(u, &f, an_dim_self(u), u->self, u->self);
+    an_set_bounds(u, &f, an_dim_tid(u), u->tid, u->tid);
     for (uint32_t v = 0; v < p->nvars; v++) {
         const vm_var *x = &p->vars[v];
         for (uint32_t i = 0; i < x->size; i++) {
@@ -349,295 +343,10 @@ void an_initial(an_result *r, const an_unit *u, uint8_t *block)
             f.mi[e] = 1;
             f.iv[2 * e] = vol ? INT32_MIN : x->init[i];
             f.iv[2 * e + 1] = vol ? INT32_MAX : x->init[i];
-            if (u->edim[e] >= 0) set_bounds(u, &f, an_dim_elem(u, e), f.iv[2 * e], f.iv[2 * e + 1]);
+            if (u->edim[e] >= 0) an_set_bounds(u, &f, an_dim_elem(u, e), f.iv[2 * e], f.iv[2 * e + 1]);
         }
     }
     an_normal(r, u, &f);
-}
-
-static int32_t wr_join(int32_t a, int32_t b)
-{
-    if (a == b || b == AN_WR_NONE) return a;
-    if (a == AN_WR_NONE) return b;
-    return AN_WR_MANY;
-}
-
-/* At a join, may source unit su be the thread joined (its id within the
- * operand's values)? Every source of any other import may be. */
-static bool joinable(const an_result *r, const an_unit *u, const an_fact *f, const vm_insn *in,
-                     const an_unit *su)
-{
-    if (in->op != VM_OP_join) return true;
-    int64_t lo, hi;
-    bounds(u, f, lin_of(u, &in->a), &lo, &hi);
-    int32_range(&lo, &hi);
-    int64_t tlo = su->summary ? (int64_t)r->p->nstatic : su->tid;
-    int64_t thi = su->summary ? (int64_t)r->p->nthreads - 1 : su->tid;
-    return lo <= thi && tlo <= hi;
-}
-
-/* ---- regions (RATCOP section 7: RegRel's mix) ------------------------------
- * The elements of a `region` (vm.h) are mixed as a block: their octagon over
- * the region is the join, over the own fact and every buffer that
- * contributes (with thread ids, one whose region was written by someone
- * else), of each fact's projection on the region; their relations to the
- * rest are forgotten. Sound for region-race-free models (L-RegDRF: a write
- * to one member makes a new version of them all, so the newest versions of
- * the members come from one buffer). Only for the octagon domain, a region
- * of at most REGION_MAX elements all in the unit's pack; others are mixed
- * element by element (always sound). */
-#define REGION_MAX 16
-
-typedef struct region_mix {
-    uint32_t n;           /* regions mixed as blocks */
-    uint32_t k[8];        /* their sizes */
-    uint32_t *elems;      /* their elements, one region after another */
-    int64_t *d;           /* their (2k)^2 matrices, one after another */
-} region_mix;
-
-static void regions_free(region_mix *rm)
-{
-    free(rm->elems);
-    free(rm->d);
-}
-
-static int32_t wr_join2(int32_t a, int32_t b)
-{
-    if (a == b || b == AN_WR_NONE) return a;
-    if (a == AN_WR_NONE) return b;
-    return AN_WR_MANY;
-}
-
-static bool joinable(const an_result *r, const an_unit *u, const an_fact *f, const vm_insn *in,
-                     const an_unit *su);
-
-/* Entry (a, b) of fact sf's projection on elements E (literal a is element
- * E[a / 2], sign a % 2). */
-static int64_t proj(const an_unit *su, const an_fact *sf, const uint32_t *E, uint32_t a, uint32_t b)
-{
-    uint32_t ea = E[a / 2], eb = E[b / 2];
-    if (a == b) return 0;
-    if (su->edim[ea] >= 0 && su->edim[eb] >= 0)
-        return sf->m[(size_t)(2 * (uint32_t)su->edim[ea] + a % 2) * 2 * su->n +
-                     2 * (uint32_t)su->edim[eb] + b % 2];
-    if (ea != eb) return AN_INF;
-    int64_t lo, hi;
-    an_elem_bounds(su, sf, ea, &lo, &hi);
-    if (a % 2 == 1) return hi == INT64_MAX || hi > AN_BIG ? AN_INF : 2 * hi;  /* 2x <= 2hi */
-    return lo == INT64_MIN || lo < -AN_BIG ? AN_INF : -2 * lo;                /* -2x <= -2lo */
-}
-
-/* The block mixes of (ui, pc) into rm, before f changes; their elements
- * marked 2 (mark[e] = 2), with their writers and versions set in f. */
-static void regions_read(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f, const vm_insn *imp,
-                         uint8_t *mark, region_mix *rm)
-{
-    an_result *r = c->r;
-    const vm_program *p = r->p;
-    const an_unit *u = &r->units[ui];
-    if (!p->nregions || r->o.domain != AN_OCTAGON) return;
-    size_t tot = 0, totd = 0;
-    for (uint32_t g = 0; g < p->nregions && g < 8; g++) {
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < p->regions[g].nvars; i++) k += p->vars[p->regions[g].vars[i]].size;
-        if (k > REGION_MAX) continue;
-        tot += k;
-        totd += (size_t)4 * k * k;
-    }
-    if (!tot) return;
-    rm->elems = malloc((tot + REGION_MAX) * sizeof *rm->elems); /* a region found too big late */
-    rm->d = malloc(totd * sizeof *rm->d);
-    int32_t *wr = malloc(REGION_MAX * sizeof *wr);
-    uint8_t *mi = malloc(REGION_MAX);
-    if (!rm->elems || !rm->d || !wr || !mi) { /* out of memory: element by element */
-        regions_free(rm);
-        *rm = (region_mix){0};
-        free(wr);
-        free(mi);
-        return;
-    }
-    size_t eoff = 0, doff = 0;
-    for (uint32_t g = 0; g < p->nregions && g < 8; g++) {
-        uint32_t k = 0;
-        uint32_t *E = rm->elems + eoff;
-        bool ok = true;
-        for (uint32_t i = 0; i < p->regions[g].nvars && ok; i++) {
-            const vm_var *v = &p->vars[p->regions[g].vars[i]];
-            if (k + v->size > REGION_MAX) ok = false;
-            for (uint32_t j = 0; ok && j < v->size; j++) {
-                E[k] = v->first_elem + j;
-                ok = u->edim[E[k]] >= 0;
-                k++;
-            }
-        }
-        if (!ok || !k) continue;
-        uint32_t d = 2 * k;
-        int64_t *D = rm->d + doff;
-        for (uint32_t a = 0; a < d; a++)
-            for (uint32_t b = 0; b < d; b++) D[(size_t)a * d + b] = proj(u, f, E, a, b);
-        for (uint32_t i = 0; i < k; i++) {
-            wr[i] = f->wr[E[i]];
-            mi[i] = f->mi[E[i]];
-        }
-        bool contributed = false;
-        for (uint32_t s = u->src_off[pc]; s < u->src_off[pc + 1]; s++) {
-            const an_src *src = &u->src[s];
-            const an_unit *su = &r->units[src->unit];
-            if (src->value_only || !su->reached[src->pc]) continue;
-            an_fact sf = an_fact_at(su, an_block(su, src->pc));
-            if (!joinable(r, u, f, imp, su)) continue;
-            int32_t w = AN_WR_NONE;
-            for (uint32_t i = 0; i < k; i++) w = wr_join2(w, sf.wr[E[i]]);
-            if (r->o.tids && (w == AN_WR_NONE || (w == (int32_t)ui && !u->summary))) continue;
-            contributed = true;
-            for (uint32_t a = 0; a < d; a++)
-                for (uint32_t b = 0; b < d; b++) {
-                    int64_t v = proj(su, &sf, E, a, b);
-                    if (v > D[(size_t)a * d + b]) D[(size_t)a * d + b] = v;
-                }
-            for (uint32_t i = 0; i < k; i++) {
-                wr[i] = wr_join2(wr[i], sf.wr[E[i]]);
-                mi[i] |= sf.mi[E[i]];
-            }
-        }
-        if (!contributed) continue; /* the own values stand, relations and all */
-        for (uint32_t i = 0; i < k; i++) {
-            mark[E[i]] = 2;
-            f->wr[E[i]] = wr[i];
-            f->mi[E[i]] = mi[i];
-        }
-        rm->k[rm->n++] = k;
-        eoff += k;
-        doff += (size_t)d * d;
-    }
-    free(wr);
-    free(mi);
-}
-
-/* Write the block mixes into f (their elements forgotten first). */
-static void regions_write(const an_unit *u, an_fact *f, const region_mix *rm)
-{
-    size_t eoff = 0, doff = 0;
-    for (uint32_t g = 0; g < rm->n; g++) {
-        uint32_t k = rm->k[g], d = 2 * k;
-        const uint32_t *E = rm->elems + eoff;
-        const int64_t *D = rm->d + doff;
-        for (uint32_t i = 0; i < k; i++) oct_forget(f->m, u->n, an_dim_elem(u, E[i]));
-        for (uint32_t a = 0; a < d; a++)
-            for (uint32_t b = 0; b < d; b++) {
-                int64_t v = D[(size_t)a * d + b];
-                int64_t *m = &f->m[(size_t)(2 * (uint32_t)u->edim[E[a / 2]] + a % 2) * 2 * u->n +
-                                   2 * (uint32_t)u->edim[E[b / 2]] + b % 2];
-                if (v < *m) *m = v;
-            }
-        eoff += k;
-        doff += (size_t)d * d;
-    }
-    regions_free((region_mix *)rm);
-}
-
-/* The mix at an import (f closed, not bottom). */
-static void mix(an_ctx *c, uint32_t ui, uint32_t pc, an_fact *f)
-{
-    an_result *r = c->r;
-    const vm_program *p = r->p;
-    const an_unit *u = &r->units[ui];
-    int64_t *lo = (int64_t *)c->scratch[3], *hi = lo + p->nelems; /* scratch: 2 per element */
-    bool any = false;
-    uint8_t *mark = (uint8_t *)(hi + p->nelems);
-    const vm_insn *imp = &p->bodies[u->body].code[pc];
-    enum vm_opcode in_op = (enum vm_opcode)imp->op;
-    memset(mark, 0, p->nelems);
-    region_mix rm = {0};
-    regions_read(c, ui, pc, f, imp, mark, &rm);
-    for (uint32_t e = 0; e < p->nelems; e++) {
-        if (mark[e] == 2) continue; /* a region's, below */
-        const vm_var *v = vm_elem_var(p, e);
-        if (v->cls != VM_SHARED) continue;
-        an_elem_bounds(u, f, e, &lo[e], &hi[e]);
-        int32_t wr = f->wr[e];
-        uint8_t mi = f->mi[e];
-        /* With thread ids, versions too. At a recv (some send on the
-         * channel happened) or a join (the thread ended), one of the
-         * buffers was written for sure; when this thread's view of x is
-         * its initial value for sure (version 0) and every buffer's is
-         * written for sure (version >= 1), the newest version is a
-         * buffer's: the own value is not a candidate. Not at an acquire:
-         * a lock's buffers may still be the initial ones (no release yet). */
-        bool drop_own = r->o.tids && wr == AN_WR_NONE &&
-                        (in_op == VM_OP_recv || in_op == VM_OP_join);
-        unsigned nreached = 0;
-        for (uint32_t k = u->src_off[pc]; drop_own && k < u->src_off[pc + 1]; k++) {
-            const an_src *s = &u->src[k];
-            const an_unit *su = &r->units[s->unit];
-            if (!su->reached[s->pc] || !joinable(r, u, f, imp, su)) continue;
-            an_fact sf = an_fact_at(su, an_block(su, s->pc));
-            nreached++;
-            drop_own = !sf.mi[e];
-        }
-        drop_own = drop_own && nreached > 0;
-        if (drop_own) {
-            lo[e] = INT64_MAX;
-            hi[e] = INT64_MIN;
-            mi = 0;
-        }
-        for (uint32_t k = u->src_off[pc]; k < u->src_off[pc + 1]; k++) {
-            const an_src *s = &u->src[k];
-            const an_unit *su = &r->units[s->unit];
-            if (s->value_only || !su->reached[s->pc] || !joinable(r, u, f, imp, su)) continue;
-            an_fact sf = an_fact_at(su, an_block(su, s->pc));
-            int32_t w = sf.wr[e];
-            if (r->o.tids && (w == AN_WR_NONE || (w == (int32_t)ui && !u->summary))) continue;
-            mi |= sf.mi[e];
-            int64_t slo, shi;
-            an_elem_bounds(su, &sf, e, &slo, &shi);
-            if (slo < lo[e]) lo[e] = slo;
-            if (shi > hi[e]) hi[e] = shi;
-            wr = wr_join(wr, w);
-            mark[e] = 1;
-        }
-        if (mark[e]) {
-            f->wr[e] = wr;
-            f->mi[e] = mi;
-            any = true;
-        }
-    }
-    if (!any && !rm.n) {
-        regions_free(&rm);
-        return;
-    }
-    for (uint32_t e = 0; e < p->nelems; e++)
-        if (mark[e] && u->edim[e] >= 0) oct_forget(f->m, u->n, an_dim_elem(u, e));
-    regions_write(u, f, &rm);
-    for (uint32_t e = 0; e < p->nelems; e++)
-        if (mark[e] == 1) {
-            if (u->edim[e] >= 0) {
-                set_bounds(u, f, an_dim_elem(u, e), lo[e], hi[e]);
-            } else {
-                f->iv[2 * e] = lo[e];
-                f->iv[2 * e + 1] = hi[e];
-            }
-        }
-    an_normal(r, u, f);
-}
-
-/* The hull of operand a's int32 values over the sources of (ui, pc) (sends
- * or volatile stores): *lo > *hi when no source is reached. */
-static void source_values(an_ctx *c, uint32_t ui, uint32_t pc, int64_t *lo, int64_t *hi)
-{
-    const an_unit *u = &c->r->units[ui];
-    for (uint32_t k = u->src_off[pc]; k < u->src_off[pc + 1]; k++) {
-        const an_src *s = &u->src[k];
-        const an_unit *su = &c->r->units[s->unit];
-        if (!su->reached[s->pc]) continue;
-        const vm_insn *in = &c->r->p->bodies[su->body].code[s->pc];
-        an_fact sf = an_fact_at(su, an_block(su, s->pc));
-        int64_t a, b;
-        bounds(su, &sf, lin_of(su, &in->a), &a, &b);
-        int32_range(&a, &b);
-        if (a < *lo) *lo = a;
-        if (b > *hi) *hi = b;
-    }
 }
 
 /* The elements load/store `in` may name: [*lo, *hi) (empty: it faults);
@@ -646,17 +355,17 @@ static void elem_range(const an_result *r, const an_unit *u, an_fact *f, const v
                        uint32_t *elo, uint32_t *ehi)
 {
     const vm_var *v = &r->p->vars[in->obj];
-    lin ix = lin_of(u, &in->idx);
+    lin ix = an_lin_of(u, &in->idx);
     wrap_lin(u, f, ix);
     int64_t lo, hi;
-    bounds(u, f, ix, &lo, &hi);
+    an_bounds(u, f, ix, &lo, &hi);
     if (lo < 0) lo = 0;
     if (hi > (int64_t)v->size - 1) hi = (int64_t)v->size - 1;
     if (lo > hi) {
         *elo = *ehi = 0;
         return;
     }
-    if (!ix.cst) set_bounds(u, f, ix.dim, lo, hi);
+    if (!ix.cst) an_set_bounds(u, f, ix.dim, lo, hi);
     *elo = v->first_elem + (uint32_t)lo;
     *ehi = v->first_elem + (uint32_t)hi + 1;
 }
@@ -692,23 +401,23 @@ static void spawn_entry(an_ctx *c, const an_unit *pu, const an_fact *f, const an
         an_elem_bounds(pu, f, e, &lo, &hi);
         g.iv[2 * e] = lo;
         g.iv[2 * e + 1] = hi;
-        if (cu->edim[e] >= 0) set_bounds(cu, &g, an_dim_elem(cu, e), lo, hi);
+        if (cu->edim[e] >= 0) an_set_bounds(cu, &g, an_dim_elem(cu, e), lo, hi);
     }
     memcpy(g.wr, f->wr, p->nelems * sizeof *g.wr);
     memcpy(g.mi, f->mi, p->nelems);
-    for (uint32_t k = 0; k < cu->nregs; k++) set_bounds(cu, &g, k, 0, 0);
+    for (uint32_t k = 0; k < cu->nregs; k++) an_set_bounds(cu, &g, k, 0, 0);
     int64_t lo, hi;
-    bounds(pu, f, lin_of(pu, arg), &lo, &hi);
-    int32_range(&lo, &hi);
-    set_bounds(cu, &g, an_dim_self(cu), lo, hi);
-    set_bounds(cu, &g, an_dim_tid(cu), p->nstatic, p->nthreads - 1);
+    an_bounds(pu, f, an_lin_of(pu, arg), &lo, &hi);
+    an_int32_range(&lo, &hi);
+    an_set_bounds(cu, &g, an_dim_self(cu), lo, hi);
+    an_set_bounds(cu, &g, an_dim_tid(cu), p->nstatic, p->nthreads - 1);
     an_normal(c->r, cu, &g);
 }
 
 static void arith(an_ctx *c, const an_unit *u, an_fact *f, const vm_insn *in)
 {
     enum vm_opcode op = (enum vm_opcode)in->op;
-    lin a = lin_of(u, &in->a), b = lin_of(u, &in->b);
+    lin a = an_lin_of(u, &in->a), b = an_lin_of(u, &in->b);
     uint32_t rd = in->rd;
     int64_t alo, ahi, blo, bhi;
     if (a.cst && b.cst && !((op == VM_OP_div || op == VM_OP_mod) && b.c == 0)) {
@@ -724,13 +433,13 @@ static void arith(an_ctx *c, const an_unit *u, an_fact *f, const vm_insn *in)
             lin nb = b;
             int64_t lo, hi;
             if (a.dim == b.dim) {
-                bounds(u, f, a, &alo, &ahi);
+                an_bounds(u, f, a, &alo, &ahi);
                 set_fresh(u, f, rd, alo == INT64_MIN ? alo : 2 * alo, ahi == INT64_MAX ? ahi : 2 * ahi);
                 return;
             }
             uint32_t d = 2 * u->n;
-            bounds(u, f, a, &alo, &ahi);
-            bounds(u, f, nb, &blo, &bhi);
+            an_bounds(u, f, a, &alo, &ahi);
+            an_bounds(u, f, nb, &blo, &bhi);
             lo = alo == INT64_MIN || blo == INT64_MIN ? INT64_MIN : alo + blo;
             hi = ahi == INT64_MAX || bhi == INT64_MAX ? INT64_MAX : ahi + bhi;
             int64_t up = f->m[(size_t)(2 * a.dim + 1) * d + 2 * b.dim];   /* a + b <= up */
@@ -765,8 +474,8 @@ static void arith(an_ctx *c, const an_unit *u, an_fact *f, const vm_insn *in)
         if (b.cst && b.c == -1) { assign_neg(u, f, rd, 0, a); return; }
         wrap_lin(u, f, a);
         wrap_lin(u, f, b);
-        bounds(u, f, a, &alo, &ahi);
-        bounds(u, f, b, &blo, &bhi);
+        an_bounds(u, f, a, &alo, &ahi);
+        an_bounds(u, f, b, &blo, &bhi);
         {
             int64_t p1 = alo * blo, p2 = alo * bhi, p3 = ahi * blo, p4 = ahi * bhi;
             int64_t lo = p1, hi = p1;
@@ -785,8 +494,8 @@ static void arith(an_ctx *c, const an_unit *u, an_fact *f, const vm_insn *in)
     /* the rest needs int32 operands */
     wrap_lin(u, f, a);
     wrap_lin(u, f, b);
-    bounds(u, f, a, &alo, &ahi);
-    bounds(u, f, b, &blo, &bhi);
+    an_bounds(u, f, a, &alo, &ahi);
+    an_bounds(u, f, b, &blo, &bhi);
     int64_t lo = INT32_MIN, hi = INT32_MAX;
     switch (op) {
     case VM_OP_div: {
@@ -858,7 +567,7 @@ static void compare(an_ctx *c, const an_unit *u, an_fact *f, const vm_insn *in)
     vm_operand zero = {.kind = VM_ARG_IMM, .val = 0};
     vm_operand oa = in->a, ob = op == VM_OP_not ? zero : in->b;
     if (op == VM_OP_not) op = VM_OP_eq;
-    int v = decide(c, u, f, op, lin_of(u, &oa), lin_of(u, &ob));
+    int v = decide(c, u, f, op, an_lin_of(u, &oa), an_lin_of(u, &ob));
     uint32_t rd = in->rd;
     if (v >= 0) set_fresh(u, f, rd, v, v);
     else set_fresh(u, f, rd, 0, 1);
@@ -877,11 +586,11 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
     const vm_body *body = &p->bodies[u->body];
     const vm_insn *in = &body->code[pc];
     *nmore = 0;
-    copy_block(u, c->scratch[0], an_block(u, pc));
+    an_copy_block(u, c->scratch[0], an_block(u, pc));
     an_fact f = an_fact_at(u, c->scratch[0]);
     out[0].block = c->scratch[0];
     out[0].pc = pc + 1;
-    if (an_is_import(p, in)) mix(c, ui, pc, &f);
+    if (an_is_import(p, in)) an_mix(c, ui, pc, &f);
     switch ((enum vm_opcode)in->op) {
     case VM_OP_end: return 0;
     case VM_OP_jmp: case VM_OP_call:
@@ -891,7 +600,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
         *more = vm_ret_sites(body, pc, nmore);
         return 0;
     case VM_OP_jz: case VM_OP_jnz: {
-        copy_block(u, c->scratch[1], c->scratch[0]);
+        an_copy_block(u, c->scratch[1], c->scratch[0]);
         an_fact g = an_fact_at(u, c->scratch[1]);
         bool jz = in->op == VM_OP_jz;
         unsigned n = 0;
@@ -910,11 +619,11 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
         return filter_nz(r, u, &f, &in->a, true) ? 1 : 0;
     case VM_OP_mov:
         clobber(u, &f, in->rd);
-        assign_lin(u, &f, in->rd, lin_of(u, &in->a), 0);
+        assign_lin(u, &f, in->rd, an_lin_of(u, &in->a), 0);
         break;
     case VM_OP_neg:
         clobber(u, &f, in->rd);
-        assign_neg(u, &f, in->rd, 0, lin_of(u, &in->a));
+        assign_neg(u, &f, in->rd, 0, an_lin_of(u, &in->a));
         break;
     case VM_OP_add: case VM_OP_sub: case VM_OP_mul: case VM_OP_div: case VM_OP_mod:
     case VM_OP_and: case VM_OP_or: case VM_OP_xor: case VM_OP_shl: case VM_OP_shr:
@@ -926,12 +635,12 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
         compare(c, u, &f, in);
         break;
     case VM_OP_choose: {
-        lin a = lin_of(u, &in->a), b = lin_of(u, &in->b);
+        lin a = an_lin_of(u, &in->a), b = an_lin_of(u, &in->b);
         wrap_lin(u, &f, a);
         wrap_lin(u, &f, b);
         int64_t alo, ahi, blo, bhi;
-        bounds(u, &f, a, &alo, &ahi);
-        bounds(u, &f, b, &blo, &bhi);
+        an_bounds(u, &f, a, &alo, &ahi);
+        an_bounds(u, &f, b, &blo, &bhi);
         clobber(u, &f, in->rd);
         set_fresh(u, &f, in->rd, alo, bhi);
         lin d = {.dim = in->rd};
@@ -951,7 +660,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
                 if (v->init[i] < vlo) vlo = v->init[i];
                 if (v->init[i] > vhi) vhi = v->init[i];
             }
-            source_values(c, ui, pc, &vlo, &vhi);
+            an_source_values(c, ui, pc, &vlo, &vhi);
             set_fresh(u, &f, in->rd, vlo, vhi);
         } else if (hi - lo == 1 && u->edim[lo] >= 0) {
             lin x = {.dim = an_dim_elem(u, lo)};
@@ -976,19 +685,19 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
         if (lo == hi) return 0;
         if (v->cls == VM_VOLATILE) break;
         if (!oct_close(f.m, u->n)) return 0;
-        lin a = lin_of(u, &in->a);
+        lin a = an_lin_of(u, &in->a);
         if (hi - lo == 1 && u->edim[lo] >= 0) {
             assign_lin(u, &f, an_dim_elem(u, lo), a, 0);
             f.wr[lo] = (int32_t)ui;
             f.mi[lo] = 0;
         } else {
             int64_t alo, ahi;
-            bounds(u, &f, a, &alo, &ahi);
+            an_bounds(u, &f, a, &alo, &ahi);
             for (uint32_t e = lo; e < hi; e++) {
                 int64_t elo, ehi;
                 an_elem_bounds(u, &f, e, &elo, &ehi);
                 if (hi - lo == 1) elo = INT64_MAX, ehi = INT64_MIN; /* one element: strong */
-                set_elem(u, &f, e, alo < elo ? alo : elo, ahi > ehi ? ahi : ehi);
+                an_set_elem(u, &f, e, alo < elo ? alo : elo, ahi > ehi ? ahi : ehi);
                 f.wr[e] = hi - lo == 1 ? (int32_t)ui : wr_join(f.wr[e], (int32_t)ui);
                 if (hi - lo == 1) f.mi[e] = 0;
             }
@@ -997,7 +706,7 @@ unsigned an_transfer(an_ctx *c, uint32_t ui, uint32_t pc, an_out *out, const uin
     }
     case VM_OP_recv: {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
-        source_values(c, ui, pc, &lo, &hi);
+        an_source_values(c, ui, pc, &lo, &hi);
         if (lo > hi) return 0; /* nothing is ever sent */
         clobber(u, &f, in->rd);
         set_fresh(u, &f, in->rd, lo, hi);
