@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
-"""The distributed search (mcheck-mpi, issue 17): -np 1, 2, 4 against the
-sequential BFS on a 10^7-state model, measured in one run.
+"""The distributed search (mcheck-mpi, issues 17 and 34): -np 1, 2, 4 in both
+exchanges (--exchange=async, the default, and --exchange=levels) against the
+sequential BFS and -j 2, on a deep narrow model and a wide one, in
+interleaved rounds.
 
-Model: prodcons_monitor ITEMS=3500 CAP=6, fully interleaved (--reduce=none
---race=off), about 10^7 states; --quick: ITEMS=200 (about 6 * 10^5). Each
-configuration runs once with --store=exact (the counts must equal the
-sequential BFS's: a row that does not is marked), and the sequential BFS and
--np 2 also with the compact store (its bytes per state). Prints one Markdown
-table: search time (mcheck's own figure) and mpirun's wall time, states/s
-per rank, batches and bytes sent per state and per transition, the bytes of
-store and of search queue (links and frontiers) per state per rank, the
-seconds each rank spent in the exchanges; then the ratios to the sequential
-BFS. The machine is shared: take ratios from one run of this script.
+Models (--store=exact --all-errors, every count checked against the
+sequential BFS's: a row that differs is marked):
+  deep:  prodcons_monitor ITEMS=1000 CAP=6 --reduce=none --race=off
+         (2.9 million states, 38,008 levels of ~77 states); --quick: ITEMS=150
+  wide:  philosophers N=8, the default reduction (1.7 million states,
+         levels of up to ~100,000); --quick: N=6
+The machine is shared and its two cores do not run alike (measured: the same
+sequential run took 0.70 s pinned to one core and 1.18 s on the other,
+minutes later 0.78 and 0.78): so each round runs every configuration once,
+in turn, and the table gives the median over the rounds of the search time
+(mcheck's own figure), mpirun's wall time, and the per-round ratio to the
+sequential BFS of the same round; the per-rank wait (time spent in the
+exchange, or idle waiting for states) and what was sent are the last
+round's.
 
-usage: bench/mpi.py [--build rel] [--quick] [--np 1,2,4]
+usage: bench/mpi.py [--build rel] [--quick] [--rounds 5] [--np 1,2,4]
+                    [--models deep,wide]
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -25,6 +33,13 @@ import time
 from benchlib import TOP, fmt
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+MODELS = {
+    "deep": ("prodcons_monitor.bc", ["-D", "ITEMS=1000", "-D", "CAP=6", "--reduce=none",
+                                     "--race=off"], ["-D", "ITEMS=150", "-D", "CAP=6",
+                                                     "--reduce=none", "--race=off"]),
+    "wide": ("philosophers.bc", ["-D", "N=8"], ["-D", "N=6"]),
+}
 
 
 def run(cmd):
@@ -36,55 +51,65 @@ def run(cmd):
     return json.loads(p.stdout), wall
 
 
+def configs(o):
+    mcheck = os.path.join(o.build, "tools", "mcheck")
+    mpi = os.path.join(o.build, "tools", "mcheck-mpi")
+    out = [("sequential BFS", [mcheck, "--search=bfs"]), ("-j 2", [mcheck, "-j", "2"])]
+    for np in [int(x) for x in o.np.split(",")]:
+        for ex in ("levels", "async"):
+            out.append((f"-np {np} {ex}", ["mpirun", "--oversubscribe", "-np", str(np), mpi,
+                                           f"--exchange={ex}"]))
+    return out
+
+
+def table(name, args, rows):
+    print(f"\n{name}: {' '.join(args)}\n")
+    print("| search | states | transitions | max depth | search s (median) | wall s (median) "
+          "| time / sequential (median) | messages | B sent/state | wait s per rank |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    base = rows[0][1][-1]["stats"]
+    for label, runs in rows:
+        s = runs[-1]["stats"]
+        same = s["states_stored"] == base["states_stored"] and \
+            s["transitions"] == base["transitions"]
+        secs = statistics.median(r["stats"]["seconds"] for r in runs)
+        walls = statistics.median(r["wall"] for r in runs)
+        ratios = statistics.median(r["stats"]["seconds"] / b["stats"]["seconds"]
+                                   for r, b in zip(runs, rows[0][1]))
+        ranks = s.get("ranks") or []
+        msgs = sum(r["messages"] for r in ranks)
+        sent = sum(r["bytes_sent"] for r in ranks)
+        waits = [r["wait_seconds"] for r in ranks]
+        wait = f"{min(waits):.2f}-{max(waits):.2f}" if waits else ""
+        st = s["states_stored"]
+        print(f"| {label} | {st:,}{'' if same else ' (DIFFERS)'} | {s['transitions']:,} | "
+              f"{s['max_depth']:,} | {secs:.2f} | {walls:.2f} | {ratios:.2f} | "
+              f"{fmt(msgs) if ranks else ''} | {f'{sent / st:.1f}' if ranks else ''} | {wait} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(TOP, "rel"))
-    ap.add_argument("--quick", action="store_true", help="ITEMS=200")
+    ap.add_argument("--quick", action="store_true", help="small instances, one round")
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--np", default="1,2,4")
+    ap.add_argument("--models", default="deep,wide")
     o = ap.parse_args()
-    mcheck = os.path.join(o.build, "tools", "mcheck")
-    mpi = os.path.join(o.build, "tools", "mcheck-mpi")
-    model = os.path.join(TOP, "models", "prodcons_monitor.bc")
-    items = 200 if o.quick else 3500
-    args = ["-D", f"ITEMS={items}", "-D", "CAP=6", "--reduce=none", "--race=off"]
-    print(f"prodcons_monitor ITEMS={items} CAP=6 {' '.join(args[4:])}; cores: "
-          f"{os.cpu_count()}\n")
-    rows = []
-    for store in ("exact", "compact"):
-        seq, wall = run([mcheck, "--json", "--quiet", "--search=bfs", f"--store={store}"] +
-                        args + [model])
-        rows.append(("sequential BFS", store, seq, wall))
-        for np in [int(x) for x in o.np.split(",")]:
-            if store == "compact" and np != 2:
-                continue
-            js, wall = run(["mpirun", "--oversubscribe", "-np", str(np), mpi, "--json",
-                            "--quiet", f"--store={store}"] + args + [model])
-            rows.append((f"-np {np}", store, js, wall))
-    base = {s: js["stats"] for name, s, js, _ in rows if name == "sequential BFS"}
-    print("| search | store | states | search s | wall s | states/s per rank | batches "
-          "| bytes sent | B sent/state | B sent/transition | store B/state/rank "
-          "| queue B/state/rank | wait s per rank | time / sequential |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name, store, js, wall in rows:
-        s = js["stats"]
-        ranks = s.get("ranks") or [{"states_stored": s["states_stored"], "messages": 0,
-                                    "bytes_sent": 0, "store_bytes": s["store_bytes"],
-                                    "wait_seconds": 0}]
-        k = len(ranks)
-        same = s["states_stored"] == base[store]["states_stored"] and \
-            s["transitions"] == base[store]["transitions"]
-        msgs = sum(r["messages"] for r in ranks)
-        sent = sum(r["bytes_sent"] for r in ranks)
-        st = s["states_stored"]
-        store_ps = max(r["store_bytes"] / max(r["states_stored"], 1) for r in ranks)
-        queue_ps = s["search_bytes_reserved"] / st
-        waits = [r["wait_seconds"] for r in ranks]
-        wait = "" if name.startswith("seq") else f"{min(waits):.2f}-{max(waits):.2f}"
-        print(f"| {name} | {store} | {st:,}{'' if same else ' (DIFFERS)'} | "
-              f"{s['seconds']:.2f} | {wall:.1f} | {fmt(st / s['seconds'] / k)} | {msgs} | "
-              f"{sent / 1e6:.1f} MB | {sent / st:.1f} | {sent / s['transitions']:.1f} | "
-              f"{store_ps:.1f} | {queue_ps:.1f} | {wait} | "
-              f"{s['seconds'] / base[store]['seconds']:.2f} |")
+    rounds = 1 if o.quick else o.rounds
+    print(f"cores: {os.cpu_count()}, rounds: {rounds}")
+    for name in o.models.split(","):
+        f, args, quick = MODELS[name]
+        args = quick if o.quick else args
+        model = os.path.join(TOP, "models", f)
+        cfgs = configs(o)
+        runs = {label: [] for label, _ in cfgs}
+        for _ in range(rounds):
+            for label, cmd in cfgs:
+                js, wall = run(cmd + ["--json", "--quiet", "--store=exact", "--all-errors"] +
+                               args + [model])
+                js["wall"] = wall
+                runs[label].append(js)
+        table(f"{name} ({f})", args, [(label, runs[label]) for label, _ in cfgs])
     return 0
 
 

@@ -203,10 +203,14 @@ typedef struct explore_options {
     thread_order order;       /* dfs_por.c: the order it tries a state's threads in */
     uint64_t order_seed;      /* ORDER_RANDOM's seed */
     /* mcheck-mpi (mpi.c) only, for tests and tuning: */
-    uint64_t mpi_round_bytes; /* a rank enters a round's exchange once its
-                                 batches hold this many bytes (default 4 MB) */
+    uint64_t mpi_round_bytes; /* levels: a rank enters a round's exchange once
+                                 its batches hold this many bytes (0: 4 MB);
+                                 async: a batch is sent once it holds this
+                                 many (0: 64 KB) */
     double mpi_progress;      /* seconds between progress lines (default 3;
                                  0: one every round) */
+    bool mpi_levels;          /* --exchange=levels: level-synchronous (shortest
+                                 traces, --max-depth); else mpi_async.c */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,

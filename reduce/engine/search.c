@@ -32,7 +32,7 @@ void explore_options_default(explore_options *o)
     o->race = LS_LD; /* the reduction is sound only while LD' holds */
     o->preemption_bound = -1;
     o->starved = -1;
-    o->mpi_round_bytes = (uint64_t)4 << 20;
+    o->mpi_round_bytes = 0; /* mpi.c: 4 MB a round, mpi_async.c: 64 KB a batch */
     o->mpi_progress = RT_PROGRESS_EVERY;
 }
 

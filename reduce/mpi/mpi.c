@@ -13,9 +13,11 @@
  * those links by all ranks together (one MPI_Bcast per step, from the
  * owner), so every rank ends with the same result. With --por, a state is
  * expanded by a persistent set (por.c) under a static cycle proviso (see
- * expand()). Not here: depth-first order, threads inside a rank, bitstate,
- * --dump-states; overlapping the exchange with the expansion
- * (docs/architecture.md). */
+ * expand()). A successor this rank owns is inserted at once, never sent.
+ * That is the level-synchronous search (--exchange=levels: shortest traces,
+ * --max-depth); the default, without levels or barriers, is mpi_async.c's
+ * loop over the same expansion and insertion. Not here: depth-first order,
+ * threads inside a rank, bitstate, --dump-states (docs/architecture.md). */
 #include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -145,17 +147,38 @@ static bool out_rec(msearch *M, int d, const mb_rec *r, const uint8_t *v)
 
 /* ---- expansion --------------------------------------------------------------- */
 
-/* Append successor v (marked) of local state pidx by (tid, choice) to its
- * owner's batch, after the bits of every set it names that the owner has not
- * been sent yet. False when out of memory. */
+static bool receive_state(msearch *M, int src, const mb_rec *h, const uint8_t *vec,
+                          const uint8_t *outp, uint32_t depth);
+
+void mpi_batch_reset(msearch *M, int d)
+{
+    M->out[d].n = 0;
+    mb_reset(&M->enc[d]);
+    M->out_depth[d] = UINT32_MAX;
+}
+
+/* Successor v (marked) of local state pidx by (tid, choice), at `depth`:
+ * inserted here if this rank owns it, else appended to its owner's batch,
+ * after the bits of every set it names that the owner has not been sent
+ * yet, and after a depth record when the batch's states were at another
+ * depth. False when the search must stop (S.lim.stop says why). */
 static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t pidx,
-                 int32_t tid, uint64_t choice)
+                 int32_t tid, uint64_t choice, uint32_t depth)
 {
     search *S = &M->S;
     uint64_t h;
-    if (!owner_hash(M, v, &h)) return false;
+    if (!owner_hash(M, v, &h)) goto nomem;
     int d = owner_of(h, M->k);
+    bool err = out->kind != VERDICT_OK;
+    mb_rec rh = {.type = err ? MB_ERROR : MB_STATE, .tid = (uint32_t)tid, .choice = choice,
+                 .pidx = pidx};
+    if (d == M->me) return receive_state(M, d, &rh, v, (const uint8_t *)out, depth);
     obuf *b = &M->out[d];
+    if (M->out_depth[d] != depth) {
+        mb_rec dr = {.type = MB_DEPTH, .pidx = depth};
+        if (!out_rec(M, d, &dr, NULL)) goto nomem;
+        M->out_depth[d] = depth;
+    }
     for (uint32_t i = 0; d != M->me && i < M->nids; i++) {
         uint32_t id = (uint32_t)vm_rd32(v, M->ids[i]);
         if (id == 0) continue; /* the empty set is 0 everywhere */
@@ -164,7 +187,7 @@ static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t
             size_t nn = M->nsent[d] ? M->nsent[d] : 64;
             while (nn <= byte) nn *= 2;
             uint8_t *ns = realloc(M->sent[d], nn);
-            if (!ns) return false;
+            if (!ns) goto nomem;
             memset(ns + M->nsent[d], 0, nn - M->nsent[d]);
             M->set_bytes += nn - M->nsent[d];
             M->sent[d] = ns;
@@ -175,12 +198,13 @@ static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t
         mb_rec sh = {.type = MB_SET, .pidx = id};
         if (!out_rec(M, d, &sh, NULL) ||
             !out_put(b, ls_set_bits(S->det, id), (size_t)M->words * 8))
-            return false;
+            goto nomem;
     }
-    bool err = out->kind != VERDICT_OK;
-    mb_rec rh = {.type = err ? MB_ERROR : MB_STATE, .tid = (uint32_t)tid, .choice = choice,
-                 .pidx = pidx};
-    return out_rec(M, d, &rh, v) && (!err || out_put(b, out, sizeof *out));
+    if (out_rec(M, d, &rh, v) && (!err || out_put(b, out, sizeof *out)))
+        return !M->async || b->n < M->batch || mpi_async_flush(M, d);
+nomem:
+    rt_stop(&S->lim, STOP_NOMEM);
+    return false;
 }
 
 /* Run every step of frontier state `from` (local index idx). False when the
@@ -206,9 +230,10 @@ static bool emit(msearch *M, const uint8_t *v, const step_outcome *out, uint64_t
  * path, where the other threads' steps would have gone on). Both decisions
  * look at the state alone, so the reduced graph, and every count, is the
  * same for any number of ranks. */
-static bool expand(msearch *M, const uint8_t *from, uint64_t idx)
+bool mpi_expand(msearch *M, const uint8_t *from, uint64_t idx)
 {
     search *S = &M->S;
+    const uint32_t depth = M->links[idx].depth + 1;
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
     const bool use_por = S->por && por_applies(S->por);
@@ -239,10 +264,7 @@ again:
             x->transitions++;
             erred |= out.kind != VERDICT_OK;
             mark_outcome(S, M->succ, &out);
-            if (!emit(M, M->succ, &out, idx, t, c)) {
-                rt_stop(&M->S.lim, STOP_NOMEM);
-                return false;
-            }
+            if (!emit(M, M->succ, &out, idx, t, c, depth)) return false;
         }
     }
     if (use_por && erred && todo != enabled) { /* the error proviso: the others too */
@@ -255,6 +277,31 @@ again:
 }
 
 /* ---- insertion at the owner ------------------------------------------------- */
+
+/* A new state v and its link: into the next level (levels) or at the
+ * queue's end (async; the queue moves down when its front half is spent).
+ * False when out of memory. */
+static bool push(msearch *M, const uint8_t *v, mlink l)
+{
+    search *S = &M->S;
+    if (M->async) {
+        if (M->ncur == M->cur_cap && M->qhead && M->qhead >= M->ncur / 2) {
+            memmove(M->cur, M->cur + M->qhead * S->vsize, (M->ncur - M->qhead) * S->vsize);
+            M->cur_first += M->qhead;
+            M->ncur -= M->qhead;
+            M->qhead = 0;
+        }
+        if (!grow((void **)&M->cur, &M->cur_cap, M->ncur + 1, S->vsize)) return false;
+        memcpy(M->cur + M->ncur++ * S->vsize, v, S->vsize);
+        if (l.depth > M->res.stats.max_depth) M->res.stats.max_depth = l.depth;
+    } else {
+        if (!grow((void **)&M->nxt, &M->nxt_cap, M->nnxt + 1, S->vsize)) return false;
+        memcpy(M->nxt + M->nnxt++ * S->vsize, v, S->vsize);
+    }
+    if (!grow((void **)&M->links, &M->links_cap, M->nlinks + 1, sizeof *M->links)) return false;
+    M->links[M->nlinks++] = l;
+    return true;
+}
 
 /* Insert a state received from rank src (its vector in src's set ids), at
  * depth `depth`. False when the search must stop. */
@@ -278,13 +325,11 @@ static bool receive_state(msearch *M, int src, const mb_rec *h, const uint8_t *v
     explore_step via = {(int32_t)h->tid, h->choice};
     if (rc == INS_STOP) return false;
     if (rc == INS_NEW) {
-        if (!grow((void **)&M->nxt, &M->nxt_cap, M->nnxt + 1, S->vsize) ||
-            !grow((void **)&M->links, &M->links_cap, M->nlinks + 1, sizeof *M->links)) {
+        if (!push(M, v, (mlink){.pidx = h->pidx, .via = via, .prank = (uint32_t)src,
+                                .depth = depth})) {
             rt_stop(&M->S.lim, STOP_NOMEM);
             return false;
         }
-        memcpy(M->nxt + M->nnxt++ * S->vsize, v, S->vsize);
-        M->links[M->nlinks++] = (mlink){.pidx = h->pidx, .via = via, .prank = (uint32_t)src};
     } else if (rc == INS_ERROR) {
         uint32_t before = M->res.nerrors;
         bool go_on = record_error(S, &out, NULL, 0);
@@ -304,7 +349,7 @@ static bool receive_state(msearch *M, int src, const mb_rec *h, const uint8_t *v
 }
 
 /* The records rank src sent, in order. False when the search must stop. */
-static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t depth)
+bool mpi_receive(msearch *M, int src, const uint8_t *b, size_t n)
 {
     search *S = &M->S;
     size_t setb = (size_t)M->words * 8;
@@ -316,6 +361,11 @@ static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t de
         assert(k && "a record as mb_put wrote it");
         if (!k) goto nomem;
         pos += k;
+        if (h.type == MB_DEPTH) {
+            if (h.pidx > UINT32_MAX) goto nomem;
+            M->in_depth[src] = (uint32_t)h.pidx;
+            continue;
+        }
         if (h.type == MB_SET) {
             uint64_t *w = (uint64_t *)M->hv; /* scratch, aligned by malloc */
             memcpy(w, b + pos, setb);
@@ -337,7 +387,7 @@ static bool receive(msearch *M, int src, const uint8_t *b, size_t n, uint32_t de
         }
         const uint8_t *outp = b + pos;
         if (h.type == MB_ERROR) pos += sizeof(step_outcome);
-        if (!receive_state(M, src, &h, c->prev, outp, depth)) return false;
+        if (!receive_state(M, src, &h, c->prev, outp, M->in_depth[src])) return false;
     }
     return true;
 nomem:
@@ -351,7 +401,7 @@ nomem:
  * rank may send (false: it sends nothing, having stopped). Collective. False
  * if some rank could not take what it was sent (then nothing was sent, and
  * every rank stops with STOP_NOMEM). */
-static bool exchange(msearch *M, uint32_t depth)
+static bool exchange(msearch *M)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -398,10 +448,7 @@ static bool exchange(msearch *M, uint32_t depth)
             }
     }
     free(sendb);
-    for (int d = 0; d < M->k; d++) {
-        M->out[d].n = 0;
-        mb_reset(&M->enc[d]);
-    }
+    for (int d = 0; d < M->k; d++) mpi_batch_reset(M, d);
     M->wait += now_since(&t0);
     if (!all_ok) {
         rt_stop(&M->S.lim, STOP_NOMEM);
@@ -409,7 +456,7 @@ static bool exchange(msearch *M, uint32_t depth)
     }
     if (M->S.lim.stop != STOP_COMPLETE) return true; /* stopped: what came is not inserted */
     for (int src = 0; src < M->k; src++)
-        if (!receive(M, src, M->in + M->rd[src], (size_t)M->rc[src], depth)) break;
+        if (!mpi_receive(M, src, M->in + M->rd[src], (size_t)M->rc[src])) break;
     return true;
 }
 
@@ -419,14 +466,15 @@ static uint64_t rank_memory(const msearch *M)
 {
     uint64_t m = store_bytes(M->S.st) + M->links_cap * sizeof(mlink) +
                  (M->cur_cap + M->nxt_cap) * M->S.vsize + M->in_cap + M->set_bytes +
-                 M->S.lim.error_bytes;
+                 M->S.lim.error_bytes + M->fl_bytes;
     for (int d = 0; d < M->k; d++) m += M->out[d].cap;
+    for (size_t i = 0; i < M->npool; i++) m += M->pool[i].cap;
     return m;
 }
 
 /* Every round: memory, interrupt, time (a stop is agreed in the round's
- * MPI_Allreduce). */
-static void local_limits(msearch *M)
+ * MPI_Allreduce, or async, in the next wave). */
+void mpi_local_limits(msearch *M)
 {
     runtime *rt = &M->S.lim;
     double t = 0;
@@ -437,10 +485,10 @@ static void local_limits(msearch *M)
 /* What the ranks agree on after each round (one MPI_Allreduce, sums). */
 enum { CTL_MORE, CTL_NEW, CTL_STORED, CTL_TRANS, CTL_STOP0, CTL_N = CTL_STOP0 + STOP_PREEMPTION + 1 };
 
-static stop_reason agreed_stop(const uint64_t *ctl)
+stop_reason mpi_agreed_stop(const uint64_t *stops)
 {
     for (int s = STOP_ERROR; s <= STOP_PREEMPTION; s++) /* an error first */
-        if (ctl[CTL_STOP0 + s]) return (stop_reason)s;
+        if (stops[s]) return (stop_reason)s;
     return STOP_COMPLETE;
 }
 
@@ -465,6 +513,7 @@ static stop_reason levels(msearch *M, uint64_t total)
     search *S = &M->S;
     const explore_options *o = M->o;
     explore_stats *x = &M->res.stats;
+    const uint64_t round = o->mpi_round_bytes ? o->mpi_round_bytes : (uint64_t)4 << 20;
     for (uint64_t level = 0; total > 0; level++) {
         x->max_depth = level;
         M->nnxt = 0;
@@ -477,16 +526,16 @@ static stop_reason levels(msearch *M, uint64_t total)
         uint64_t pos = 0;
         for (;;) { /* rounds */
             while (S->lim.stop == STOP_COMPLETE && pos < M->ncur) {
-                if (!expand(M, M->cur + pos * S->vsize, M->cur_first + pos)) break;
+                if (!mpi_expand(M, M->cur + pos * S->vsize, M->cur_first + pos)) break;
                 pos++;
                 size_t queued = 0;
                 for (int d = 0; d < M->k; d++) queued += M->out[d].n;
-                if (queued >= o->mpi_round_bytes) break;
+                if (queued >= round) break;
             }
-            local_limits(M);
-            exchange(M, (uint32_t)(level + 1));
+            mpi_local_limits(M);
+            exchange(M);
             agree(M, pos < M->ncur && S->lim.stop == STOP_COMPLETE, ctl);
-            stop_reason st = agreed_stop(ctl);
+            stop_reason st = mpi_agreed_stop(ctl + CTL_STOP0);
             if (M->me == 0) { /* the ranks' counts, summed */
                 double t = now_since(&S->lim.t0);
                 if (rt_progress_due(&S->lim, o, t))
@@ -526,6 +575,7 @@ const char *explore_mpi_unsupported(const explore_options *o)
     if (o->dump_states) return "--dump-states";
     if (o->lookahead != LOOKAHEAD_AUTO && o->lookahead != LOOKAHEAD_OFF) return "--lookahead";
     if (o->target || o->max_states) return "a shortening search";
+    if (o->max_depth && !o->mpi_levels) return "--max-depth without --exchange=levels";
     return NULL;
 }
 
@@ -565,6 +615,10 @@ static void msearch_free(msearch *M)
     free(M->map);
     free(M->nmap);
     free(M->ranks);
+    free(M->out_depth);
+    free(M->in_depth);
+    free(M->exp);
+    mpi_async_free(M);
 }
 
 static bool msearch_init(msearch *M, const vm_program *p, const explore_options *o)
@@ -573,6 +627,7 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     MPI_Comm_rank(MPI_COMM_WORLD, &M->me);
     MPI_Comm_size(MPI_COMM_WORLD, &M->k);
     M->o = o;
+    M->async = !o->mpi_levels;
     S->p = p;
     S->o = o;
     S->r = &M->res;
@@ -602,7 +657,11 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     M->ranks = calloc(k, sizeof *M->ranks);
     M->enc = calloc(k, sizeof *M->enc);
     M->dec = calloc(k, sizeof *M->dec);
-    bool codec = M->enc && M->dec;
+    M->out_depth = malloc(k * sizeof *M->out_depth);
+    M->in_depth = calloc(k, sizeof *M->in_depth);
+    M->sent_to = calloc(k, sizeof *M->sent_to);
+    bool codec = M->enc && M->dec && M->out_depth && M->in_depth && M->sent_to;
+    for (size_t d = 0; M->out_depth && d < k; d++) M->out_depth[d] = UINT32_MAX;
     for (size_t d = 0; codec && d < k; d++) {
         M->enc[d] = (mb_ctx){.prev = calloc(1, S->vsize), .vsize = S->vsize};
         M->dec[d] = (mb_ctx){.prev = calloc(1, S->vsize), .vsize = S->vsize};
@@ -612,13 +671,15 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     M->words = S->det ? ls_set_words(S->det) : 0;
     size_t scratch = S->wsize > (size_t)M->words * 8 ? S->wsize : (size_t)M->words * 8;
     M->succ = calloc(1, S->wsize);
+    M->exp = calloc(1, S->wsize);
     M->recv = calloc(1, S->wsize);
     M->hv = calloc(1, scratch);
     M->nids = S->det ? ls_id_offsets(S->det, NULL) : 0;
     M->ids = M->nids ? malloc(M->nids * sizeof *M->ids) : NULL;
     if (M->ids) ls_id_offsets(S->det, M->ids);
+    if (M->async && !mpi_async_init(M)) return false;
     return codec && S->ran && S->st && M->out && M->sc && M->rc && M->sd && M->rd && M->sent &&
-           M->nsent && M->map && M->nmap && M->ranks && M->succ && M->recv && M->hv &&
+           M->nsent && M->map && M->nmap && M->ranks && M->succ && M->exp && M->recv && M->hv &&
            (!M->nids || M->ids);
 }
 
@@ -683,7 +744,9 @@ int explore_mpi(const vm_program *p, const explore_options *o, explore_result *r
     /* the initial state's level: how many own it (one), or an error there */
     uint64_t mine[2] = {M->ncur, M->res.nerrors}, sum[2];
     MPI_Allreduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    stop_reason stop = sum[1] && !o->all_errors ? STOP_ERROR : levels(M, sum[0]);
+    stop_reason stop = sum[1] && !o->all_errors ? STOP_ERROR
+                       : M->async                ? mpi_async_search(M)
+                                                 : levels(M, sum[0]);
     rt_stop(&M->S.lim, stop);
 
     totals(M, r);
@@ -717,8 +780,8 @@ static const char *mpi_refuses(const explore_options *o, char *msg, size_t n)
 {
     const char *what = explore_mpi_unsupported(o);
     if (!what) return NULL;
-    snprintf(msg, n, "%s is not supported by mcheck-mpi (its search is breadth-first, over an "
-                     "exact or compact store in each rank)", what);
+    snprintf(msg, n, "%s is not supported by mcheck-mpi (its search is breadth-first or "
+                     "asynchronous, over an exact or compact store in each rank)", what);
     return msg;
 }
 

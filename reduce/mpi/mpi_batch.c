@@ -53,8 +53,8 @@ void mb_reset(mb_ctx *c)
 
 size_t mb_put(mb_ctx *c, uint8_t *dst, const mb_rec *r, const uint8_t *v)
 {
-    size_t n = put_var(dst, (uint64_t)r->tid << 2 | r->type);
-    if (r->type == MB_SET) return n + put_var(dst + n, r->pidx);
+    size_t n = put_var(dst, (uint64_t)r->tid << 3 | r->type);
+    if (r->type == MB_SET || r->type == MB_DEPTH) return n + put_var(dst + n, r->pidx);
     n += put_var(dst + n, r->choice);
     uint64_t d = r->pidx - c->pidx; /* zigzag: small either way */
     n += put_var(dst + n, (d << 1) ^ (uint64_t)-(int64_t)(d >> 63));
@@ -97,11 +97,11 @@ size_t mb_get(mb_ctx *c, const uint8_t *src, size_t n, mb_rec *r)
 {
     uint64_t tag, x;
     size_t k = get_var(src, n, &tag), pos = k;
-    if (!k || (tag & 3) == 0 || tag >> 2 > INT32_MAX) return 0;
-    r->type = (uint32_t)(tag & 3);
-    r->tid = (uint32_t)(tag >> 2);
+    if (!k || (tag & 7) == 0 || (tag & 7) > MB_DEPTH || tag >> 3 > INT32_MAX) return 0;
+    r->type = (uint32_t)(tag & 7);
+    r->tid = (uint32_t)(tag >> 3);
     r->choice = 0;
-    if (r->type == MB_SET) {
+    if (r->type == MB_SET || r->type == MB_DEPTH) {
         if (!(k = get_var(src + pos, n - pos, &r->pidx))) return 0;
         return pos + k;
     }

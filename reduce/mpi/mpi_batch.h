@@ -5,7 +5,9 @@
  * zigzag varint of its difference to the previous record's, and the state
  * vector as the runs of bytes where it differs from the previous vector of
  * the same batch (a batch starts from a vector of zeros): successors sent
- * together differ in a few bytes. Not here: the set bits and error outcomes
+ * together differ in a few bytes. A set's record (MB_SET) and a depth's
+ * (MB_DEPTH: the depth of the states that follow it) are the tag and a
+ * varint. Not here: the set bits and error outcomes
  * that follow some records (mpi.c appends them raw). */
 #ifndef MCHECK_MPI_BATCH_H
 #define MCHECK_MPI_BATCH_H
@@ -13,13 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { MB_STATE = 1, MB_ERROR = 2, MB_SET = 3 };
+enum { MB_STATE = 1, MB_ERROR = 2, MB_SET = 3, MB_DEPTH = 4 };
 
 typedef struct mb_rec {
-    uint32_t type;     /* MB_STATE, MB_ERROR or MB_SET */
+    uint32_t type;     /* MB_STATE, MB_ERROR, MB_SET or MB_DEPTH */
     uint32_t tid;      /* the step into the state (< 2^30) */
     uint64_t choice;
-    uint64_t pidx;     /* the parent's index at the sender; MB_SET: the set's id */
+    uint64_t pidx;     /* the parent's index at the sender; MB_SET: the set's id;
+                          MB_DEPTH: the depth of the states after it */
 } mb_rec;
 
 /* One end of a batch: the previous vector and parent index (both sides

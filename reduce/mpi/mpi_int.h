@@ -1,8 +1,11 @@
 /* mpi_int.h: the distributed search's per-rank context (mcheck-mpi,
- * mpi.c) and what mpi_result.c, which makes the result every rank returns,
- * reads of it. Private to reduce/. */
+ * mpi.c), what its asynchronous loop (mpi_async.c) shares with it, and
+ * what mpi_result.c, which makes the result every rank returns, reads of
+ * it. Private to reduce/. */
 #ifndef MCHECK_MPI_INT_H
 #define MCHECK_MPI_INT_H
+
+#include <mpi.h>
 
 #include "mpi_batch.h"
 #include "search_int.h"
@@ -18,6 +21,7 @@ typedef struct mlink {
     uint64_t pidx;
     explore_step via;
     uint32_t prank;    /* UINT32_MAX: the initial state */
+    uint32_t depth;    /* steps from the initial state along the links */
 } mlink;
 
 /* An error kept by this rank (parallel to res.errors): where its path ends. */
@@ -46,13 +50,20 @@ typedef struct msearch {
     explore_result res;    /* this rank's counts and kept errors */
     const explore_options *o;
     int me, k;
-    uint8_t *cur, *nxt;    /* the frontier it owns and the next one (vsize each) */
+    bool async;            /* mpi_async.c's loop, not levels */
+    uint8_t *cur, *nxt;    /* levels: the frontier it owns and the next one (vsize
+                              each); async: cur is the queue, from cur[qhead] */
     uint64_t ncur, cur_cap, nnxt, nxt_cap, cur_first; /* cur_first: cur[0]'s index */
+    uint64_t qhead;
+    uint8_t *exp;          /* async: the state being expanded, out of the queue */
     mlink *links;          /* per stored non-error state, in storing order */
     uint64_t nlinks, links_cap;
     kept *kept;
     obuf *out;             /* per destination rank */
     mb_ctx *enc, *dec;     /* per destination and per source: the batch's last record */
+    uint32_t *out_depth;   /* per destination: the depth its batch's states are at
+                              (UINT32_MAX: none yet) */
+    uint32_t *in_depth;    /* per source: the last MB_DEPTH record's */
     uint8_t *in;
     size_t in_cap;
     int *sc, *rc, *sd, *rd;
@@ -67,12 +78,52 @@ typedef struct msearch {
     uint32_t **map;
     size_t *nmap;
     uint64_t set_bytes;
+    /* async: the batches handed to MPI_Isend and not yet sent (request and
+     * buffer, in step), the buffers free again, the messages sent to each
+     * rank and received in all */
+    MPI_Request *fl_req;
+    obuf *fl_buf;
+    size_t nfl, fl_cap;
+    uint64_t fl_bytes;
+    obuf *pool;
+    size_t npool, pool_cap;
+    uint64_t *sent_to, nsent_msgs, nrecv_msgs;
+    uint64_t batch;        /* a batch is sent once it holds this many bytes */
+    bool yield;            /* more ranks on this machine than cores */
     /* statistics */
     explore_rank *ranks;   /* every rank's figures (allocated up front) */
     uint64_t msgs, bytes;
     double wait;
     bool truncated;
 } msearch;
+
+/* ---- mpi.c, for mpi_async.c ------------------------------------------------ */
+
+/* Expand the state `from` (local index idx): its successors to their
+ * owners' batches, the ones this rank owns inserted at once. False when the
+ * search must stop (S.lim.stop says why). */
+bool mpi_expand(msearch *M, const uint8_t *from, uint64_t idx);
+/* The records of a batch rank src sent. False when the search must stop. */
+bool mpi_receive(msearch *M, int src, const uint8_t *b, size_t n);
+/* Memory, interrupt and time: a stop in S.lim.stop. */
+void mpi_local_limits(msearch *M);
+/* The first stop with a nonzero count in stops[STOP_*], an error first. */
+stop_reason mpi_agreed_stop(const uint64_t *stops);
+/* The batch to rank d starts afresh (its encoder and depth). */
+void mpi_batch_reset(msearch *M, int d);
+
+/* ---- mpi_async.c ------------------------------------------------------------ */
+
+/* The search from the initial state (in cur at its owner) without levels;
+ * returns the agreed stop, every message sent received. Collective. */
+stop_reason mpi_async_search(msearch *M);
+/* Its receive buffer, allocated once (msearch_init()). False when out of memory. */
+bool mpi_async_init(msearch *M);
+/* Send rank d's batch (emit() calls it once the batch holds M->batch bytes).
+ * False when out of memory. */
+bool mpi_async_flush(msearch *M, int d);
+/* Its buffers. */
+void mpi_async_free(msearch *M);
 
 /* ---- mpi_result.c -------------------------------------------------------- */
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """test_mpi.py: the distributed search (mcheck-mpi, reduce/mpi/mpi.c, issue 17)
 against the sequential breadth-first search, under `mpirun --oversubscribe`
-on this one machine (registered in ctest only when CMake found MPI).
+on this one machine (registered in ctest only when CMake found MPI), in both
+of its exchanges: asynchronous (the default, mpi_async.c: its max depth is
+that of the paths it found, at least the sequential BFS's) and by levels
+(--exchange=levels: the same max depth as the BFS, and its shortest traces).
 
   * a complete search (--por=off --all-errors --store=exact) stores, matches
     and runs exactly what `mcheck --por=off --search=bfs --store=exact
@@ -12,15 +15,18 @@ on this one machine (registered in ctest only when CMake found MPI).
     Eraser and Goldilocks detectors (their set ids differ between ranks:
     the vectors are translated) and with the compact store; the per-rank
     figures add up to the totals;
-  * many rounds a level (--mpi-round-bytes 256) change nothing;
+  * many rounds a level, or 256-byte batches, many of them in flight
+    (--mpi-round-bytes 256) change nothing;
   * no early termination: a model whose frontier is one state a level (on
-    one rank, the others idle) for 60 levels is searched to its end;
-  * the first error stops every rank; its trace is as short as the
-    sequential BFS's, and the JSON report's path replays (mcheck --replay)
-    to an error of the same kind;
+    one rank, the others idle) for 60 levels is searched to its end, in
+    both exchanges (the asynchronous one's counting waves);
+  * the first error stops every rank; by levels its trace is as short as
+    the sequential BFS's, asynchronously at least as long, and the JSON
+    report's path replays (mcheck --replay) to an error of the same kind;
   * --timelimit and --memlimit stop every rank with exit 3 and the figures
     so far; options the distributed search does not have, and bad values of
-    its own (--mpi-round-bytes, --mpi-progress), are usage errors;
+    its own (--mpi-round-bytes, --mpi-progress, --exchange), and
+    --max-depth without --exchange=levels, are usage errors;
   * a progress line every round (--mpi-progress 0): its last one holds
     every rank's states and the last level;
   * failures: rank 1 out of memory (mcheck-mpi_failalloc, --failalloc),
@@ -135,23 +141,30 @@ def mpi(o, np, args, model, env=ENV):
                 o.mcheck_mpi, "--json", "--quiet"] + por_named(args) + [model], env=env)
 
 
-def figures(js):
+def figures(js, depth=True):
+    """The figures every complete search of a model has alike; `depth`: the
+    max depth too (breadth-first searches only)."""
     s = js["stats"]
-    return ({k: s.get(k) for k in SAME}, js["stop"], js["error_counts"],
-            json.dumps(js.get("unreached")))
+    return ({k: s.get(k) for k in SAME if depth or k != "max_depth"}, js["stop"],
+            js["error_counts"], json.dumps(js.get("unreached")))
 
 
-def compare(o, model, args, np, label, env=ENV, mpi_args=()):
+def compare(o, model, args, np, label, env=ENV, mpi_args=(), exchange="async"):
     """A complete distributed search against the sequential BFS; mpi_args:
-    mcheck-mpi's own options (--mpi-round-bytes)."""
+    mcheck-mpi's own options (--mpi-round-bytes); `exchange`: levels or
+    async (whose max depth is only at least the BFS's)."""
     rs, s, _ = seq(o, ["--store=exact", "--all-errors"] + args, model)
-    rm, m, err = mpi(o, np, ["--store=exact", "--all-errors"] + args + list(mpi_args), model,
-                     env=env)
+    rm, m, err = mpi(o, np, ["--store=exact", "--all-errors", f"--exchange={exchange}"] + args +
+                     list(mpi_args), model, env=env)
     if not check(s is not None and m is not None, f"{label}: no report ({err[-500:]})"):
         return None
+    label += f" --exchange={exchange}"
     check(rs == rm, f"{label}: exit {rm}, sequential {rs}")
-    check(figures(s) == figures(m), f"{label}: -np {np}\n  {figures(m)}\n  sequential "
-          f"{figures(s)}")
+    depth = exchange == "levels"
+    check(figures(s, depth) == figures(m, depth), f"{label}: -np {np}\n  {figures(m, depth)}\n"
+          f"  sequential {figures(s, depth)}")
+    check(m["stats"]["max_depth"] >= s["stats"]["max_depth"],
+          f"{label}: max depth {m['stats']['max_depth']}, the BFS {s['stats']['max_depth']}")
     ranks = m["stats"].get("ranks", [])
     check(len(ranks) == np, f"{label}: {len(ranks)} rank entries for -np {np}")
     check(sum(r["states_stored"] for r in ranks) == m["stats"]["states_stored"] and
@@ -168,29 +181,41 @@ def bundled(o):
         if f not in ("philosophers.bc", "lockset_triangle.bc"):
             reports[f] = compare(o, os.path.join(o.models, f), [], 2, f)
     for f in ("philosophers.bc", "lockset_triangle.bc"):
-        reports[f] = compare(o, os.path.join(o.models, f), [], 4, f + " -np 4")
-    for race in ("eraser", "goldilocks"):
+        reports[f] = compare(o, os.path.join(o.models, f), [], 4, f + " -np 4",
+                             exchange="levels")
+    for race, exchange in (("eraser", "async"), ("goldilocks", "levels")):
         for f in ("lockset_triangle.bc", "prodcons_monitor.bc"):
-            compare(o, os.path.join(o.models, f), [f"--race={race}"], 3, f"{f} --race={race}")
+            compare(o, os.path.join(o.models, f), [f"--race={race}"], 3, f"{f} --race={race}",
+                    exchange=exchange)
     phil = os.path.join(o.models, "philosophers.bc")
     # compact: the union of the ranks' stores holds the same 64-bit fingerprints
     rs, s, _ = seq(o, ["--all-errors"], phil)
     rm, m, _ = mpi(o, 3, ["--all-errors"], phil)
-    check(s and m and figures(s) == figures(m), "philosophers compact -np 3: counts differ")
-    # many rounds a level
+    check(s and m and figures(s, False) == figures(m, False),
+          "philosophers compact -np 3: counts differ")
+    # many rounds a level; 256-byte batches, many in flight at once
     rounds = ["--mpi-round-bytes", "256"]
-    compare(o, phil, ["-D", "N=4"], 3, "philosophers N=4, 256-byte rounds", mpi_args=rounds)
+    compare(o, phil, ["-D", "N=4"], 3, "philosophers N=4, 256-byte rounds", mpi_args=rounds,
+            exchange="levels")
     compare(o, os.path.join(o.models, "prodcons_monitor.bc"), [], 4,
-            "prodcons_monitor, 256-byte rounds", mpi_args=rounds)
+            "prodcons_monitor, 256-byte batches", mpi_args=rounds)
     # the progress line, every round: the last one has every rank's states
     rm, m, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "3",
                       o.mcheck_mpi, "--json", "--progress", "--por=off", "--all-errors", "-D",
-                      "N=4"] + rounds + ["--mpi-progress", "0", phil])
+                      "N=4", "--exchange=levels"] + rounds + ["--mpi-progress", "0", phil])
     lines = [ln for ln in err.splitlines() if ln.startswith("mcheck: ") and "states/s" in ln]
     want = m and (f"mcheck: {m['stats']['states_stored']} states, " ,
                   f" level {m['stats']['max_depth']}, 3 ranks, ")
     check(m and len(lines) > m["stats"]["max_depth"] and lines[-1].startswith(want[0]) and
           want[1] in lines[-1], f"progress lines: {lines[-3:]}, report {m and m['stats']}")
+    # asynchronous: a line every wave, the last with every rank's states
+    rm, m, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "3",
+                      o.mcheck_mpi, "--json", "--progress", "--por=off", "--all-errors", "-D",
+                      "N=4"] + rounds + ["--mpi-progress", "0", phil])
+    lines = [ln for ln in err.splitlines() if ln.startswith("mcheck: ") and "states/s" in ln]
+    want = m and f"mcheck: {m['stats']['states_stored']} states, "
+    check(m and lines and lines[-1].startswith(want) and "3 ranks, asynchronous" in lines[-1],
+          f"progress lines (async): {lines[-3:]}, report {m and m['stats']}")
     # leaks, with full stacks (Open MPI's suppressed)
     compare(o, os.path.join(o.models, "lockset_triangle.bc"), [], 2,
             "lockset_triangle (leak check)", env=leak_env())
@@ -207,37 +232,41 @@ def random_models(o, d):
         rc, full, _ = seq(o, ["--store=exact", "--all-errors"], model)
         if full is None or full["stop"] != "complete":
             continue
-        compare(o, model, [], 2, f"seed {seed}")
-        compare(o, model, ["--race=goldilocks"] if seed % 3 == 0 else [], 4, f"seed {seed} -np 4")
+        ex2, ex4 = ("async", "levels") if seed % 2 else ("levels", "async")
+        compare(o, model, [], 2, f"seed {seed}", exchange=ex2)
+        compare(o, model, ["--race=goldilocks"] if seed % 3 == 0 else [], 4, f"seed {seed} -np 4",
+                exchange=ex4)
 
 
 def termination(o, d):
     model = os.path.join(d, "chain.bc")
     with open(model, "w") as f:
         f.write(CHAIN)
-    m = compare(o, model, [], 4, "chain (one state a level)")
-    if m:
-        check(m["stats"]["max_depth"] >= 60, f"chain: max depth {m['stats']['max_depth']}")
-        busy = [r for r in m["stats"]["ranks"] if r["states_stored"]]
-        check(len(busy) >= 2, "chain: the states did not spread over the ranks")
+    for exchange in ("levels", "async"):
+        m = compare(o, model, [], 4, "chain (one state a level)", exchange=exchange)
+        if m:
+            check(m["stats"]["max_depth"] >= 60, f"chain: max depth {m['stats']['max_depth']}")
+            busy = [r for r in m["stats"]["ranks"] if r["states_stored"]]
+            check(len(busy) >= 2, "chain: the states did not spread over the ranks")
 
 
 def first_error(o, d):
     phil = os.path.join(o.models, "philosophers.bc")
     rs, s, _ = seq(o, [], phil)
-    for np in (2, 4):
+    for np, exchange in ((2, "levels"), (4, "async"), (2, "async")):
         env = leak_env() if np == 2 else ENV
-        rm, m, err = mpi(o, np, [], phil, env=env)
+        rm, m, err = mpi(o, np, [f"--exchange={exchange}"], phil, env=env)
         if not check(m is not None, f"first error -np {np}: no report ({err[-500:]})"):
             continue
         check(rm == 1 and m["verdict"] == "deadlock" and m["stop"] == "error",
               f"first error -np {np}: exit {rm}, verdict {m['verdict']}, stop {m['stop']}")
-        check(m["error"]["steps"] == s["error"]["steps"],
-              f"first error -np {np}: {m['error']['steps']} steps, the sequential BFS "
-              f"{s['error']['steps']}")
+        steps, least = m["error"]["steps"], s["error"]["steps"]
+        check(steps == least if exchange == "levels" else steps >= least,
+              f"first error -np {np} --exchange={exchange}: {steps} steps, the sequential BFS "
+              f"{least}")
         check(m["error"]["replayed"] is True and m["error"]["trace_complete"] is True,
               f"first error -np {np}: the trace did not replay")
-        report = os.path.join(d, f"first{np}.json")
+        report = os.path.join(d, f"first{np}{exchange}.json")
         with open(report, "w") as f:
             json.dump(m, f)
         p = subprocess.run([o.mcheck, "--por=off", "--replay", report, phil],
@@ -268,13 +297,23 @@ def limits_and_usage(o):
                        (["--por=off", "--search=dfs"], "--search=dfs"),
                        (["--por", "--store=bitstate"], "--store=bitstate"),
                        (["--mpi-round-bytes", "0"], "--mpi-round-bytes"),
-                       (["--mpi-progress", "-1"], "--mpi-progress")):
+                       (["--mpi-progress", "-1"], "--mpi-progress"),
+                       (["--exchange=sometimes"], "--exchange"),
+                       (["--max-depth", "3"], "--max-depth without --exchange=levels")):
         p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
                             o.mcheck_mpi] + args + [phil], capture_output=True, text=True,
                            env=ENV)
         check(p.returncode == 2 and f"mcheck: error: {what}" in p.stderr and
               p.stderr.count("mcheck: error:") == 1,
               f"{' '.join(args)}: exit {p.returncode}, stderr:\n{p.stderr[-800:]}")
+    # --max-depth by levels: cut short at depth 3 (exit 3), as the BFS
+    rs, s, _ = seq(o, ["--all-errors", "--max-depth", "3"], ordered)
+    rm, m, _ = mpi(o, 2, ["--all-errors", "--max-depth", "3", "--exchange=levels"], ordered)
+    check(rm == rs == 3 and m and s and m["stop"] == s["stop"] and
+          m["stats"]["states_stored"] == s["stats"]["states_stored"],
+          f"--max-depth 3 --exchange=levels: exit {rm}, {m and m['stop']}, "
+          f"{m and m['stats']['states_stored']} states; mcheck exit {rs}, "
+          f"{s and s['stats']['states_stored']}")
 
 
 def rank_pid(mpirun, rank):
@@ -436,7 +475,7 @@ def por_model(o, model, label, extra=(), nps=(2,), first=False, undisciplined=Fa
         check(dm == ds, f"{label} -np {np}: {dm} deadlocked states, mcheck --por --search=bfs {ds}")
         ms, ns = m["stats"]["states_stored"], nopor["stats"]["states_stored"]
         check(ms <= ns, f"{label} -np {np}: {ms} states with --por, {ns} without")
-        seen[np] = (figures(m), m["stats"].get("por_reduced_states"),
+        seen[np] = (figures(m, False), m["stats"].get("por_reduced_states"),
                     m["stats"].get("por_proviso_states"))
         if np == 2:
             m2 = m
@@ -549,8 +588,10 @@ def por_proviso(o, d):
     check(rm == 1 and m and m["verdict"] == "assertion" and
           m["stats"]["por_proviso_states"] > 0,
           f"ignore.bc: exit {rm}, {m and m['verdict']} (the cycle proviso)\n{err[-500:]}")
-    phil = os.path.join(o.models, "philosophers.bc")
-    rm, m, _ = mpi(o, 2, ["--por", "--all-errors", "-D", "N=8", "--memlimit", "1"], phil)
+    # a model without errors: the deadlocks of philosophers.bc are met before
+    # the limit once the search is asynchronous (errors found: exit 1)
+    ordered = os.path.join(o.models, "philosophers_ordered.bc")
+    rm, m, _ = mpi(o, 2, ["--por", "--all-errors", "-D", "N=8", "--memlimit", "1"], ordered)
     check(rm == 3 and m and m["stop"] == "memory_limit" and m["stats"]["states_stored"] > 0,
           f"--por --memlimit: exit {rm}, {m and m['stop']}")
 

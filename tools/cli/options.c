@@ -180,7 +180,10 @@ static void usage(FILE *out)
           out);
 #ifdef MCHECK_MPI
     fputs("\nmcheck-mpi: the search distributed over MPI ranks (mpirun -np K mcheck-mpi\n"
-          "[options] MODEL.bc): breadth-first (the default), --store=exact or compact;\n"
+          "[options] MODEL.bc), --store=exact or compact:\n"
+          "  --exchange=async       (default) no barriers: ranks expand and send at\n"
+          "                         their own pace; traces are not the shortest\n"
+          "  --exchange=levels      breadth-first by levels: shortest traces, --max-depth\n"
           "--por by default (with a static cycle proviso), --por=off for composition;\n"
           "--memlimit is per rank; not -j, --adapt, --shorten, --dump-states,\n"
           "bitstate or depth-first (docs/usage.md)\n",
@@ -251,7 +254,7 @@ enum {
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
     OPT_LTL,
     OPT_FAIR, OPT_STARVED, OPT_RECORD, OPT_SWARM,
-    OPT_MPI_ROUND, OPT_MPI_PROGRESS,
+    OPT_MPI_ROUND, OPT_MPI_PROGRESS, OPT_EXCHANGE,
     OPT_ANALYZE, OPT_DOMAIN, OPT_TIDS, OPT_INVARIANTS, OPT_FACTS,
 };
 
@@ -264,7 +267,7 @@ static bool search_only_option(int o)
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
     case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
     case OPT_STARVED: case OPT_RECORD: case OPT_SWARM:
-    case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS:
+    case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS: case OPT_EXCHANGE:
         return true;
     default:
         return false;
@@ -425,6 +428,7 @@ int cli_parse(int argc, char **argv, cli *c)
         /* testing and tuning, not in --help (docs/usage.md) */
         {"mpi-round-bytes", required_argument, 0, OPT_MPI_ROUND},
         {"mpi-progress", required_argument, 0, OPT_MPI_PROGRESS},
+        {"exchange", required_argument, 0, OPT_EXCHANGE},
 #endif
         {0, 0, 0, 0},
     };
@@ -655,6 +659,12 @@ int cli_parse(int argc, char **argv, cli *c)
             c->eo.mpi_progress = t;
             break;
         }
+        case OPT_EXCHANGE:
+            if (!strcmp(optarg, "levels") || !strcmp(optarg, "async"))
+                c->eo.mpi_levels = !strcmp(optarg, "levels");
+            else
+                return bad_usage("--exchange: expected levels or async, got '%s'", optarg);
+            break;
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
