@@ -16,7 +16,8 @@ that of the paths it found, at least the sequential BFS's) and by levels
     the vectors are translated) and with the compact store; the per-rank
     figures add up to the totals;
   * many rounds a level, or 256-byte batches, many of them in flight
-    (--mpi-round-bytes 256) change nothing;
+    (--mpi-round-bytes 256), also with ranks that look for batches only
+    every 300th time round (MCHECK_MPI_POLL_EVERY), change nothing;
   * no early termination: a model whose frontier is one state a level (on
     one rank, the others idle) for 60 levels is searched to its end, in
     both exchanges (the asynchronous one's counting waves);
@@ -199,6 +200,12 @@ def bundled(o):
             exchange="levels")
     compare(o, os.path.join(o.models, "prodcons_monitor.bc"), [], 4,
             "prodcons_monitor, 256-byte batches", mpi_args=rounds)
+    # ranks that look at the network every 300th time round: batches stay in
+    # flight while every rank is idle and waves go by; the counts keep the
+    # search going (tests/mutate.py's mpi-async-idle-only ends it early)
+    compare(o, os.path.join(o.models, "prodcons_monitor.bc"), [], 3,
+            "prodcons_monitor, slow polling", mpi_args=rounds,
+            env=dict(ENV, MCHECK_MPI_POLL_EVERY="300"))
     # the progress line, every round: the last one has every rank's states
     rm, m, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "3",
                       o.mcheck_mpi, "--json", "--progress", "--por=off", "--all-errors", "-D",
