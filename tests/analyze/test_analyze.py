@@ -217,6 +217,43 @@ def command_line(mcheck, tmp):
         r = run([mcheck] + a + [fig1])
         check(r.returncode == 2 and what in r.stderr, f"usage {args}: exit 2, '{what}' ({r.stderr})")
 
+    search_options(mcheck, fig1)
+
+
+def search_options(mcheck, fig1):
+    """--analyze refuses the search's options (exit 2, the option named);
+    --analyze=check takes those its race search honours."""
+    never = "cannot be used with --analyze: the analysis explores no interleaving"
+    search = "applies to the search, not to --analyze, which explores no interleaving"
+    for args, name, what in (
+            (["--search=dfs"], "--search", search), (["--por"], "--por", search),
+            (["--por=off"], "--por", search), (["-j", "2"], "-j", search),
+            (["--jobs", "2"], "--jobs", search), (["--store=exact"], "--store", search),
+            (["--max-depth", "9"], "--max-depth", search), (["--timelimit", "5"], "--timelimit", search),
+            (["--race=goldilocks"], "--race", search), (["--all-errors"], "--all-errors", search),
+            (["--ltl", "[] p"], "--ltl", never), (["--swarm", "2"], "--swarm", never),
+            (["--liveness=npc"], "--liveness", never), (["--shorten=off"], "--shorten", never),
+            (["--trace-json", "t.json"], "--trace-json", never),
+            (["--seed", "3"], "--seed", never)):
+        for mode in (["--analyze"], ["--analyze=check"]):
+            r = run([mcheck] + mode + args + [fig1])
+            refused = what == never or mode == ["--analyze"]
+            if refused:
+                check(r.returncode == 2 and r.stdout == "" and
+                      r.stderr.startswith(f"mcheck: error: {name} {what}"),
+                      f"{mode[0]} {args}: exit 2 naming {name} ({r.returncode}, {r.stderr})")
+            else:  # the race search takes it: fig1 is race-free (one assert unknown: exit 1)
+                check(r.returncode == 1 and
+                      "search (--race=goldilocks): no data race in any execution" in r.stdout,
+                      f"{mode[0]} {args}: the race search takes it ({r.returncode}, {r.stderr})")
+    for args, what in ((["--race=ld"], "--race=ld cannot be used with --analyze=check"),
+                       (["--store=bitstate"], "--store=bitstate cannot be used with --analyze=check")):
+        r = run([mcheck, "--analyze=check"] + args + [fig1])
+        check(r.returncode == 2 and what in r.stderr, f"--analyze=check {args}: {r.stderr}")
+    for args in (["--quiet"], ["--spurious-wakeups"], ["--json"]):
+        r = run([mcheck, "--analyze"] + args + [fig1])
+        check(r.returncode == 1, f"--analyze {args} is taken: exit 1 ({r.returncode}, {r.stderr})")
+
 
 def bundled(mcheck, models, tmp):
     n = proved = 0

@@ -244,7 +244,7 @@ static int search_premise(const cli *c, const vm_program *p, char *msg, size_t n
     explore_options o = c->eo;
     o.race = LS_GOLDILOCKS;
     o.all_errors = true;
-    o.progress = NULL;
+    o.progress = c->progress && !c->quiet ? stderr : NULL; /* --progress: the search's */
     o.dump_states = NULL;
     vm_program *gp = NULL;
     if (p->nregions) {

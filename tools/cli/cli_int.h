@@ -51,6 +51,10 @@ typedef struct cli {
     bool invariants, facts;    /* --invariants, --facts */
     const char *facts_at;      /* --facts=WHERE: a label or a line, or NULL */
     const char *analyze_opt;   /* the last option only --analyze takes */
+    char analyze_never[24];    /* the first option given that --analyze never
+                                  uses (--ltl, --swarm, ...; "j" for -j) */
+    char analyze_search[24];   /* the last search option given, which only
+                                  --analyze=check's race search uses */
 } cli;
 
 /* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or
