@@ -218,6 +218,41 @@ def command_line(mcheck, tmp):
         check(r.returncode == 2 and what in r.stderr, f"usage {args}: exit 2, '{what}' ({r.stderr})")
 
     search_options(mcheck, fig1)
+    facts_json(mcheck, fig1, fig20)
+
+
+def facts_json(mcheck, fig1, fig20):
+    """--facts --json: the facts by name, at a label or every instruction."""
+    r = run([mcheck, "--analyze", "--json", "--tids=off", "--facts=same", fig1])
+    j = json.loads(r.stdout)
+    check(r.returncode == 1 and j["facts_at"] == "same" and len(j["facts"]) == 1 and
+          "units" not in j, f"--facts=same --json: one point ({r.returncode}, {r.stdout[-300:]})")
+    f = j["facts"][0]
+    check((f["thread"], f["line"], f["pc"], f["insn"]) == ("t1", 21, 11, "eq r2, r0, r1"),
+          f"--facts=same: the point ({f})")
+    check(f["fact"] == {"reached": True, "bounds": [{"var": "r2", "min": 0, "max": 0}],
+                        "relations": [{"lhs": [[1, "r0"], [-1, "r1"]], "op": "=", "rhs": 0,
+                                       "mod_2_32": True}]} and
+          f["text"] == "r2 = 0, r0 = r1 (mod 2^32)", f"fig1 at same, octagons: r0 = r1 ({f})")
+    r = run([mcheck, "--analyze", "--json", "--domain=interval", "--tids=off", "--facts=21", fig1])
+    f = json.loads(r.stdout)["facts"][0]
+    check(f["line"] == 21 and f["fact"]["relations"] == [] and
+          f["fact"]["bounds"] == [{"var": "r2", "min": 0, "max": 0}],
+          f"fig1 at line 21, intervals: no relation ({f})")
+    r = run([mcheck, "--analyze", "--json", "--facts=done", fig20])
+    f = json.loads(r.stdout)["facts"]
+    check(r.returncode == 0 and len(f) == 1 and f[0]["fact"]["bounds"] == [
+        {"var": "r0", "min": 1, "max": 1}, {"var": "p", "min": 1, "max": 1},
+        {"var": "r1", "min": 0, "max": 0}, {"var": "x", "min": 0, "max": 1}],
+        f"fig20 at done: the accessed global x in [0, 1] ({f})")
+    r = run([mcheck, "--analyze", "--json", "--facts=nolabel", fig20])
+    check(r.returncode == 2 and r.stdout == "" and "no label 'nolabel'" in r.stderr,
+          f"--facts=nolabel --json: exit 2, nothing on stdout ({r.stdout[:100]}, {r.stderr})")
+    r = run([mcheck, "--analyze", "--json", "--facts", fig1])
+    j = json.loads(r.stdout)
+    check(j["facts_at"] is None and len(j["facts"]) == j["stats"]["points"] == 28 and
+          len(j["units"]) == 2 and all(not f["fact"]["reached"] or f["text"] for f in j["facts"]),
+          f"--facts --json: every point ({len(j['facts'])})")
 
 
 def search_options(mcheck, fig1):

@@ -173,6 +173,24 @@ void record_free(recorder *r); /* NULL is a no-op */
  * search found a race), 3 out of memory. */
 int analyze_run(const cli *c, vm_program *p);
 
+/* ---- --analyze --facts (analyze_facts.c) -------------------------------- */
+
+struct an_result;
+typedef struct an_facts an_facts;
+/* The points --facts asks for (c->facts_at: a label or a line, NULL every
+ * instruction) in r's threads. Returns 0 with *f set, or the exit status
+ * after a message on stderr (2: WHERE names nothing, or the model cannot be
+ * read; 3: out of memory). */
+int analyze_facts_find(const cli *c, const struct an_result *r, const vm_program *p,
+                       an_facts **f);
+/* After the text report: "facts of T:" and a line per instruction, or
+ * "fact at WHERE (line L, pc P `insn`) in T: ..." per point. */
+void analyze_facts_text(const an_facts *f, FILE *out);
+/* Inside the --json report's object: ,"facts_at":...,"facts":[...] (and
+ * ,"layout":...,"units":[...] for every instruction). */
+void analyze_facts_json(const an_facts *f, FILE *out);
+void analyze_facts_free(an_facts *f); /* NULL is a no-op */
+
 /* ---- mcheck trace (trace_cmd.c) ------------------------------------------ */
 
 /* `mcheck trace SUBCOMMAND [options] FILE`: argv[0] is "trace". Returns
