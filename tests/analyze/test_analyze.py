@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_analyze.py: mcheck --analyze's known answers (issue 33).
 
-Every model under tests/analyze/ carries its expectations on its assert
+Every model under tests/analyze/ (and ratcop/, the SV-COMP programs ported
+with locks as RATCOP's Table 2) carries its expectations on its assert
 lines:  ; expect: interval=S octagon=S interval+tids=S octagon+tids=S search=R
 (S proved|unknown|unreachable; the first two with --tids=off, the paper's
 variants; R holds|fails, the search's ground truth, `mcheck --all-errors`).
@@ -98,8 +99,9 @@ class Truth:
 
 
 def known_answers(mcheck, tmp):
-    for model in sorted(glob.glob(os.path.join(HERE, "*.bc"))):
-        name = os.path.basename(model)
+    for model in sorted(glob.glob(os.path.join(HERE, "*.bc")) +
+                        glob.glob(os.path.join(HERE, "ratcop", "*.bc"))):
+        name = os.path.relpath(model, HERE)
         exp = expectations(model)
         if not exp:
             continue
