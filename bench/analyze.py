@@ -12,10 +12,11 @@ Table 3's shape).
    over the true asserts of race-free models.
 2. Time against thread count: a model of K loosely coupled threads (each
    updates its own two counters under its own lock and asserts their
-   relation; RATCOP Table 3's benchmark shape), K = 2 .. 250 static
-   instances, and a proc spawned K times (one summary for every instance;
-   its x == y needs the region {x, y}: every instance updates both under one
-   lock).
+   relation; RATCOP Table 3's benchmark shape), K = 2 .. 1000 static
+   instances (past 255, the language's limit, only --analyze alone takes
+   the model), with the analysis's peak resident memory; and a proc
+   spawned K times up to 250 (one summary for every instance; its x == y
+   needs the region {x, y}: every instance updates both under one lock).
    The search's time beside it while it finishes within --timelimit.
 
 usage: bench/analyze.py [--mcheck PATH] [--max-k K] [--timelimit S]
@@ -154,28 +155,42 @@ def proc_model(k):
     return "\n".join(src) + "\n"
 
 
+def run_rss(cmd, timeout=3600):
+    """Run cmd; (stdout, exit status, peak resident MB of that process)."""
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        return out.read().decode(), p.returncode, ru.ru_maxrss / 1024
+
+
 def scaling(mcheck, max_k, timelimit):
-    print("\n| K | static: analyze ms | proved | search s | proc: analyze ms | proved | "
+    print("\n| K | static: analyze ms | MB | proved | search s | proc: analyze ms | proved | "
           "search s |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     search_ok = {"static": True, "proc": True}
     with tempfile.TemporaryDirectory() as tmp:
-        for k in [2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 250]:
+        for k in [2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 250, 500, 1000]:
             if k > max_k:
                 break
             cells = [str(k)]
             for kind, gen in (("static", static_model), ("proc", proc_model)):
-                if kind == "proc" and k > 250:
+                if kind == "proc" and k > 255:  # a proc's max is at most 255
                     cells += ["-", "-", "-"]
                     continue
                 path = os.path.join(tmp, f"{kind}{k}.bc")
                 with open(path, "w") as f:
                     f.write(gen(k))
-                p, _ = run([mcheck, "--analyze", "--json", path])
-                j = json.loads(p.stdout)
-                cells += [f"{j['stats']['seconds'] * 1e3:.1f}",
-                          f"{j['proved']}/{len(j['asserts'])}"]
-                if search_ok[kind]:
+                out, _, mb = run_rss([mcheck, "--analyze", "--json", path])
+                j = json.loads(out)
+                cells += [f"{j['stats']['seconds'] * 1e3:.1f}"]
+                if kind == "static":
+                    cells.append(f"{mb:.0f}")
+                cells.append(f"{j['proved']}/{len(j['asserts'])}")
+                if k > 255:  # the search takes the language's 255 threads at most
+                    cells.append("(> 255 threads)")
+                elif search_ok[kind]:
                     s, secs = run([mcheck, "--quiet", "--timelimit", str(timelimit), path],
                                   timeout=timelimit + 60)
                     if s.returncode == 3:
@@ -191,7 +206,7 @@ def scaling(mcheck, max_k, timelimit):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcheck", default=os.path.join(ROOT, "build", "tools", "mcheck"))
-    ap.add_argument("--max-k", type=int, default=250)
+    ap.add_argument("--max-k", type=int, default=1000)
     ap.add_argument("--timelimit", type=int, default=60)
     ap.add_argument("--truth-timelimit", type=int, default=60,
                     help="the search that says which asserts hold, per model")

@@ -221,6 +221,31 @@ def command_line(mcheck, tmp):
 
     search_options(mcheck, fig1)
     facts_json(mcheck, fig1, fig20)
+    many_threads(mcheck, tmp)
+
+
+def many_threads(mcheck, tmp):
+    """--analyze alone takes up to 4096 threads (it runs none); the search,
+    and so --analyze=check, the language's 255."""
+    path = os.path.join(tmp, "many.bc")
+    with open(path, "w") as f:
+        f.write("const K = 300\nlock m[K]\nshared x[K], y[K]\nthread w[K]\n    reg a, b, ok\n"
+                "    acquire m[self]\n    load a, x[self]\n    add a, a, 1\n    store x[self], a\n"
+                "    store y[self], a\n    load b, y[self]\n    eq ok, a, b\n"
+                "    assert ok, \"x == y\"\n    release m[self]\n")
+    r = run([mcheck, "--analyze", "--json", path])
+    j = json.loads(r.stdout) if r.returncode in (0, 1) else {}
+    check(r.returncode == 0 and j["stats"]["units"] == 300 and j["proved"] == 1,
+          f"--analyze: 300 threads analyzed, the assert proved ({r.returncode}, {r.stderr[-300:]})")
+    for args in ([], ["--analyze=check"]):
+        r = run([mcheck] + args + [path])
+        check(r.returncode == 2 and r.stdout == "" and
+              "too many threads: 'w' brings the total to 300 (limit 255)" in r.stderr,
+              f"{args or 'the search'}: 300 threads is exit 2 ({r.returncode}, {r.stderr[-300:]})")
+    r = run([mcheck, "--analyze", "-D", "K=5000", path])
+    check(r.returncode == 2 and
+          "brings the total to 5000 (limit 4096, for --analyze alone)" in r.stderr,
+          f"--analyze: 5000 threads is exit 2 ({r.returncode}, {r.stderr[-300:]})")
 
 
 def facts_json(mcheck, fig1, fig20):

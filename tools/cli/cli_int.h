@@ -97,6 +97,8 @@ typedef struct model_request {
     bool spurious;          /* --spurious-wakeups */
     bool liveness;          /* --liveness: progress labels visible */
     const char *ltl_text;   /* --ltl: the formula, or NULL */
+    uint32_t max_threads;   /* 0: the language's limit; --analyze alone:
+                               VM_MAX_THREADS_ANALYSIS (vm_assemble_for()) */
 } model_request;
 
 /* Where model_load() stopped. */
