@@ -11,6 +11,9 @@
  * reads them flow-insensitively) and unshared ones thread-local by the
  * language (a second thread touching one is a runtime error).
  *
+ * The command line's part: which options --analyze takes, which only
+ * --analyze=check's search, which neither (options.c asks, by name).
+ *
  * Exit status: 0 every assert proved or unreachable, 1 some unknown or the
  * check found a race, 2 bad model (before this file), 3 out of memory. A
  * TLC or Frama-C user reads 1 as "not everything was proved", and 0 as the
@@ -22,6 +25,52 @@
 #include "analyze.h"
 #include "cli_int.h"
 #include "lockset.h"
+
+/* The options of the search --analyze=check runs (--race=goldilocks
+ * --all-errors), and those nothing --analyze runs uses; by long name. */
+static const char *const CHECK_OPTIONS[] = {
+    "search", "store", "fingerprint", "bitstate-mb", "all-errors", "max-depth", "lookahead",
+    "jobs", "j", "preemption-bound", "sleep-sets", "scheduling", "reduce", "race", "por",
+    "max-invisible", "memlimit", "timelimit", "progress", NULL};
+static const char *const NEVER_OPTIONS[] = {
+    "simulate", "seed", "steps", "dump", "adapt", "dump-states", "liveness",
+    "liveness-test-bits", "ltl", "fair", "starved", "record", "swarm", "shorten", "trace-json",
+    "trace-html", "trace-states", "trace", "replay", "replay-error", "mpi-round-bytes",
+    "mpi-progress", NULL};
+
+int analyze_option_use(const char *name)
+{
+    for (const char *const *o = CHECK_OPTIONS; *o; o++)
+        if (!strcmp(*o, name)) return ANALYZE_CHECK;
+    for (const char *const *o = NEVER_OPTIONS; *o; o++)
+        if (!strcmp(*o, name)) return ANALYZE_NEVER;
+    return ANALYZE_ANY;
+}
+
+const char *analyze_refusal(const cli *c, char *msg, size_t n)
+{
+    const char *dash = c->analyze_never[1] ? "--" : "-";
+    if (c->dump || c->simulate || c->replay)
+        snprintf(msg, n, "--analyze cannot be used with %s",
+                 c->dump ? "--dump" : c->simulate ? "--simulate" : "--replay");
+    else if (*c->analyze_never)
+        snprintf(msg, n, "%s%s cannot be used with --analyze: the analysis explores no "
+                         "interleaving, and --analyze=check's search looks for data races only "
+                         "(--race=goldilocks --all-errors)", dash, c->analyze_never);
+    else if (*c->analyze_search && !c->analyze_check)
+        snprintf(msg, n, "%s%s applies to the search, not to --analyze, which explores no "
+                         "interleaving (--analyze=check's race search takes it)",
+                 c->analyze_search[1] ? "--" : "-", c->analyze_search);
+    else if (c->eo.store.kind == STORE_BITSTATE)
+        snprintf(msg, n, "--store=bitstate cannot be used with --analyze=check: supertrace "
+                         "covers part of the states, so it cannot confirm race freedom");
+    else if (c->race_set && c->eo.race != LS_GOLDILOCKS)
+        snprintf(msg, n, "--race=%s cannot be used with --analyze=check: its search looks for "
+                         "data races (--race=goldilocks)", race_mode_name(c->eo.race));
+    else
+        return NULL;
+    return msg;
+}
 
 static const char *status_name(an_status s)
 {

@@ -175,6 +175,16 @@ void record_free(recorder *r); /* NULL is a no-op */
  * search found a race), 3 out of memory. */
 int analyze_run(const cli *c, vm_program *p);
 
+/* What an option given means to --analyze, by its long name ("j" for -j):
+ * ANALYZE_ANY, it takes it (or it is the model's or the output's);
+ * ANALYZE_CHECK, the search's, which only --analyze=check's race search
+ * honours; ANALYZE_NEVER, nothing --analyze runs uses it. */
+enum { ANALYZE_ANY, ANALYZE_CHECK, ANALYZE_NEVER };
+int analyze_option_use(const char *name);
+/* Why the command line c (with --analyze) is a usage error, its message
+ * written to msg; NULL if it is fine. */
+const char *analyze_refusal(const cli *c, char *msg, size_t n);
+
 /* ---- --analyze --facts (analyze_facts.c) -------------------------------- */
 
 struct an_result;

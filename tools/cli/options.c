@@ -273,56 +273,6 @@ static bool search_only_option(int o)
     }
 }
 
-/* --analyze: what an option given means to it. ANALYZE_ANY: --analyze uses
- * it (or it is the model's, -D, --spurious-wakeups, or the output's);
- * ANALYZE_CHECK: the search's, which only --analyze=check's race search
- * (analyze_cli.c: --race=goldilocks --all-errors) honours; ANALYZE_NEVER:
- * nothing --analyze runs uses it (liveness, traces, --swarm, ...). */
-enum { ANALYZE_ANY, ANALYZE_CHECK, ANALYZE_NEVER };
-
-static int analyze_use(int o)
-{
-    switch (o) {
-    case OPT_SEARCH: case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL:
-    case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_JOBS: case 'j': case OPT_PREEMPT:
-    case OPT_SLEEP: case OPT_SCHED: case OPT_REDUCE: case OPT_RACE: case OPT_POR:
-    case OPT_MAXINVIS: case OPT_MEMLIMIT: case OPT_TIMELIMIT: case OPT_PROGRESS:
-        return ANALYZE_CHECK;
-    case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_ADAPT:
-    case OPT_DUMPSTATES: case OPT_LIVENESS: case OPT_LIVENESS_BITS: case OPT_LTL:
-    case OPT_FAIR: case OPT_STARVED: case OPT_RECORD: case OPT_SWARM: case OPT_SHORTEN:
-    case OPT_TRACEJSON: case OPT_TRACEHTML: case OPT_TRACESTATES: case OPT_TRACE:
-    case OPT_REPLAY: case OPT_REPLAY_ERROR: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS:
-        return ANALYZE_NEVER;
-    default:
-        return ANALYZE_ANY;
-    }
-}
-
-/* --analyze[=check] with an option it has no use for; 0 if none. */
-static int analyze_usage(const cli *c)
-{
-    if (c->dump || c->simulate || c->replay) /* named as before */
-        return bad_usage("--analyze cannot be used with %s",
-                         c->dump ? "--dump" : c->simulate ? "--simulate" : "--replay");
-    if (*c->analyze_never)
-        return bad_usage("%s%s cannot be used with --analyze: the analysis explores no "
-                         "interleaving, and --analyze=check's search looks for data races "
-                         "only (--race=goldilocks --all-errors)", c->analyze_never[1] ? "--" : "-",
-                         c->analyze_never);
-    if (*c->analyze_search && !c->analyze_check)
-        return bad_usage("%s%s applies to the search, not to --analyze, which explores no "
-                         "interleaving (--analyze=check's race search takes it)",
-                         c->analyze_search[1] ? "--" : "-", c->analyze_search);
-    if (c->eo.store.kind == STORE_BITSTATE)
-        return bad_usage("--store=bitstate cannot be used with --analyze=check: supertrace "
-                         "covers part of the states, so it cannot confirm race freedom");
-    if (c->race_set && c->eo.race != LS_GOLDILOCKS)
-        return bad_usage("--race=%s cannot be used with --analyze=check: its search looks for "
-                         "data races (--race=goldilocks)", race_mode_name(c->eo.race));
-    return 0;
-}
-
 /* --search=stateless: the options of the command line that make no sense
  * with it (it keeps no store); 0 if none. The search's own options are its
  * engine's to check (explore_check()). */
@@ -488,10 +438,12 @@ int cli_parse(int argc, char **argv, cli *c)
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":D:hj:", opts, &li)) != -1) {
         if (search_only_option(o)) c->search_only = li >= 0 ? opts[li].name : "j";
-        if (analyze_use(o) != ANALYZE_ANY) { /* named as given: --store, -j */
-            char *to = analyze_use(o) == ANALYZE_CHECK ? c->analyze_search : c->analyze_never;
-            if (!*to || to == c->analyze_search)
-                snprintf(to, sizeof c->analyze_search, "%s", li >= 0 ? opts[li].name : "j");
+        if (li >= 0 || o == 'j') { /* what --analyze makes of it (analyze_cli.c) */
+            const char *nm = li >= 0 ? opts[li].name : "j";
+            int use = analyze_option_use(nm);
+            char *to = use == ANALYZE_CHECK ? c->analyze_search : c->analyze_never;
+            if (use != ANALYZE_ANY && (!*to || use == ANALYZE_CHECK))
+                snprintf(to, sizeof c->analyze_search, "%s", nm);
         }
         li = -1;
         switch (o) {
@@ -728,8 +680,8 @@ int cli_parse(int argc, char **argv, cli *c)
     c->model = argv[optind];
     if (c->analyze_opt && !c->analyze) return bad_usage("%s applies to --analyze", c->analyze_opt);
     if (c->analyze) {
-        int bad = analyze_usage(c);
-        if (bad) return bad;
+        char why[400];
+        if (analyze_refusal(c, why, sizeof why)) return bad_usage("%s", why);
     }
     if (c->replay && c->search_only)
         return bad_usage("%s%s cannot be used with --replay",
