@@ -94,7 +94,16 @@ bool an_reached(const an_result *r, uint32_t u, uint32_t pc);
 void an_fact_print(const an_result *r, uint32_t u, uint32_t pc, FILE *out,
                    bool (*owned)(void *ctx, uint32_t elem), void *ctx);
 
-/* The same fact as JSON: {"bottom":false,"cons":[[a,i,b,j,c],...]}, each
+/* The same fact as an_fact_print() says it, as JSON by name:
+ * {"reached":true,"bounds":[{"var":"r0","min":1,"max":1},...],
+ *  "relations":[{"lhs":[[1,"r0"],[-1,"r1"]],"op":"=","rhs":0},...]}, a bound
+ * null where the int32 range is all there is, each relation
+ * a + b op rhs (coefficients 1 or -1, op "=", "<=" or ">="), with
+ * "mod_2_32":true for an equality that holds modulo 2^32 only. */
+void an_fact_print_json(const an_result *r, uint32_t u, uint32_t pc, FILE *out,
+                        bool (*owned)(void *ctx, uint32_t elem), void *ctx);
+
+/* The fact as raw constraints (the soundness test's): {"bottom":false,"cons":[[a,i,b,j,c],...]}, each
  * constraint a*v_i + b*v_j <= c with a, b in {-1, 0, 1} (b = 0, j = -1 for
  * a bound on one variable), variables numbered as in the unit: registers
  * 0 .. nregs-1, then self, tid, then the global elements. */

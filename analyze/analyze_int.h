@@ -41,6 +41,12 @@ void oct_negate(int64_t *m, uint32_t n, uint32_t v);
 void oct_join(int64_t *a, const int64_t *b, uint32_t n);
 /* a := a widened by b: a bound of b above a's goes to AN_INF. */
 void oct_widen(int64_t *a, const int64_t *b, uint32_t n);
+/* The same with thresholds (th ascending, nth of them): a bound of b above
+ * a's goes to the least threshold at or above it, AN_INF past the last
+ * (Mine's widening with thresholds: each entry climbs a finite ladder). */
+void oct_widen_th(int64_t *a, const int64_t *b, uint32_t n, const int64_t *th, size_t nth);
+/* The least threshold at or above v, or AN_INF. */
+int64_t oct_threshold_above(int64_t v, const int64_t *th, size_t nth);
 /* a := min(a, b) (not closed). */
 void oct_meet(int64_t *a, const int64_t *b, uint32_t n);
 /* Keep only the bounds on single variables (the interval domain). */

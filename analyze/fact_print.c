@@ -3,7 +3,8 @@
  * range (an_wrap: exactly, or forgotten when its values span more than one
  * 2^32 window), so every printed bound is a statement about int32 values;
  * then the bounds of each variable and the octagonal constraints the bounds
- * do not already imply. */
+ * do not already imply; as text, or as JSON for --facts --json (the same
+ * bounds and constraints, by name). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,14 +75,83 @@ static void var_name(const an_result *r, const an_unit *u, uint32_t v, char *buf
     else vm_elem_name(r->p, elem_of(u, v), buf, n);
 }
 
-void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
-                   bool (*owned)(void *ctx, uint32_t elem), void *ctx)
+/* Where a fact's parts go: the text of --invariants and --facts, or the
+ * structured JSON of --facts --json. A bound of v: lo <= v <= hi, either
+ * side absent (has_lo, has_hi false) when the int32 range is all it says. A
+ * relation: a + sb * b op c (sb -1 or 1, op "=", "<=" or ">="), modulo
+ * 2^32 when mod32 (an equality the wrapping forgot). */
+/* A name as a JSON string (names are identifiers, elements `x[3]`: only
+ * quotes and backslashes would need escapes). */
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+typedef struct sink {
+    FILE *out;
+    bool json;
+    const char *sep;
+} sink;
+
+static void put_bound(sink *k, const char *v, int64_t lo, bool has_lo, int64_t hi, bool has_hi)
+{
+    if (k->json) {
+        fprintf(k->out, "%s{\"var\":", k->sep);
+        json_string(k->out, v);
+        if (has_lo) fprintf(k->out, ",\"min\":%lld", (long long)lo);
+        else fprintf(k->out, ",\"min\":null");
+        if (has_hi) fprintf(k->out, ",\"max\":%lld}", (long long)hi);
+        else fprintf(k->out, ",\"max\":null}");
+    } else if (lo == hi && has_lo && has_hi) {
+        fprintf(k->out, "%s%s = %lld", k->sep, v, (long long)lo);
+    } else if (!has_lo) {
+        fprintf(k->out, "%s%s <= %lld", k->sep, v, (long long)hi);
+    } else if (!has_hi) {
+        fprintf(k->out, "%s%s >= %lld", k->sep, v, (long long)lo);
+    } else {
+        fprintf(k->out, "%s%lld <= %s <= %lld", k->sep, (long long)lo, v, (long long)hi);
+    }
+    k->sep = k->json ? "," : ", ";
+}
+
+static void put_rel(sink *k, const char *a, int sb, const char *b, const char *op, int64_t c,
+                    bool mod32)
+{
+    if (k->json) {
+        fprintf(k->out, "%s{\"lhs\":[[1,", k->sep);
+        json_string(k->out, a);
+        fprintf(k->out, "],[%d,", sb);
+        json_string(k->out, b);
+        fprintf(k->out, "]],\"op\":\"%s\",\"rhs\":%lld%s}", op, (long long)c,
+                mod32 ? ",\"mod_2_32\":true" : "");
+    } else if (!strcmp(op, "=") && sb < 0) { /* a - b = c: a = b + c */
+        if (c == 0) fprintf(k->out, "%s%s = %s", k->sep, a, b);
+        else fprintf(k->out, "%s%s = %s %c %lld", k->sep, a, b, c > 0 ? '+' : '-',
+                     (long long)(c > 0 ? c : -c));
+    } else {
+        fprintf(k->out, "%s%s %c %s %s %lld", k->sep, a, sb < 0 ? '-' : '+', b, op, (long long)c);
+    }
+    if (!k->json && mod32) fprintf(k->out, " (mod 2^32)");
+    k->sep = k->json ? "," : ", ";
+}
+
+/* The fact at (ui, pc) into k: bounds, then (json: after `mid`) relations. */
+static void fact_put(const an_result *r, uint32_t ui, uint32_t pc, sink *k,
+                     bool (*owned)(void *ctx, uint32_t elem), void *ctx, const char *mid)
 {
     const an_unit *u = &r->units[ui];
+    FILE *out = k->out;
     bool bottom;
     uint8_t *b = wrapped(r, ui, pc, &bottom);
     if (!b) {
-        fprintf(out, "%s", bottom ? "false (unreachable)" : "? (out of memory)");
+        if (k->json) fprintf(out, "%s", bottom ? "" : "\"?\"");
+        else fprintf(out, "%s", bottom ? "false (unreachable)" : "? (out of memory)");
+        if (k->json) fputs(mid, out);
         return;
     }
     an_fact f = an_fact_at(u, b);
@@ -89,7 +159,8 @@ void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
     bool *show = calloc(u->n, sizeof *show);
     int64_t *lo = malloc(u->n * sizeof *lo), *hi = malloc(u->n * sizeof *hi);
     if (!show || !lo || !hi) {
-        fprintf(out, "? (out of memory)");
+        fprintf(out, "%s", k->json ? "\"?\"" : "? (out of memory)");
+        if (k->json) fputs(mid, out);
         goto out;
     }
     for (uint32_t v = 0; v < u->n; v++) {
@@ -101,16 +172,15 @@ void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
             show[v] = vm_elem_var(r->p, e)->cls != VM_VOLATILE && (!owned || owned(ctx, e));
         }
     }
-    const char *sep = "";
     char a[96], c2[96];
     for (uint32_t v = 0; v < u->n; v++) {
         if (!show[v] || (lo[v] <= INT32_MIN && hi[v] >= INT32_MAX)) continue;
         var_name(r, u, v, a, sizeof a);
-        if (lo[v] == hi[v]) fprintf(out, "%s%s = %lld", sep, a, (long long)lo[v]);
-        else if (lo[v] <= INT32_MIN) fprintf(out, "%s%s <= %lld", sep, a, (long long)hi[v]);
-        else if (hi[v] >= INT32_MAX) fprintf(out, "%s%s >= %lld", sep, a, (long long)lo[v]);
-        else fprintf(out, "%s%lld <= %s <= %lld", sep, (long long)lo[v], a, (long long)hi[v]);
-        sep = ", ";
+        put_bound(k, a, lo[v], lo[v] > INT32_MIN, hi[v], hi[v] < INT32_MAX);
+    }
+    if (k->json) {
+        fputs(mid, out);
+        k->sep = "";
     }
     for (uint32_t i = 0; i < u->n; i++) {
         if (!show[i] || lo[i] == hi[i]) continue;
@@ -125,24 +195,13 @@ void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
             bool up_new = up != AN_INF && up < hi[i] - lo[j];
             bool dn_new = dn != AN_INF && dn < hi[j] - lo[i];
             if (up_new && dn_new && up == -dn) {
-                if (up == 0) fprintf(out, "%s%s = %s", sep, a, c2);
-                else fprintf(out, "%s%s = %s %c %lld", sep, a, c2, up > 0 ? '+' : '-',
-                             (long long)(up > 0 ? up : -up));
-                sep = ", ";
+                put_rel(k, a, -1, c2, "=", up, false);
             } else {
-                if (up_new) fprintf(out, "%s%s - %s <= %lld", sep, a, c2, (long long)up);
-                if (up_new) sep = ", ";
-                if (dn_new) fprintf(out, "%s%s - %s <= %lld", sep, c2, a, (long long)dn);
-                if (dn_new) sep = ", ";
+                if (up_new) put_rel(k, a, -1, c2, "<=", up, false);
+                if (dn_new) put_rel(k, c2, -1, a, "<=", dn, false);
             }
-            if (sup != AN_INF && sup < hi[i] + hi[j]) {
-                fprintf(out, "%s%s + %s <= %lld", sep, a, c2, (long long)sup);
-                sep = ", ";
-            }
-            if (sdn != AN_INF && sdn < -(lo[i] + lo[j])) {
-                fprintf(out, "%s%s + %s >= %lld", sep, a, c2, (long long)-sdn);
-                sep = ", ";
-            }
+            if (sup != AN_INF && sup < hi[i] + hi[j]) put_rel(k, a, 1, c2, "<=", sup, false);
+            if (sdn != AN_INF && sdn < -(lo[i] + lo[j])) put_rel(k, a, 1, c2, ">=", -sdn, false);
         }
     }
     /* equalities of variables the wrapping forgot: they hold modulo 2^32 */
@@ -157,18 +216,31 @@ void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
                 continue; /* printed above */
             var_name(r, u, i, a, sizeof a);
             var_name(r, u, j, c2, sizeof c2);
-            if (up == 0) fprintf(out, "%s%s = %s (mod 2^32)", sep, a, c2);
-            else fprintf(out, "%s%s = %s %c %lld (mod 2^32)", sep, a, c2, up > 0 ? '+' : '-',
-                         (long long)(up > 0 ? up : -up));
-            sep = ", ";
+            put_rel(k, a, -1, c2, "=", up, true);
         }
     }
-    if (!*sep) fprintf(out, "true");
+    if (!k->json && !*k->sep) fprintf(out, "true");
 out:
     free(show);
     free(lo);
     free(hi);
     free(b);
+}
+
+void an_fact_print(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
+                   bool (*owned)(void *ctx, uint32_t elem), void *ctx)
+{
+    sink k = {out, false, ""};
+    fact_put(r, ui, pc, &k, owned, ctx, "");
+}
+
+void an_fact_print_json(const an_result *r, uint32_t ui, uint32_t pc, FILE *out,
+                        bool (*owned)(void *ctx, uint32_t elem), void *ctx)
+{
+    sink k = {out, true, ""};
+    fprintf(out, "{\"reached\":%s,\"bounds\":[", an_reached(r, ui, pc) ? "true" : "false");
+    fact_put(r, ui, pc, &k, owned, ctx, "],\"relations\":[");
+    fprintf(out, "]}");
 }
 
 void an_fact_json(const an_result *r, uint32_t ui, uint32_t pc, FILE *out)

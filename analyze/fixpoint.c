@@ -7,7 +7,9 @@
  * a fact that grows queues its own instruction and every import instruction
  * that reads it as a buffer (the sync edges of sync_cfg.c), and a spawn
  * joins the child's entry into the proc's pc 0. At widening points
- * (sync_cfg.c) the join becomes a widening after 3 plain growths; a point
+ * (sync_cfg.c) the join becomes a widening after 3 plain growths (with
+ * thresholds: a bound that grew moves to the next constant of the program
+ * above it, to infinity past the last); a point
  * that has grown 60 times is set to top (every variable forgotten), so the
  * iteration always ends. Then `narrow` descending passes: every fact is met
  * with what one application of the transfer functions to all facts gives
@@ -45,7 +47,53 @@ typedef struct fx {
     uint8_t **next;
     bool **next_reached;
     bool narrowing;
+    int64_t *th;      /* widening thresholds, ascending (thresholds()) */
+    size_t nth;
 } fx;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The widening's thresholds: every constant of the program (immediate
+ * operands, array sizes, initial values up to 64 per variable) k, as -k,
+ * k, and doubled (a DBM keeps a variable's bounds as 2x), with 0 and +-1 and
+ * +-2; ascending, no duplicates. A loop bounded by `lt ok, i, 3` then widens
+ * i to 3, not to infinity, where the plain widening loses the bound a later
+ * guard (or a wrap-around) cannot give back. NULL when memory runs out. */
+static int64_t *thresholds(const vm_program *p, size_t *n)
+{
+    size_t cap = 8;
+    for (uint32_t b = 0; b < p->nbodies; b++) cap += 2 * (size_t)p->bodies[b].ncode;
+    for (uint32_t v = 0; v < p->nvars; v++) cap += 1 + (p->vars[v].size < 64 ? p->vars[v].size : 64);
+    int64_t *t = malloc(4 * cap * sizeof *t);
+    if (!t) return NULL;
+    size_t k = 0;
+#define TH(val) do { int64_t v_ = (val); t[k++] = v_; t[k++] = -v_; t[k++] = 2 * v_; \
+                     t[k++] = -2 * v_; } while (0)
+    TH(0);
+    TH(1);
+    for (uint32_t b = 0; b < p->nbodies; b++)
+        for (uint32_t pc = 0; pc < p->bodies[b].ncode; pc++) {
+            const vm_insn *in = &p->bodies[b].code[pc];
+            if (in->a.kind == VM_ARG_IMM) TH(in->a.val);
+            if (in->b.kind == VM_ARG_IMM) TH(in->b.val);
+        }
+    for (uint32_t v = 0; v < p->nvars; v++) {
+        const vm_var *x = &p->vars[v];
+        TH((int64_t)x->size);
+        for (uint32_t i = 0; x->init && i < x->size && i < 64; i++) TH(x->init[i]);
+    }
+#undef TH
+    qsort(t, k, sizeof *t, cmp_i64);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!m || t[i] != t[m - 1]) t[m++] = t[i];
+    *n = m;
+    return t;
+}
 
 static void enqueue(fx *x, uint32_t ui, uint32_t pc)
 {
@@ -138,13 +186,20 @@ static void propagate(fx *x, uint32_t ui, uint32_t pc, const uint8_t *block)
         if (++u->updates[pc] > GIVE_UP) {
             top_fact(p, u, &d);
         } else if (u->widen_at[pc] && u->updates[pc] > WIDEN_DELAY) {
-            oct_widen(d.m, t.m, u->n);
+            oct_widen_th(d.m, t.m, u->n, x->th, x->nth);
             memcpy(d.desc, t.desc, u->nregs * sizeof *d.desc);
             memcpy(d.wr, t.wr, p->nelems * sizeof *d.wr);
             memcpy(d.mi, t.mi, p->nelems);
             for (uint32_t e = 0; e < p->nelems; e++) {
-                if (t.iv[2 * e] < d.iv[2 * e]) d.iv[2 * e] = INT64_MIN;
-                if (t.iv[2 * e + 1] > d.iv[2 * e + 1]) d.iv[2 * e + 1] = INT64_MAX;
+                if (t.iv[2 * e] < d.iv[2 * e]) { /* the greatest threshold at or below */
+                    int64_t b = t.iv[2 * e] == INT64_MIN
+                                    ? AN_INF : oct_threshold_above(-t.iv[2 * e], x->th, x->nth);
+                    d.iv[2 * e] = b == AN_INF ? INT64_MIN : -b;
+                }
+                if (t.iv[2 * e + 1] > d.iv[2 * e + 1]) {
+                    int64_t b = oct_threshold_above(t.iv[2 * e + 1], x->th, x->nth);
+                    d.iv[2 * e + 1] = b == AN_INF ? INT64_MAX : b;
+                }
             }
             an_normal(r, u, &d);
         } else {
@@ -298,6 +353,7 @@ an_result *an_run(const vm_program *p, const an_options *o)
     }
     if (ok) {
         for (int i = 0; i < 4; i++) ok &= (x.c.scratch[i] = malloc(fmax)) != NULL;
+        ok &= (x.th = thresholds(p, &x.nth)) != NULL;
         ok &= (x.c.child = malloc(fmax)) != NULL;
         ok &= (x.tmp = malloc(fmax)) != NULL;
         x.qcap = total ? total : 1;
@@ -335,6 +391,7 @@ an_result *an_run(const vm_program *p, const an_options *o)
     for (int i = 0; i < 4; i++) free(x.c.scratch[i]);
     free(x.c.child);
     free(x.tmp);
+    free(x.th);
     free(x.q);
     for (uint32_t ui = 0; ui < r->nunits; ui++) {
         if (x.queued) free(x.queued[ui]);

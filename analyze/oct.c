@@ -160,6 +160,30 @@ void oct_widen(int64_t *a, const int64_t *b, uint32_t n)
         if (b[i] > a[i]) a[i] = AN_INF;
 }
 
+/* The least of th[0 .. nth) (ascending) at or above v, or AN_INF. */
+static int64_t threshold_above(int64_t v, const int64_t *th, size_t nth)
+{
+    size_t lo = 0, hi = nth;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (th[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < nth ? th[lo] : AN_INF;
+}
+
+void oct_widen_th(int64_t *a, const int64_t *b, uint32_t n, const int64_t *th, size_t nth)
+{
+    size_t dd = (size_t)4 * n * n;
+    for (size_t i = 0; i < dd; i++)
+        if (b[i] > a[i]) a[i] = b[i] == AN_INF ? AN_INF : threshold_above(b[i], th, nth);
+}
+
+int64_t oct_threshold_above(int64_t v, const int64_t *th, size_t nth)
+{
+    return threshold_above(v, th, nth);
+}
+
 void oct_meet(int64_t *a, const int64_t *b, uint32_t n)
 {
     size_t dd = (size_t)4 * n * n;

@@ -387,11 +387,12 @@ static void count_threads(asm_ctx *c)
     for (uint32_t di = 0; di < c->decls.n; di++) {
         decl *d = &c->decls.v[di];
         if (!is_body_kind(d->kind)) continue;
-        if (total <= VM_MAX_THREADS && total + d->count > VM_MAX_THREADS) {
+        if (total <= c->max_threads && total + d->count > c->max_threads) {
             asm_error_at(c, d->li, d->col,
-                         "too many threads: '%.*s' brings the total to %llu (limit %d)",
+                         "too many threads: '%.*s' brings the total to %llu (limit %u%s)",
                          NAMEARG(d->name, d->len), (unsigned long long)(total + d->count),
-                         VM_MAX_THREADS);
+                         c->max_threads, c->max_threads > VM_MAX_THREADS
+                         ? ", for --analyze alone" : "");
             note_defines_cexpr(c, &d->arg);
         }
         total += d->count;

@@ -177,6 +177,13 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
                         const vm_define *defs, size_t ndefs, FILE *diag,
                         int *nerrors)
 {
+    return vm_assemble_for(filename, src, len, defs, ndefs, diag, nerrors, 0);
+}
+
+vm_program *vm_assemble_for(const char *filename, const char *src, size_t len,
+                            const vm_define *defs, size_t ndefs, FILE *diag, int *nerrors,
+                            uint32_t max_threads)
+{
     const char *file = filename ? filename : "<input>";
     asm_ctx *c = calloc(1, sizeof *c);
     vm_program *p = calloc(1, sizeof *p);
@@ -188,6 +195,9 @@ vm_program *vm_assemble(const char *filename, const char *src, size_t len,
         return NULL;
     }
     c->p = p;
+    c->max_threads = max_threads == 0 ? VM_MAX_THREADS
+                     : max_threads < VM_MAX_THREADS_ANALYSIS ? max_threads
+                                                             : VM_MAX_THREADS_ANALYSIS;
     c->file = file;
     c->src = src ? src : "";
     c->len = src ? len : 0;

@@ -207,6 +207,7 @@ typedef struct asm_ctx {
     bool atomic_used;   /* a body has an atomic block: the program gets the
                            hidden lock "(atomic)" after the model's locks */
     uint32_t nstatic, nspawn;
+    uint32_t max_threads; /* VM_MAX_THREADS, or vm_assemble_for()'s */
     int32_t cur_body; /* decl being read by pass 1, or -1 */
     VEC(uint32_t) prop_lines; /* `prop` lines, read by props.c after the bodies */
     VEC(uint32_t) region_lines; /* `region` lines, read by regions.c likewise */

@@ -25,6 +25,8 @@
 
 /* Limits the assembler enforces (so the interpreter never has to). */
 #define VM_MAX_THREADS 255      /* lock owners are stored as tid + 1 in a byte */
+#define VM_MAX_THREADS_ANALYSIS 4096 /* a program no state is built for (mcheck
+                                        --analyze alone: vm_assemble_for()) */
 #define VM_MAX_CODE 65535       /* instructions per body (pc is 16 bits) */
 #define VM_MAX_CHAN_CAP 255     /* channel length is one byte */
 #define VM_MAX_PROC_MAX 255     /* spawn counters are one byte */
@@ -364,6 +366,14 @@ typedef struct vm_define {
 vm_program *vm_assemble(const char *filename, const char *src, size_t len,
                         const vm_define *defs, size_t ndefs, FILE *diag,
                         int *nerrors);
+/* The same with a thread limit of its own (0: VM_MAX_THREADS), at most
+ * VM_MAX_THREADS_ANALYSIS: a program with more than VM_MAX_THREADS threads
+ * must never be run (the interpreter, the searches and the detectors keep
+ * thread ids in a byte); its layout and code are complete for static
+ * analyses (analyze/, lockset/'s discharge). */
+vm_program *vm_assemble_for(const char *filename, const char *src, size_t len,
+                            const vm_define *defs, size_t ndefs, FILE *diag, int *nerrors,
+                            uint32_t max_threads);
 void vm_program_free(vm_program *p); /* NULL is a no-op */
 
 /* Reclassify global variable `var` (shared or unshared) as volatile, as if

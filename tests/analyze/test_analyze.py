@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_analyze.py: mcheck --analyze's known answers (issue 33).
 
-Every model under tests/analyze/ carries its expectations on its assert
+Every model under tests/analyze/ (and ratcop/, the SV-COMP programs ported
+with locks as RATCOP's Table 2) carries its expectations on its assert
 lines:  ; expect: interval=S octagon=S interval+tids=S octagon+tids=S search=R
 (S proved|unknown|unreachable; the first two with --tids=off, the paper's
 variants; R holds|fails, the search's ground truth, `mcheck --all-errors`).
@@ -98,8 +99,9 @@ class Truth:
 
 
 def known_answers(mcheck, tmp):
-    for model in sorted(glob.glob(os.path.join(HERE, "*.bc"))):
-        name = os.path.basename(model)
+    for model in sorted(glob.glob(os.path.join(HERE, "*.bc")) +
+                        glob.glob(os.path.join(HERE, "ratcop", "*.bc"))):
+        name = os.path.relpath(model, HERE)
         exp = expectations(model)
         if not exp:
             continue
@@ -216,6 +218,103 @@ def command_line(mcheck, tmp):
             a = args
         r = run([mcheck] + a + [fig1])
         check(r.returncode == 2 and what in r.stderr, f"usage {args}: exit 2, '{what}' ({r.stderr})")
+
+    search_options(mcheck, fig1)
+    facts_json(mcheck, fig1, fig20)
+    many_threads(mcheck, tmp)
+
+
+def many_threads(mcheck, tmp):
+    """--analyze alone takes up to 4096 threads (it runs none); the search,
+    and so --analyze=check, the language's 255."""
+    path = os.path.join(tmp, "many.bc")
+    with open(path, "w") as f:
+        f.write("const K = 300\nlock m[K]\nshared x[K], y[K]\nthread w[K]\n    reg a, b, ok\n"
+                "    acquire m[self]\n    load a, x[self]\n    add a, a, 1\n    store x[self], a\n"
+                "    store y[self], a\n    load b, y[self]\n    eq ok, a, b\n"
+                "    assert ok, \"x == y\"\n    release m[self]\n")
+    r = run([mcheck, "--analyze", "--json", path])
+    j = json.loads(r.stdout) if r.returncode in (0, 1) else {}
+    check(r.returncode == 0 and j["stats"]["units"] == 300 and j["proved"] == 1,
+          f"--analyze: 300 threads analyzed, the assert proved ({r.returncode}, {r.stderr[-300:]})")
+    for args in ([], ["--analyze=check"]):
+        r = run([mcheck] + args + [path])
+        check(r.returncode == 2 and r.stdout == "" and
+              "too many threads: 'w' brings the total to 300 (limit 255)" in r.stderr,
+              f"{args or 'the search'}: 300 threads is exit 2 ({r.returncode}, {r.stderr[-300:]})")
+    r = run([mcheck, "--analyze", "-D", "K=5000", path])
+    check(r.returncode == 2 and
+          "brings the total to 5000 (limit 4096, for --analyze alone)" in r.stderr,
+          f"--analyze: 5000 threads is exit 2 ({r.returncode}, {r.stderr[-300:]})")
+
+
+def facts_json(mcheck, fig1, fig20):
+    """--facts --json: the facts by name, at a label or every instruction."""
+    r = run([mcheck, "--analyze", "--json", "--tids=off", "--facts=same", fig1])
+    j = json.loads(r.stdout)
+    check(r.returncode == 1 and j["facts_at"] == "same" and len(j["facts"]) == 1 and
+          "units" not in j, f"--facts=same --json: one point ({r.returncode}, {r.stdout[-300:]})")
+    f = j["facts"][0]
+    check((f["thread"], f["line"], f["pc"], f["insn"]) == ("t1", 21, 11, "eq r2, r0, r1"),
+          f"--facts=same: the point ({f})")
+    check(f["fact"] == {"reached": True, "bounds": [{"var": "r2", "min": 0, "max": 0}],
+                        "relations": [{"lhs": [[1, "r0"], [-1, "r1"]], "op": "=", "rhs": 0,
+                                       "mod_2_32": True}]} and
+          f["text"] == "r2 = 0, r0 = r1 (mod 2^32)", f"fig1 at same, octagons: r0 = r1 ({f})")
+    r = run([mcheck, "--analyze", "--json", "--domain=interval", "--tids=off", "--facts=21", fig1])
+    f = json.loads(r.stdout)["facts"][0]
+    check(f["line"] == 21 and f["fact"]["relations"] == [] and
+          f["fact"]["bounds"] == [{"var": "r2", "min": 0, "max": 0}],
+          f"fig1 at line 21, intervals: no relation ({f})")
+    r = run([mcheck, "--analyze", "--json", "--facts=done", fig20])
+    f = json.loads(r.stdout)["facts"]
+    check(r.returncode == 0 and len(f) == 1 and f[0]["fact"]["bounds"] == [
+        {"var": "r0", "min": 1, "max": 1}, {"var": "p", "min": 1, "max": 1},
+        {"var": "r1", "min": 0, "max": 0}, {"var": "x", "min": 0, "max": 1}],
+        f"fig20 at done: the accessed global x in [0, 1] ({f})")
+    r = run([mcheck, "--analyze", "--json", "--facts=nolabel", fig20])
+    check(r.returncode == 2 and r.stdout == "" and "no label 'nolabel'" in r.stderr,
+          f"--facts=nolabel --json: exit 2, nothing on stdout ({r.stdout[:100]}, {r.stderr})")
+    r = run([mcheck, "--analyze", "--json", "--facts", fig1])
+    j = json.loads(r.stdout)
+    check(j["facts_at"] is None and len(j["facts"]) == j["stats"]["points"] == 28 and
+          len(j["units"]) == 2 and all(not f["fact"]["reached"] or f["text"] for f in j["facts"]),
+          f"--facts --json: every point ({len(j['facts'])})")
+
+
+def search_options(mcheck, fig1):
+    """--analyze refuses the search's options (exit 2, the option named);
+    --analyze=check takes those its race search honours."""
+    never = "cannot be used with --analyze: the analysis explores no interleaving"
+    search = "applies to the search, not to --analyze, which explores no interleaving"
+    for args, name, what in (
+            (["--search=dfs"], "--search", search), (["--por"], "--por", search),
+            (["--por=off"], "--por", search), (["-j", "2"], "-j", search),
+            (["--jobs", "2"], "--jobs", search), (["--store=exact"], "--store", search),
+            (["--max-depth", "9"], "--max-depth", search), (["--timelimit", "5"], "--timelimit", search),
+            (["--race=goldilocks"], "--race", search), (["--all-errors"], "--all-errors", search),
+            (["--ltl", "[] p"], "--ltl", never), (["--swarm", "2"], "--swarm", never),
+            (["--liveness=npc"], "--liveness", never), (["--shorten=off"], "--shorten", never),
+            (["--trace-json", "t.json"], "--trace-json", never),
+            (["--seed", "3"], "--seed", never)):
+        for mode in (["--analyze"], ["--analyze=check"]):
+            r = run([mcheck] + mode + args + [fig1])
+            refused = what == never or mode == ["--analyze"]
+            if refused:
+                check(r.returncode == 2 and r.stdout == "" and
+                      r.stderr.startswith(f"mcheck: error: {name} {what}"),
+                      f"{mode[0]} {args}: exit 2 naming {name} ({r.returncode}, {r.stderr})")
+            else:  # the race search takes it: fig1 is race-free (one assert unknown: exit 1)
+                check(r.returncode == 1 and
+                      "search (--race=goldilocks): no data race in any execution" in r.stdout,
+                      f"{mode[0]} {args}: the race search takes it ({r.returncode}, {r.stderr})")
+    for args, what in ((["--race=ld"], "--race=ld cannot be used with --analyze=check"),
+                       (["--store=bitstate"], "--store=bitstate cannot be used with --analyze=check")):
+        r = run([mcheck, "--analyze=check"] + args + [fig1])
+        check(r.returncode == 2 and what in r.stderr, f"--analyze=check {args}: {r.stderr}")
+    for args in (["--quiet"], ["--spurious-wakeups"], ["--json"]):
+        r = run([mcheck, "--analyze"] + args + [fig1])
+        check(r.returncode == 1, f"--analyze {args} is taken: exit 1 ({r.returncode}, {r.stderr})")
 
 
 def bundled(mcheck, models, tmp):

@@ -11,6 +11,9 @@
  * reads them flow-insensitively) and unshared ones thread-local by the
  * language (a second thread touching one is a runtime error).
  *
+ * The command line's part: which options --analyze takes, which only
+ * --analyze=check's search, which neither (options.c asks, by name).
+ *
  * Exit status: 0 every assert proved or unreachable, 1 some unknown or the
  * check found a race, 2 bad model (before this file), 3 out of memory. A
  * TLC or Frama-C user reads 1 as "not everything was proved", and 0 as the
@@ -22,6 +25,52 @@
 #include "analyze.h"
 #include "cli_int.h"
 #include "lockset.h"
+
+/* The options of the search --analyze=check runs (--race=goldilocks
+ * --all-errors), and those nothing --analyze runs uses; by long name. */
+static const char *const CHECK_OPTIONS[] = {
+    "search", "store", "fingerprint", "bitstate-mb", "all-errors", "max-depth", "lookahead",
+    "jobs", "j", "preemption-bound", "sleep-sets", "scheduling", "reduce", "race", "por",
+    "max-invisible", "memlimit", "timelimit", "progress", NULL};
+static const char *const NEVER_OPTIONS[] = {
+    "simulate", "seed", "steps", "dump", "adapt", "dump-states", "liveness",
+    "liveness-test-bits", "ltl", "fair", "starved", "record", "swarm", "shorten", "trace-json",
+    "trace-html", "trace-states", "trace", "replay", "replay-error", "mpi-round-bytes",
+    "mpi-progress", NULL};
+
+int analyze_option_use(const char *name)
+{
+    for (const char *const *o = CHECK_OPTIONS; *o; o++)
+        if (!strcmp(*o, name)) return ANALYZE_CHECK;
+    for (const char *const *o = NEVER_OPTIONS; *o; o++)
+        if (!strcmp(*o, name)) return ANALYZE_NEVER;
+    return ANALYZE_ANY;
+}
+
+const char *analyze_refusal(const cli *c, char *msg, size_t n)
+{
+    const char *dash = c->analyze_never[1] ? "--" : "-";
+    if (c->dump || c->simulate || c->replay)
+        snprintf(msg, n, "--analyze cannot be used with %s",
+                 c->dump ? "--dump" : c->simulate ? "--simulate" : "--replay");
+    else if (*c->analyze_never)
+        snprintf(msg, n, "%s%s cannot be used with --analyze: the analysis explores no "
+                         "interleaving, and --analyze=check's search looks for data races only "
+                         "(--race=goldilocks --all-errors)", dash, c->analyze_never);
+    else if (*c->analyze_search && !c->analyze_check)
+        snprintf(msg, n, "%s%s applies to the search, not to --analyze, which explores no "
+                         "interleaving (--analyze=check's race search takes it)",
+                 c->analyze_search[1] ? "--" : "-", c->analyze_search);
+    else if (c->eo.store.kind == STORE_BITSTATE)
+        snprintf(msg, n, "--store=bitstate cannot be used with --analyze=check: supertrace "
+                         "covers part of the states, so it cannot confirm race freedom");
+    else if (c->race_set && c->eo.race != LS_GOLDILOCKS)
+        snprintf(msg, n, "--race=%s cannot be used with --analyze=check: its search looks for "
+                         "data races (--race=goldilocks)", race_mode_name(c->eo.race));
+    else
+        return NULL;
+    return msg;
+}
 
 static const char *status_name(an_status s)
 {
@@ -244,7 +293,7 @@ static int search_premise(const cli *c, const vm_program *p, char *msg, size_t n
     explore_options o = c->eo;
     o.race = LS_GOLDILOCKS;
     o.all_errors = true;
-    o.progress = NULL;
+    o.progress = c->progress && !c->quiet ? stderr : NULL; /* --progress: the search's */
     o.dump_states = NULL;
     vm_program *gp = NULL;
     if (p->nregions) {
@@ -300,11 +349,6 @@ static int search_premise(const cli *c, const vm_program *p, char *msg, size_t n
     return rc;
 }
 
-typedef struct own_ctx {
-    const vm_program *p;
-    const vm_insn *in;
-} own_ctx;
-
 /* --invariants at an assert: the registers, and no global (an assert reads
  * registers only; globals are owned only where they are accessed). */
 static bool no_global(void *ctx, uint32_t e)
@@ -312,16 +356,6 @@ static bool no_global(void *ctx, uint32_t e)
     (void)ctx;
     (void)e;
     return false;
-}
-
-/* --facts: the globals the instruction accesses (the owned ones, RATCOP's
- * Corollary 2). */
-static bool accessed(void *ctx, uint32_t e)
-{
-    own_ctx *o = ctx;
-    if (o->in->op != VM_OP_load && o->in->op != VM_OP_store) return false;
-    const vm_var *v = &o->p->vars[o->in->obj];
-    return e >= v->first_elem && e < v->first_elem + v->size;
 }
 
 static void json_str(FILE *out, const char *s)
@@ -333,85 +367,6 @@ static void json_str(FILE *out, const char *s)
         else fputc(*s, out);
     }
     fputc('"', out);
-}
-
-static void print_facts_text(const an_result *r, const vm_program *p, FILE *out)
-{
-    char name[96];
-    for (uint32_t u = 0; u < an_nunits(r); u++) {
-        const vm_body *b = &p->bodies[an_unit_body(r, u)];
-        an_unit_name(r, u, name, sizeof name);
-        fprintf(out, "facts of %s:\n", name);
-        for (uint32_t pc = 0; pc < b->ncode; pc++) {
-            own_ctx oc = {p, &b->code[pc]};
-            fprintf(out, "  %4u  line %-4d %-24s ", pc, (int)b->code[pc].line, b->code[pc].text);
-            an_fact_print(r, u, pc, out, accessed, &oc);
-            fputc('\n', out);
-        }
-    }
-}
-
-/* --facts=WHERE: the facts at a label (every `WHERE:` line of the source)
- * or at source line WHERE, in every thread whose body holds it: at the
- * first instruction on or after that line. 2 if WHERE names nothing. */
-static int print_facts_at(const an_result *r, const vm_program *p, const char *model,
-                          const char *where, FILE *out)
-{
-    size_t len;
-    bool nomem;
-    char *src = tool_read_file(model, &len, &nomem);
-    if (!src) {
-        fprintf(stderr, "mcheck: error: %s\n", nomem ? "out of memory" : "cannot read the model");
-        return nomem ? 3 : 2;
-    }
-    int32_t lines[64];
-    unsigned nl = 0;
-    char *end;
-    long v = strtol(where, &end, 10);
-    if (*where && !*end && v > 0) {
-        lines[nl++] = (int32_t)v;
-    } else {
-        size_t wl = strlen(where);
-        int32_t no = 1;
-        for (size_t i = 0; i < len && nl < 64; no++) {
-            size_t j = i;
-            while (j < len && (src[j] == ' ' || src[j] == '\t')) j++;
-            if (j + wl < len && !strncmp(src + j, where, wl) && src[j + wl] == ':')
-                lines[nl++] = no;
-            while (i < len && src[i] != '\n') i++;
-            i++;
-        }
-    }
-    free(src);
-    unsigned shown = 0;
-    char name[96];
-    for (unsigned k = 0; k < nl; k++)
-        for (uint32_t u = 0; u < an_nunits(r); u++) {
-            const vm_body *b = &p->bodies[an_unit_body(r, u)];
-            if (lines[k] < b->line) continue;
-            uint32_t pc = 0;
-            while (pc < b->ncode && b->code[pc].line < lines[k]) pc++;
-            if (pc == b->ncode || (pc + 1 < b->ncode && b->code[pc].line > b->code[b->ncode - 1].line))
-                continue;
-            /* the label's line must lie inside this body: the next body starts after it */
-            bool inside = true;
-            for (uint32_t o = 0; o < p->nbodies; o++)
-                if (p->bodies[o].line > b->line && p->bodies[o].line <= lines[k]) inside = false;
-            if (!inside) continue;
-            an_unit_name(r, u, name, sizeof name);
-            own_ctx oc = {p, &b->code[pc]};
-            fprintf(out, "fact at %s (line %d, pc %u `%s`) in %s: ", where, (int)lines[k], pc,
-                    b->code[pc].text, name);
-            an_fact_print(r, u, pc, out, accessed, &oc);
-            fputc('\n', out);
-            shown++;
-        }
-    if (!shown) {
-        fprintf(stderr, "mcheck: error: --facts=%s: no label '%s' and no such line in a thread "
-                        "body of %s\n", where, where, model);
-        return 2;
-    }
-    return 0;
 }
 
 /* Code no thread reaches (sound under the premise: RATCOP's Theorem 4 with
@@ -442,41 +397,6 @@ static void print_unreached(const an_result *r, const vm_program *p, const char 
     if (any) fprintf(out, to > from ? "%d-%d\n" : "%d\n", (int)from, (int)to);
 }
 
-static void print_facts_json(const an_result *r, const vm_program *p, FILE *out)
-{
-    fprintf(out, ",\"layout\":{\"globals_off\":%u,\"threads\":[", p->layout.globals_off);
-    for (uint32_t t = 0; t < p->nthreads; t++) {
-        const vm_thread_slot *sl = &p->threads[t];
-        fprintf(out, "%s{\"offset\":%u,\"body\":%d,\"regs_off\":%u,\"self_off\":%u,\"self\":%d}",
-                t ? "," : "", sl->offset, (int)sl->body, sl->regs_off, sl->self_off, (int)sl->self);
-    }
-    fprintf(out, "]},\"units\":[");
-    for (uint32_t u = 0; u < an_nunits(r); u++) {
-        uint32_t bi = an_unit_body(r, u);
-        const vm_body *b = &p->bodies[bi];
-        char name[96];
-        an_unit_name(r, u, name, sizeof name);
-        fprintf(out, "%s{\"name\":", u ? "," : "");
-        json_str(out, name);
-        fprintf(out, ",\"body\":%u,\"tid\":%d,\"nregs\":%u,\"pcs\":[", bi,
-                u < p->nstatic ? (int)u : -1, b->nregs);
-        for (uint32_t pc = 0; pc < b->ncode; pc++) {
-            const vm_insn *in = &b->code[pc];
-            fprintf(out, "%s{\"fact\":", pc ? "," : "");
-            an_fact_json(r, u, pc, out);
-            if ((in->op == VM_OP_load || in->op == VM_OP_store) &&
-                p->vars[in->obj].cls == VM_SHARED) { /* the element it owns there */
-                const vm_var *v = &p->vars[in->obj];
-                fprintf(out, ",\"access\":[%u,%u,%d,%d]", v->first_elem, v->size, in->idx.kind,
-                        (int)in->idx.val);
-            }
-            fprintf(out, "}");
-        }
-        fprintf(out, "]}");
-    }
-    fprintf(out, "]");
-}
-
 int analyze_run(const cli *c, vm_program *p)
 {
     an_options o;
@@ -490,6 +410,15 @@ int analyze_run(const cli *c, vm_program *p)
         free(vp);
         fprintf(stderr, "mcheck: error: out of memory\n");
         return 3;
+    }
+    an_facts *facts = NULL;
+    if (c->facts) { /* WHERE resolved before the report starts */
+        int frc = analyze_facts_find(c, r, p, &facts);
+        if (frc) {
+            an_free(r);
+            free(vp);
+            return frc;
+        }
     }
     char smsg[300] = "";
     int search = -1; /* not run */
@@ -553,7 +482,7 @@ int analyze_run(const cli *c, vm_program *p)
                      "\"transfers\":%llu,\"variables_max\":%u,\"seconds\":%.6f}",
                 st->units, st->points, st->reached, st->sync_edges,
                 (unsigned long long)st->transfers, st->dims_max, st->seconds);
-        if (c->facts) print_facts_json(r, p, out);
+        if (facts) analyze_facts_json(facts, out);
         fprintf(out, "}\n");
     } else {
         fprintf(out, "analyze %s: %s domain, thread ids %s; %u threads analyzed, %u points "
@@ -619,20 +548,12 @@ int analyze_run(const cli *c, vm_program *p)
         fprintf(out, "%u asserts: %u proved, %u unknown, %u unreachable\n", n, counts[AN_PROVED],
                 counts[AN_UNKNOWN], counts[AN_UNREACHABLE]);
         print_unreached(r, p, c->model, out);
-        if (c->facts && c->facts_at) {
-            int frc = print_facts_at(r, p, c->model, c->facts_at, out);
-            if (frc) {
-                an_free(r);
-                free(vp);
-                return frc;
-            }
-        } else if (c->facts) {
-            print_facts_text(r, p, out);
-        }
+        if (facts) analyze_facts_text(facts, out);
     }
     int rc = counts[AN_UNKNOWN] ? 1 : 0;
     if (search == 1) rc = 1;
     if ((search == 3 || search == 2) && !rc) rc = search;
+    analyze_facts_free(facts);
     an_free(r);
     free(vp);
     return rc;

@@ -51,6 +51,10 @@ typedef struct cli {
     bool invariants, facts;    /* --invariants, --facts */
     const char *facts_at;      /* --facts=WHERE: a label or a line, or NULL */
     const char *analyze_opt;   /* the last option only --analyze takes */
+    char analyze_never[24];    /* the first option given that --analyze never
+                                  uses (--ltl, --swarm, ...; "j" for -j) */
+    char analyze_search[24];   /* the last search option given, which only
+                                  --analyze=check's race search uses */
 } cli;
 
 /* Read argv into c (zeroed, c->eo defaulted by the caller). Returns 0, or
@@ -93,6 +97,8 @@ typedef struct model_request {
     bool spurious;          /* --spurious-wakeups */
     bool liveness;          /* --liveness: progress labels visible */
     const char *ltl_text;   /* --ltl: the formula, or NULL */
+    uint32_t max_threads;   /* 0: the language's limit; --analyze alone:
+                               VM_MAX_THREADS_ANALYSIS (vm_assemble_for()) */
 } model_request;
 
 /* Where model_load() stopped. */
@@ -168,6 +174,34 @@ void record_free(recorder *r); /* NULL is a no-op */
  * exit status: 0 every assert proved or unreachable, 1 some unknown (or the
  * search found a race), 3 out of memory. */
 int analyze_run(const cli *c, vm_program *p);
+
+/* What an option given means to --analyze, by its long name ("j" for -j):
+ * ANALYZE_ANY, it takes it (or it is the model's or the output's);
+ * ANALYZE_CHECK, the search's, which only --analyze=check's race search
+ * honours; ANALYZE_NEVER, nothing --analyze runs uses it. */
+enum { ANALYZE_ANY, ANALYZE_CHECK, ANALYZE_NEVER };
+int analyze_option_use(const char *name);
+/* Why the command line c (with --analyze) is a usage error, its message
+ * written to msg; NULL if it is fine. */
+const char *analyze_refusal(const cli *c, char *msg, size_t n);
+
+/* ---- --analyze --facts (analyze_facts.c) -------------------------------- */
+
+struct an_result;
+typedef struct an_facts an_facts;
+/* The points --facts asks for (c->facts_at: a label or a line, NULL every
+ * instruction) in r's threads. Returns 0 with *f set, or the exit status
+ * after a message on stderr (2: WHERE names nothing, or the model cannot be
+ * read; 3: out of memory). */
+int analyze_facts_find(const cli *c, const struct an_result *r, const vm_program *p,
+                       an_facts **f);
+/* After the text report: "facts of T:" and a line per instruction, or
+ * "fact at WHERE (line L, pc P `insn`) in T: ..." per point. */
+void analyze_facts_text(const an_facts *f, FILE *out);
+/* Inside the --json report's object: ,"facts_at":...,"facts":[...] (and
+ * ,"layout":...,"units":[...] for every instruction). */
+void analyze_facts_json(const an_facts *f, FILE *out);
+void analyze_facts_free(an_facts *f); /* NULL is a no-op */
 
 /* ---- mcheck trace (trace_cmd.c) ------------------------------------------ */
 

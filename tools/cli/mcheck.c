@@ -352,7 +352,10 @@ int MCHECK_MAIN(int argc, char **argv)
     ltl_automaton *ltl;
     char err[256];
     model_request mr = {.path = c.model, .defs = c.defs, .ndefs = c.ndefs, .spurious = c.spurious,
-                        .liveness = c.eo.liveness != LIVENESS_OFF, .ltl_text = c.eo.ltl_text};
+                        .liveness = c.eo.liveness != LIVENESS_OFF, .ltl_text = c.eo.ltl_text,
+                        /* --analyze alone runs no thread: more than a state could hold */
+                        .max_threads = c.analyze && !c.analyze_check ? VM_MAX_THREADS_ANALYSIS
+                                                                     : 0};
     int st = model_load(&mr, &p, &ltl, err, sizeof err, &rc);
     if (st != MODEL_OK) {
         if (st == MODEL_BAD_LTL) fprintf(stderr, "mcheck: error: --ltl: %s\n", err);

@@ -28,7 +28,8 @@ int model_load(const model_request *rq, vm_program **pp, ltl_automaton **ltl, ch
         return MODEL_UNREAD;
     }
     int nerr = 0;
-    vm_program *p = vm_assemble(rq->path, src, len, rq->defs, rq->ndefs, stderr, &nerr);
+    vm_program *p = vm_assemble_for(rq->path, src, len, rq->defs, rq->ndefs, stderr, &nerr,
+                                    rq->max_threads);
     free(src);
     if (!p) {
         *exit_code = nerr < 0 ? 3 : 2; /* out of memory is a resource limit */

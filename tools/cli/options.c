@@ -47,12 +47,14 @@ static void usage(FILE *out)
           "                         race-free models (RATCOP); per assert proved, unknown\n"
           "                         or unreachable; exit 0 all proved or unreachable, 1\n"
           "                         some unknown; check: confirm race freedom by the\n"
-          "                         search (--race=goldilocks) too\n"
+          "                         search (--race=goldilocks) too, which takes the\n"
+          "                         search's options (--analyze alone refuses them)\n"
           "      --domain=octagon|interval  facts: octagons (default) or intervals\n"
           "      --tids=on|off      RATCOP's thread ids at imports (default on)\n"
           "      --invariants       print the fact each assert's verdict used\n"
           "      --facts[=WHERE]    print the fact at every instruction of every thread,\n"
           "                         or at a label or source line: --facts=loop, --facts=12\n"
+          "                         (with --json: the bounds and relations by name)\n"
           "  --replay FILE          re-execute the path of a saved trace (--trace-json FILE,\n"
           "                         or a --json report's first error) with its recorded\n"
           "                         options; exit 1 if an error occurs, 0 if none, 4 if\n"
@@ -440,6 +442,13 @@ int cli_parse(int argc, char **argv, cli *c)
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":D:hj:", opts, &li)) != -1) {
         if (search_only_option(o)) c->search_only = li >= 0 ? opts[li].name : "j";
+        if (li >= 0 || o == 'j') { /* what --analyze makes of it (analyze_cli.c) */
+            const char *nm = li >= 0 ? opts[li].name : "j";
+            int use = analyze_option_use(nm);
+            char *to = use == ANALYZE_CHECK ? c->analyze_search : c->analyze_never;
+            if (use != ANALYZE_ANY && (!*to || use == ANALYZE_CHECK))
+                snprintf(to, sizeof c->analyze_search, "%s", nm);
+        }
         li = -1;
         switch (o) {
         case 'D': {
@@ -680,9 +689,10 @@ int cli_parse(int argc, char **argv, cli *c)
         return bad_usage("%s", optind >= argc ? "no model file given" : "more than one model file given");
     c->model = argv[optind];
     if (c->analyze_opt && !c->analyze) return bad_usage("%s applies to --analyze", c->analyze_opt);
-    if (c->analyze && (c->dump || c->simulate || c->replay))
-        return bad_usage("--analyze cannot be used with %s",
-                         c->dump ? "--dump" : c->simulate ? "--simulate" : "--replay");
+    if (c->analyze) {
+        char why[400];
+        if (analyze_refusal(c, why, sizeof why)) return bad_usage("%s", why);
+    }
     if (c->replay && c->search_only)
         return bad_usage("%s%s cannot be used with --replay",
                          c->search_only[1] ? "--" : "-", c->search_only);
