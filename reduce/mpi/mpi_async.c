@@ -54,9 +54,12 @@ enum { W_IDLE, W_SENT, W_RECV, W_STORED, W_TRANS, W_STOP0,
 /* States expanded between two looks at the network. */
 enum { EXPAND_BATCH = 32 };
 
-/* The age at which every batch goes even while this rank is busy: a rank
- * that owns half of a narrow frontier's successors stays busy with them
- * while its peer waits for the other half. */
+/* The age at which every batch goes even while this rank is busy, when its
+ * queue is short (under NARROW states): a rank that owns half of a narrow
+ * frontier's successors stays busy with them while its peer waits for the
+ * other half. With a long queue the peers have work of their own, and
+ * batches wait to be full: fewer messages, fewer sends in flight. */
+enum { NARROW = 4096 };
 static const double FLUSH_AGE = 100e-6; /* measured: 30 us to 1 ms (docs/benchmarks.md 11) */
 
 /* Hand rank d's batch to MPI_Isend; out[d] gets a buffer from the pool.
@@ -70,7 +73,9 @@ bool mpi_async_flush(msearch *M, int d)
         size_t nc = M->fl_cap ? 2 * M->fl_cap : 16;
         MPI_Request *nr = realloc(M->fl_req, nc * sizeof *nr);
         if (nr) M->fl_req = nr;
-        obuf *nb = nr ? realloc(M->fl_buf, nc * sizeof *nb) : NULL;
+        int *ni = nr ? realloc(M->fl_idx, nc * sizeof *ni) : NULL;
+        if (ni) M->fl_idx = ni;
+        obuf *nb = ni ? realloc(M->fl_buf, nc * sizeof *nb) : NULL;
         if (!nb) goto nomem;
         M->fl_buf = nb;
         M->fl_cap = nc;
@@ -91,14 +96,20 @@ nomem:
     return false;
 }
 
-/* The sends that completed: their buffers back to the pool. */
+/* The sends that completed (one MPI_Testsome: MPI_Test per request costs a
+ * progress call each, 9% of a rank's time with hundreds in flight): their
+ * buffers back to the pool. */
 static void sends_done(msearch *M)
 {
-    for (size_t i = 0; i < M->nfl;) {
-        int done = 0;
-        MPI_Test(&M->fl_req[i], &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            i++;
+    if (!M->nfl) return;
+    int outcount = 0;
+    MPI_Testsome((int)M->nfl, M->fl_req, &outcount, M->fl_idx, MPI_STATUSES_IGNORE);
+    if (outcount <= 0) return; /* none, or MPI_UNDEFINED */
+    size_t keep = 0;
+    for (size_t i = 0; i < M->nfl; i++) {
+        if (M->fl_req[i] != MPI_REQUEST_NULL) { /* still in flight */
+            M->fl_req[keep] = M->fl_req[i];
+            M->fl_buf[keep++] = M->fl_buf[i];
             continue;
         }
         obuf b = M->fl_buf[i];
@@ -114,10 +125,8 @@ static void sends_done(msearch *M)
         }
         if (M->npool < M->pool_cap) M->pool[M->npool++] = b;
         else free(b.b);
-        M->fl_req[i] = M->fl_req[M->nfl - 1];
-        M->fl_buf[i] = M->fl_buf[M->nfl - 1];
-        M->nfl--;
     }
+    M->nfl = keep;
 }
 
 /* The bytes of a batch: it is sent once it holds `batch` bytes, so it
@@ -236,9 +245,11 @@ stop_reason mpi_async_search(msearch *M)
         if (S->lim.stop == STOP_COMPLETE) mpi_local_limits(M);
         busy = M->qhead < M->ncur;
         double t = seconds();
-        /* idle, or the batches are FLUSH_AGE old: every batch goes (its owner
-         * may be waiting for it) */
-        if ((!busy || t - last_flush > FLUSH_AGE) && S->lim.stop == STOP_COMPLETE) {
+        /* idle, or the batches are FLUSH_AGE old and the frontier narrow:
+         * every batch goes (its owner may be waiting for it) */
+        bool narrow = M->ncur - M->qhead < NARROW;
+        if ((!busy || (narrow && t - last_flush > FLUSH_AGE)) &&
+            S->lim.stop == STOP_COMPLETE) {
             for (int d = 0; d < M->k; d++)
                 if (!mpi_async_flush(M, d)) break;
             last_flush = t;
@@ -297,6 +308,7 @@ void mpi_async_free(msearch *M)
 {
     for (size_t i = 0; i < M->nfl; i++) free(M->fl_buf[i].b);
     free(M->fl_req);
+    free(M->fl_idx);
     free(M->fl_buf);
     for (size_t i = 0; i < M->npool; i++) free(M->pool[i].b);
     free(M->pool);

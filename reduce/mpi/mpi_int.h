@@ -82,6 +82,7 @@ typedef struct msearch {
      * buffer, in step), the buffers free again, the messages sent to each
      * rank and received in all */
     MPI_Request *fl_req;
+    int *fl_idx;           /* MPI_Testsome's indices */
     obuf *fl_buf;
     size_t nfl, fl_cap;
     uint64_t fl_bytes;
