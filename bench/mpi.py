@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The distributed search (mcheck-mpi, issues 17 and 34): -np 1, 2, 4 in both
-exchanges (--exchange=async, the default, and --exchange=levels) against the
+exchanges (--exchange=levels, the default, and --exchange=async) against the
 sequential BFS and -j 2, on a deep narrow model and a wide one, in
 interleaved rounds.
 
@@ -19,7 +19,7 @@ sequential BFS of the same round; the per-rank wait (time spent in the
 exchange, or idle waiting for states) and what was sent are the last
 round's.
 
-usage: bench/mpi.py [--build rel] [--quick] [--rounds 5] [--np 1,2,4]
+usage: [chrt -r 10] bench/mpi.py [--build rel] [--quick] [--rounds 5] [--np 1,2,4]
                     [--models deep,wide]
 """
 import argparse

@@ -209,8 +209,8 @@ typedef struct explore_options {
                                  many (0: 64 KB) */
     double mpi_progress;      /* seconds between progress lines (default 3;
                                  0: one every round) */
-    bool mpi_levels;          /* --exchange=levels: level-synchronous (shortest
-                                 traces, --max-depth); else mpi_async.c */
+    bool mpi_async;           /* --exchange=async: mpi_async.c; else by levels
+                                 (shortest traces, --max-depth) */
 } explore_options;
 
 /* The stateless search's depth bound when explore_options.max_depth is 0,

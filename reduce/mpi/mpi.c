@@ -14,9 +14,10 @@
  * owner), so every rank ends with the same result. With --por, a state is
  * expanded by a persistent set (por.c) under a static cycle proviso (see
  * expand()). A successor this rank owns is inserted at once, never sent.
- * That is the level-synchronous search (--exchange=levels: shortest traces,
- * --max-depth); the default, without levels or barriers, is mpi_async.c's
- * loop over the same expansion and insertion. Not here: depth-first order,
+ * That is the level-synchronous search (the default, --exchange=levels:
+ * shortest traces, --max-depth); without levels or barriers
+ * (--exchange=async) it is mpi_async.c's loop over the same expansion and
+ * insertion. Not here: depth-first order,
  * threads inside a rank, bitstate, --dump-states (docs/architecture.md). */
 #include <assert.h>
 #include <inttypes.h>
@@ -575,7 +576,7 @@ const char *explore_mpi_unsupported(const explore_options *o)
     if (o->dump_states) return "--dump-states";
     if (o->lookahead != LOOKAHEAD_AUTO && o->lookahead != LOOKAHEAD_OFF) return "--lookahead";
     if (o->target || o->max_states) return "a shortening search";
-    if (o->max_depth && !o->mpi_levels) return "--max-depth without --exchange=levels";
+    if (o->max_depth && o->mpi_async) return "--max-depth with --exchange=async";
     return NULL;
 }
 
@@ -627,7 +628,7 @@ static bool msearch_init(msearch *M, const vm_program *p, const explore_options 
     MPI_Comm_rank(MPI_COMM_WORLD, &M->me);
     MPI_Comm_size(MPI_COMM_WORLD, &M->k);
     M->o = o;
-    M->async = !o->mpi_levels;
+    M->async = o->mpi_async;
     S->p = p;
     S->o = o;
     S->r = &M->res;

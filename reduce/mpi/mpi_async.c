@@ -1,4 +1,4 @@
-/* mpi_async.c: mcheck-mpi's default search, without levels: each rank
+/* mpi_async.c: mcheck-mpi's search without levels (--exchange=async): each rank
  * expands the states it owns from a queue of its own (first in, first
  * out), sends each successor's batch to its owner with MPI_Isend once the
  * batch holds --mpi-round-bytes or the rank has nothing left to expand, and

@@ -2,9 +2,9 @@
 """test_mpi.py: the distributed search (mcheck-mpi, reduce/mpi/mpi.c, issue 17)
 against the sequential breadth-first search, under `mpirun --oversubscribe`
 on this one machine (registered in ctest only when CMake found MPI), in both
-of its exchanges: asynchronous (the default, mpi_async.c: its max depth is
-that of the paths it found, at least the sequential BFS's) and by levels
-(--exchange=levels: the same max depth as the BFS, and its shortest traces).
+of its exchanges: by levels (the default: the same max depth as the BFS, and
+its shortest traces) and asynchronous (--exchange=async, mpi_async.c: its max
+depth is that of the paths it found, at least the sequential BFS's).
 
   * a complete search (--por=off --all-errors --store=exact) stores, matches
     and runs exactly what `mcheck --por=off --search=bfs --store=exact
@@ -27,7 +27,7 @@ that of the paths it found, at least the sequential BFS's) and by levels
   * --timelimit and --memlimit stop every rank with exit 3 and the figures
     so far; options the distributed search does not have, and bad values of
     its own (--mpi-round-bytes, --mpi-progress, --exchange), and
-    --max-depth without --exchange=levels, are usage errors;
+    --max-depth with --exchange=async, are usage errors;
   * a progress line every round (--mpi-progress 0): its last one holds
     every rank's states and the last level;
   * failures: rank 1 out of memory (mcheck-mpi_failalloc, --failalloc),
@@ -218,7 +218,7 @@ def bundled(o):
     # asynchronous: a line every wave, the last with every rank's states
     rm, m, err = run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "3",
                       o.mcheck_mpi, "--json", "--progress", "--por=off", "--all-errors", "-D",
-                      "N=4"] + rounds + ["--mpi-progress", "0", phil])
+                      "N=4", "--exchange=async"] + rounds + ["--mpi-progress", "0", phil])
     lines = [ln for ln in err.splitlines() if ln.startswith("mcheck: ") and "states/s" in ln]
     want = m and f"mcheck: {m['stats']['states_stored']} states, "
     check(m and lines and lines[-1].startswith(want) and "3 ranks, asynchronous" in lines[-1],
@@ -306,16 +306,17 @@ def limits_and_usage(o):
                        (["--mpi-round-bytes", "0"], "--mpi-round-bytes"),
                        (["--mpi-progress", "-1"], "--mpi-progress"),
                        (["--exchange=sometimes"], "--exchange"),
-                       (["--max-depth", "3"], "--max-depth without --exchange=levels")):
+                       (["--max-depth", "3", "--exchange=async"],
+                        "--max-depth with --exchange=async")):
         p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2",
                             o.mcheck_mpi] + args + [phil], capture_output=True, text=True,
                            env=ENV)
         check(p.returncode == 2 and f"mcheck: error: {what}" in p.stderr and
               p.stderr.count("mcheck: error:") == 1,
               f"{' '.join(args)}: exit {p.returncode}, stderr:\n{p.stderr[-800:]}")
-    # --max-depth by levels: cut short at depth 3 (exit 3), as the BFS
+    # --max-depth by levels (the default): cut short at depth 3 (exit 3), as the BFS
     rs, s, _ = seq(o, ["--all-errors", "--max-depth", "3"], ordered)
-    rm, m, _ = mpi(o, 2, ["--all-errors", "--max-depth", "3", "--exchange=levels"], ordered)
+    rm, m, _ = mpi(o, 2, ["--all-errors", "--max-depth", "3"], ordered)
     check(rm == rs == 3 and m and s and m["stop"] == s["stop"] and
           m["stats"]["states_stored"] == s["stats"]["states_stored"],
           f"--max-depth 3 --exchange=levels: exit {rm}, {m and m['stop']}, "
@@ -464,8 +465,9 @@ def por_model(o, model, label, extra=(), nps=(2,), first=False, undisciplined=Fa
     if not check(sp and nopor and sp["stop"] == "complete", f"{label}: sequential searches"):
         return None
     seen, m2 = {}, None
-    for np in nps:
-        rm, m, err = mpi(o, np, ["--por"] + base, model)
+    for np in nps:  # -np 2 asynchronous, -np 1 by levels
+        ex = ["--exchange=async"] if np == 2 else []
+        rm, m, err = mpi(o, np, ["--por"] + ex + base, model)
         if not check(m is not None, f"{label} -np {np}: no report ({err[-500:]})"):
             continue
         km = kinds(m)

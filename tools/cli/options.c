@@ -183,9 +183,11 @@ static void usage(FILE *out)
 #ifdef MCHECK_MPI
     fputs("\nmcheck-mpi: the search distributed over MPI ranks (mpirun -np K mcheck-mpi\n"
           "[options] MODEL.bc), --store=exact or compact:\n"
-          "  --exchange=async       (default) no barriers: ranks expand and send at\n"
-          "                         their own pace; traces are not the shortest\n"
-          "  --exchange=levels      breadth-first by levels: shortest traces, --max-depth\n"
+          "  --exchange=levels      (default) breadth-first by levels: shortest traces,\n"
+          "                         --max-depth\n"
+          "  --exchange=async       no barriers: ranks expand and send at their own\n"
+          "                         pace (deep narrow models, ranks sharing cores);\n"
+          "                         traces not the shortest, no --max-depth\n"
           "--por by default (with a static cycle proviso), --por=off for composition;\n"
           "--memlimit is per rank; not -j, --adapt, --shorten, --dump-states,\n"
           "bitstate or depth-first (docs/usage.md)\n",
@@ -670,7 +672,7 @@ int cli_parse(int argc, char **argv, cli *c)
         }
         case OPT_EXCHANGE:
             if (!strcmp(optarg, "levels") || !strcmp(optarg, "async"))
-                c->eo.mpi_levels = !strcmp(optarg, "levels");
+                c->eo.mpi_async = !strcmp(optarg, "async");
             else
                 return bad_usage("--exchange: expected levels or async, got '%s'", optarg);
             break;
