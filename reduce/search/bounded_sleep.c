@@ -18,16 +18,19 @@
  * independent of the step taken, por.c's relation), but a sleeping thread's
  * step is not left out: it is taken, and the path rho X z (X = x1 .. xm,
  * the steps since z was explored at rho, z met asleep at pi_0 = rho X)
- * continues "pending on z" for as long as z's next steps have no object in
- * common with X's steps (fp, pf). At a node pi_k = rho X z^k pending on z,
+ * continues "pending on z" for as long as z's steps have no object in
+ * common with X's steps nor with the next step of a thread blocked after
+ * an x step (fp, bf, pf). At a node pi_k = rho X z^k pending on z,
  * the execution rho z^k X reaches the same state (each z step commutes
  * with each x step) and comes first in the search's order (z was tried
  * before x1 at rho; with a bound the search tries a node's last thread
  * first, then the others by id: stateless.c's next_thread()). With
- *   Q  = c(rho) + pre_rho(z) + [z has not ended] + (the x_i after which
- *        another x_{i+1} runs while x_i has not ended),
- *        an upper bound on c(rho z^k X) (a thread that has ended cannot
- *        move in any order; any other might, so counts 1),
+ *   Q  = c(rho) + pre_rho(z) + [z can move after z^k] + (the preemptions
+ *        of X's steps x2 .. xm as on the path),
+ *        an upper bound on c(rho z^k X): z's steps touch no object of
+ *        X's, so an x_i blocked here is blocked there too, and z can move
+ *        after z^k there as here if its next step touches none of X's
+ *        objects (else it counts 1, 0 if z has ended),
  *   C  = c(pi_k), Ez = z can move at pi_k, Ex = x_m can move at pi_k,
  * a continuation r whose first step is by y costs no more after rho z^k X
  * than after pi_k when Q + [y != x_m and Ex] <= C + [y != z and Ez]: the
@@ -57,8 +60,12 @@
  * What it saves: a thread explored at a free switch (after a thread's end)
  * and met again after another thread's run runs on alone until it meets
  * that run's objects or ends; the preemptions of it in between are
- * covered (Q's "z has not ended" pays for the x that preempts z in
- * rho z^k X), and at its end the whole subtree is. */
+ * covered (Q's "z can move" pays for the x that preempts z in
+ * rho z^k X), and at its end the whole subtree is. That the step of a
+ * blocked thread stays blocked when no step touches its objects is an
+ * assumption on por.c's objects (a lock, a cond, a channel), which
+ * test_stateless.py's comparisons check on random models, spawns and
+ * joins included. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +83,9 @@ bool bsl_grow(search *S, size_t levels)
     if (a) sl->fp = a;
     uint64_t *b = a ? realloc(sl->pf, n * w * sizeof *b) : NULL;
     if (b) sl->pf = b;
-    if (!a || !b) {
+    uint64_t *c = b ? realloc(sl->bf, n * w * sizeof *c) : NULL;
+    if (c) sl->bf = c;
+    if (!a || !b || !c) {
         if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
         return false;
     }
@@ -85,13 +94,18 @@ bool bsl_grow(search *S, size_t levels)
 }
 
 /* Thread t's step is about to be taken from level `depth` (state S->cur):
- * its objects. */
+ * its objects (fp), and those of the last thread's next step if it is
+ * blocked there (bf: a z step without them cannot unblock it). */
 void bsl_took(search *S, size_t depth, int32_t t)
 {
     sl_stack *sl = SL(S);
-    uint64_t *o = sl->fp + depth * sl->words;
+    const sl_frame *f = &sl->frames[depth];
+    uint64_t *o = sl->fp + depth * sl->words, *b = sl->bf + depth * sl->words;
     memset(o, 0, sl->words * sizeof *o);
     por_step_objects(S->por, S->cur, t, o);
+    memset(b, 0, sl->words * sizeof *b);
+    if (f->last >= 0 && !f->last_enabled && !f->last_ended)
+        por_step_objects(S->por, S->cur, f->last, b);
 }
 
 /* The step of t from level `depth` (frame f, S->cur still its state, its
@@ -113,8 +127,13 @@ void bsl_child(search *S, size_t depth, int32_t t, sl_frame *child)
         memset(x, 0, w * sizeof *x);
         for (size_t l = j; l < depth; l++) {
             for (uint32_t i = 0; i < w; i++) x[i] |= sl->fp[l * w + i];
-            if (l > j) q += fs[l].fr.tid != fs[l].last && !fs[l].last_ended;
+            if (l == j) continue;
+            /* x_i = fs[l].last blocked: its next step's objects are X's
+             * too, so z's steps leave it blocked in rho z^k X as here */
+            for (uint32_t i = 0; i < w; i++) x[i] |= sl->bf[l * w + i];
+            q += preempts(&fs[l], fs[l].fr.tid);
         }
+        if (por_objects_meet(S->por, sl->fp + depth * w, x)) return; /* z may unblock an x_i */
         child->pend = t;
         child->pxm = f->last;
         child->pbase = q;
@@ -135,7 +154,18 @@ void bsl_cover(search *S, sl_frame *f)
     f->covered = 0;
     if (f->pend < 0) return;
     int32_t z = f->pend;
-    uint32_t q = f->pbase + (vm_tstatus_of(p, S->cur, z) != VM_T_ENDED);
+    /* x1 after z^k in rho z^k X: a preemption if z can move there, which
+     * it can as here when its next step has no object of X's; if it has
+     * one, count 1 (an ended thread cannot move in any order) */
+    uint32_t q = f->pbase;
+    if (vm_tstatus_of(p, S->cur, z) != VM_T_ENDED) {
+        sl_stack *sl = SL(S);
+        uint64_t *o = sl->fp + (size_t)(f - sl->frames) * sl->words;
+        memset(o, 0, sl->words * sizeof *o); /* (this level's fp, set again when a step is taken) */
+        por_step_objects(S->por, S->cur, z, o);
+        q += por_objects_meet(S->por, o, sl->pf + (size_t)(f - sl->frames) * sl->words)
+                 ? 1u : f->last_enabled;
+    }
     uint32_t ex = vm_enabled(p, S->cur, f->pxm) != 0, ez = f->last_enabled, c = f->preempt;
     uint32_t n = p->nthreads < 64 ? p->nthreads : 64;
     for (uint32_t y = 0; y < n; y++) {

@@ -351,12 +351,13 @@ static void stateless_free(search *S)
     free(sl->init);
     free(sl->fp);
     free(sl->pf);
+    free(sl->bf);
     races_free(sl->rs);
 }
 
 static uint64_t stateless_reserved(const search *S)
 {
-    return SL(S)->cap * sizeof(sl_frame) + SL(S)->fp_cap * SL(S)->words * 2 * sizeof(uint64_t);
+    return SL(S)->cap * sizeof(sl_frame) + SL(S)->fp_cap * SL(S)->words * 3 * sizeof(uint64_t);
 }
 
 static uint64_t stateless_used(const search *S, uint64_t levels)

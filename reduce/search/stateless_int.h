@@ -55,6 +55,8 @@ typedef struct sl_stack {
                           the objects of the step taken from it (por_words()
                           words each) */
     uint64_t *pf;      /* per level with pend >= 0: the objects of X */
+    uint64_t *bf;      /* per level: the objects of the last thread's next
+                          step where it is blocked (not ended) */
     size_t fp_cap;     /* levels fp and pf hold */
     uint32_t words;    /* por_words() */
 } sl_stack;
