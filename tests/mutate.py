@@ -229,8 +229,9 @@ MUTANTS = [
      "stateless: with a preemption bound, the covering order is not charged for the x that "
      "preempts z (Q without its [z has not ended])",
      ["reduce/search/bounded_sleep.c"],
-     r"uint32_t q = f->pbase \+ \(vm_tstatus_of\(p, S->cur, z\) != VM_T_ENDED\);",
-     "uint32_t q = f->pbase + 0 * (vm_tstatus_of(p, S->cur, z) != VM_T_ENDED);"),
+     r"q \+= por_objects_meet\(S->por, o, sl->pf \+ \(size_t\)\(f - sl->frames\) \* sl->words\)\s*"
+     r"\? 1u : f->last_enabled;",
+     "q += 0 * por_objects_meet(S->por, o, sl->pf + (size_t)(f - sl->frames) * sl->words);"),
     ("par-steal-loses-item",
      "-j N: a handed-over stack loses its newest item",
      ["reduce/search/parallel_workers.c"],

@@ -52,8 +52,9 @@
  * found are those of the search without sleep sets (tests/differential/
  * test_stateless.py compares error counts, deadlocks and end states on
  * random models at bounds 0..3). When no step was left out for the bound,
- * the search made exactly the choices of a search with no bound (the rule
- * does not depend on K), so "complete" still means complete. A thread
+ * the search made exactly the choices it would make with K infinite (the
+ * rule does not depend on K), and the argument above with K infinite says
+ * it met every reachable error: "complete" still means complete. A thread
  * whose step erred at rho does not go to sleep there (stateless.c), as
  * without a bound: rho z would end at the error.
  *
