@@ -22,8 +22,8 @@ error state once too (by its hash), so on a model where it completes:
     --race=off, the error kinds and the deadlock count of the full stateful
     search (--reduce=none);
   * --sleep-sets=off gives the same counts (sleep sets only prune), and
-    avoids no revisit; a preemption bound as large as the depth explores the
-    same executions as no bound with sleep sets off;
+    avoids no revisit; a preemption bound as large as the depth leaves
+    nothing out for the bound and gives the same counts;
   * with sleep sets (bounded_sleep.c), --preemption-bound 0, 1, 2 and 3
     find exactly the error states (counts per kind) and end states of
     --sleep-sets=off at the same bound, which explores every execution
