@@ -216,8 +216,22 @@ MUTANTS = [
     ("sl-raised-bound-keeps-depth",
      "stateless: a raised preemption bound starts at the last depth bound, not the first",
      ["reduce/search/stateless.c"],
-     r"it\.bound = cap < SL_FIRST_BOUND \? cap : SL_FIRST_BOUND;\n(\s*continue;)",
+     r"it\.bound = bound0;\n(\s*continue;)",
      r"\1"),
+    # sleep sets with a preemption bound (bounded_sleep.c, issue 34)
+    ("sl-bounded-naive-sleep",
+     "stateless: with a preemption bound, a sleeping thread's step is left out as without one "
+     "(naive sleep sets: the order they stand for may need more preemptions)",
+     ["reduce/search/stateless.c"],
+     r"const uint64_t skip = it->k >= 0 \? f->covered : f->sleep;",
+     "const uint64_t skip = f->sleep | (f->covered & 0);"),
+    ("sl-bounded-cover-unended",
+     "stateless: with a preemption bound, the covering order is not charged for the x that "
+     "preempts z (Q without its [z has not ended])",
+     ["reduce/search/bounded_sleep.c"],
+     r"q \+= por_objects_meet\(S->por, o, sl->pf \+ \(size_t\)\(f - sl->frames\) \* sl->words\)\s*"
+     r"\? 1u : f->last_enabled;",
+     "q += 0 * por_objects_meet(S->por, o, sl->pf + (size_t)(f - sl->frames) * sl->words);"),
     ("par-steal-loses-item",
      "-j N: a handed-over stack loses its newest item",
      ["reduce/search/parallel_workers.c"],

@@ -128,29 +128,32 @@ typedef struct sl_iter {
     bool pruned;        /* a step was left out for the preemption bound */
 } sl_iter;
 
-/* Would thread t's step from level f be a preemption? */
-static inline bool preempts(const sl_frame *f, int32_t t)
-{
-    return f->last >= 0 && t != f->last && f->last_enabled;
-}
-
 /* The next thread to expand at level f after f->fr.tid: enabled, not
  * asleep, within the preemption bound (one left out for the bound sets
- * it->pruned); -1 if none. With `count`, counts the steps the sleep set and
- * the bound leave out. */
+ * it->pruned); -1 if none. With a preemption bound a sleeping thread is
+ * taken, and the covered ones are left out (bounded_sleep.c). With
+ * `count`, counts the steps the sleep set and the bound leave out. */
 static int32_t next_thread(search *S, const sl_frame *f, sl_iter *it, uint64_t *n, bool count)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    for (int32_t t = f->fr.tid + 1; t < (int32_t)p->nthreads; t++) {
+    const uint64_t skip = it->k >= 0 ? f->covered : f->sleep;
+    /* the order: by id; with a bound and sleep sets, the last thread first
+     * (its step is free: bounded_sleep.c's covering favours the order
+     * tried first) */
+    const int32_t nt = (int32_t)p->nthreads, l = it->k >= 0 && S->por ? f->last : -1;
+    const int32_t from = f->fr.tid < 0 || l < 0 ? f->fr.tid : f->fr.tid == l ? 0 : f->fr.tid + 1;
+    for (int32_t i = from + 1; i < nt + (l >= 0); i++) {
+        int32_t t = l < 0 ? i : i == 0 ? l : i - 1;
+        if (l >= 0 && i > 0 && t == l) continue;
         if (!(*n = vm_enabled(p, S->cur, t))) continue;
-        if (t < 64 && (f->sleep >> t & 1)) {
-            x->sleep_avoided += count;
-            continue;
-        }
         if (it->k >= 0 && f->preempt + preempts(f, t) > (uint64_t)it->k) {
             x->preemption_pruned += count;
             it->pruned = true;
+            continue;
+        }
+        if (t < 64 && (skip >> t & 1)) {
+            x->sleep_avoided += count;
             continue;
         }
         return t;
@@ -171,8 +174,12 @@ static bool level_start(search *S, size_t depth, int32_t last, uint32_t preempt,
     f->last = last;
     f->preempt = preempt;
     f->last_enabled = last >= 0 && vm_enabled(p, S->cur, last) != 0;
+    f->last_ended = last >= 0 && vm_tstatus_of(p, S->cur, last) == VM_T_ENDED;
     f->took = false;
     f->erred = false;
+    f->added = 0;
+    f->covered = 0;
+    if (it->k >= 0 && S->por) bsl_cover(S, f); /* f->pend: set by the caller */
     mark_reached(S, S->cur);
     if (depth > S->r->stats.max_depth) S->r->stats.max_depth = depth;
     if (SL(S)->rs && !races_level(S, depth, last)) return false;
@@ -204,19 +211,24 @@ static void iteration(search *S, sl_iter *it)
 {
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
-    const bool sleep_sets = S->por != NULL && it->k < 0;
+    const bool sleep_sets = S->por != NULL;
+    const bool bounded = sleep_sets && it->k >= 0; /* bounded_sleep.c */
     memcpy(S->cur, SL(S)->init, S->wsize);
     S->dfs.undo_len = 0;
     if (SL(S)->rs) races_reset(SL(S)->rs);
     size_t depth = 0;
     SL(S)->frames[0].fr.undo = 0;
+    SL(S)->frames[0].pend = -1;
+    SL(S)->frames[0].covered = 0;
     if (!level_start(S, 0, -1, 0, 0, it)) return;
     while (S->lim.stop == STOP_COMPLETE) {
         sl_frame *f = &SL(S)->frames[depth];
         if (f->fr.tid < 0 || (f->fr.tid < (int32_t)p->nthreads && f->fr.choice >= f->fr.nchoices)) {
             /* tid's steps are explored: it sleeps in the later siblings */
-            if (f->fr.tid >= 0 && f->fr.tid < 64 && sleep_sets && !f->erred)
+            if (f->fr.tid >= 0 && f->fr.tid < 64 && sleep_sets && !f->erred) {
                 f->sleep |= 1ull << f->fr.tid;
+                f->added |= 1ull << f->fr.tid;
+            }
             f->erred = false;
             uint64_t n = 0;
             int32_t t = SL(S)->rs ? races_next(S, depth, f->sleep, &n, true) : next_thread(S, f, it, &n, true);
@@ -227,6 +239,7 @@ static void iteration(search *S, sl_iter *it)
                 f->fr.choice = 0;
                 f->fr.nchoices = n;
                 f->indep = f->sleep ? por_independent(S->por, S->cur, t, f->sleep) : 0;
+                if (bounded) bsl_took(S, depth, t);
             }
         }
         if (f->fr.tid >= (int32_t)p->nthreads) { /* backtrack */
@@ -252,11 +265,14 @@ static void iteration(search *S, sl_iter *it)
             if (!sl_error(S, depth, &st, &out, ns)) break;
         } else {
             if (!sl_frames_grow(S, depth + 2) || !undo_grow(S)) break;
+            if (bounded && !bsl_grow(S, depth + 2)) break;
             if (SL(S)->rs && !races_took(S, depth, st.tid, S->cur, ns)) break;
             uint32_t pre = f->preempt + preempts(f, st.tid);
             uint64_t z = f->sleep & f->indep; /* the child keeps the independent ones asleep */
             depth++;
             sl_frame *nf = &SL(S)->frames[depth];
+            nf->pend = -1;
+            if (bounded) bsl_child(S, depth - 1, st.tid, nf);
             nf->fr.undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
@@ -274,7 +290,10 @@ static void stateless(search *S, uint32_t first, uint64_t n)
     const explore_options *o = S->o;
     uint64_t cap = o->max_depth ? o->max_depth : STATELESS_DEFAULT_DEPTH;
     int64_t K = o->preemption_bound;
-    sl_iter it = {.bound = cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND,
+    /* --max-depth given: one iteration at it (deepening from 32 would run
+     * the shallower trees again); else deepen from SL_FIRST_BOUND */
+    const uint64_t bound0 = o->max_depth || cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND;
+    sl_iter it = {.bound = bound0,
                   .k = K >= 0 && o->preemption_iterate ? 0 : K};
     SL(S)->init = malloc(S->wsize);
     if (!SL(S)->init || !sl_frames_grow(S, 2)) {
@@ -283,6 +302,10 @@ static void stateless(search *S, uint32_t first, uint64_t n)
     }
     S->vec_bytes += S->wsize;
     memcpy(SL(S)->init, S->cur, S->wsize);
+    if (K >= 0 && S->por) { /* bounded_sleep.c's objects per level */
+        SL(S)->words = por_words(S->por);
+        if (!bsl_grow(S, 2)) return;
+    }
     if (o->scheduling_races) {
         SL(S)->rs = races_new(S); /* NULL: every node full (races_new()) */
         if (S->lim.stop != STOP_COMPLETE) return;
@@ -312,7 +335,7 @@ static void stateless(search *S, uint32_t first, uint64_t n)
              * last, and an error within k + 1 preemptions is met in a
              * truncated tree, where depth-first order reaches it sooner */
             it.k++;
-            it.bound = cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND;
+            it.bound = bound0;
             continue;
         }
         if (it.pruned) S->lim.stop = STOP_PREEMPTION;
@@ -326,10 +349,16 @@ static void stateless_free(search *S)
     free(sl->frames);
     free(sl->errs);
     free(sl->init);
+    free(sl->fp);
+    free(sl->pf);
+    free(sl->bf);
     races_free(sl->rs);
 }
 
-static uint64_t stateless_reserved(const search *S) { return SL(S)->cap * sizeof(sl_frame); }
+static uint64_t stateless_reserved(const search *S)
+{
+    return SL(S)->cap * sizeof(sl_frame) + SL(S)->fp_cap * SL(S)->words * 3 * sizeof(uint64_t);
+}
 
 static uint64_t stateless_used(const search *S, uint64_t levels)
 {
@@ -379,13 +408,11 @@ static void stateless_rows(const explore_options *o, const explore_result *r, st
     stats_row(k, STATS_COUNTS, "iterations",
               "%" PRIu64 " (iterative deepening; last depth bound %" PRIu64 ")", x->iterations,
               x->depth_bound);
-    if (o->preemption_bound >= 0)
-        stats_row(k, STATS_SEARCH, "sleep sets", "off (with a preemption bound)");
-    else if (o->no_sleep_sets)
+    if (o->no_sleep_sets)
         stats_row(k, STATS_SEARCH, "sleep sets", "off (--sleep-sets=off)");
     else
-        stats_row(k, STATS_SEARCH, "sleep sets", "%" PRIu64 " steps not taken (revisits avoided)",
-                  x->sleep_avoided);
+        stats_row(k, STATS_SEARCH, "sleep sets", "%" PRIu64 " steps not taken (revisits avoided%s)",
+                  x->sleep_avoided, o->preemption_bound >= 0 ? "; within the bound" : "");
     if (o->scheduling_races)
         stats_row(k, STATS_SEARCH, "race-driven",
                   "%" PRIu64 " light nodes (no choice), %" PRIu64 " races found (backtrack "

@@ -478,6 +478,19 @@ uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask)
     return ind;
 }
 
+uint32_t por_words(const por *P) { return P->words; }
+
+void por_step_objects(por *P, const uint8_t *s, int t, uint64_t *out)
+{
+    const vm_program *p = P->p;
+    or_into(out, thread_step(P, s, t, por_unit_at(P, s, t), vm_tpc(p, s, t)), P->words);
+}
+
+bool por_objects_meet(const por *P, const uint64_t *a, const uint64_t *b)
+{
+    return meets(a, b, P->words);
+}
+
 /* Thread t's step objects less the locks t owns in s (Stoller's Figure 3:
  * release, notify and notifyall by the owner might be the first to
  * interfere with nothing, nor might a recursive acquire): while t owns lock

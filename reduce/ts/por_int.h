@@ -37,6 +37,14 @@ uint64_t por_persistent_from(por *P, const uint8_t *s, uint64_t enabled, uint32_
  * other and they commute). For sleep sets. */
 uint64_t por_independent(por *P, const uint8_t *s, int t, uint64_t mask);
 
+/* Object sets (por_words() words each) for the bounded stateless search's
+ * sleep sets (stateless.c): or into `out` the objects of enabled thread
+ * t's step in s (the same set por_independent() compares); whether two
+ * sets have an object in common (if not, the steps commute). */
+uint32_t por_words(const por *P);
+void por_step_objects(por *P, const uint8_t *s, int t, uint64_t *out);
+bool por_objects_meet(const por *P, const uint64_t *a, const uint64_t *b);
+
 /* The live threads (of `live`) that may enable disabled thread t in s
  * (used by por_persistent; the caller has filled the futures). */
 uint64_t por_enablers(por *P, const uint8_t *s, int t, uint64_t live);

@@ -22,9 +22,13 @@ error state once too (by its hash), so on a model where it completes:
     --race=off, the error kinds and the deadlock count of the full stateful
     search (--reduce=none);
   * --sleep-sets=off gives the same counts (sleep sets only prune), and
-    avoids no revisit; a preemption bound as large as the depth explores the
-    same executions as no bound with sleep sets off;
-  * --preemption-bound 1 and 0..1 find error kinds that are a subset, say
+    avoids no revisit; a preemption bound as large as the depth leaves
+    nothing out for the bound and gives the same counts;
+  * with sleep sets (bounded_sleep.c), --preemption-bound 0, 1, 2 and 3
+    find exactly the error states (counts per kind) and end states of
+    --sleep-sets=off at the same bound, which explores every execution
+    within it (the soundness of sleep sets with a bound);
+  * --preemption-bound 0 to 3 and 0..1 find error kinds that are a subset, say
     "within N preemptions: incomplete" and exit 3 when they find none and
     left something out;
   * the first error (no --all-errors) is one of the reachable kinds.
@@ -47,7 +51,7 @@ cyclic ones (then an `ok` model ends "incomplete" at the cap, no error).
 
 usage: test_stateless.py MCHECK GEN_MODEL [--count N] [--seed S] [--models DIR]
                          [--spawns-every K]
-CI runs --count 40 (seconds); offline, --count 1000 (minutes).
+CI runs --count 12 (about a minute); offline, --count 1000 (minutes).
 Ends with "N passed, N failed"; exit 1 on a failure.
 """
 import os
@@ -74,6 +78,7 @@ class Seed(SeedRun):
                          (["--undisciplined"] if undisciplined else []) + (["--spawns"] if spawns else []))
         self.und = undisciplined
         self.skips = 0
+        self.bounded = 0      # bounds at which sleep sets on and off were compared
         self.cyclic = False   # a run stopped at the depth cap (a cycle, by pigeonhole)
         self.deep = False     # the main run did not complete in time
         # (self.timeouts: stateless runs past STATELESS_TIME, comparison not made)
@@ -103,6 +108,27 @@ class Seed(SeedRun):
             self.ok(set(got) <= set(want), f"{label}: kinds {sorted(got)} not within {sorted(want)}")
             self.ok(all(got[k] <= want[k] for k in got), f"{label}: counts {got} above {want}")
         return js
+
+
+    def bounded_sleep(self, on, pb, model, cap):
+        """Sleep sets with a preemption bound (bounded_sleep.c) against none
+        at the same bound (every execution within it): the same error states
+        (counts per kind, deadlocks included) and end states, a cut at the
+        depth cap in both or neither (equivalent executions are as long)."""
+        off = self.get(["--search=stateless", "--all-errors", "--max-depth", str(cap),
+                        "--preemption-bound", pb, "--sleep-sets=off"], model,
+                       f"--preemption-bound {pb} --sleep-sets=off", STATELESS_TIME)
+        if off is None or off["stop"] == "time_limit":
+            self.timeouts += off is not None
+            return
+        label = f"--preemption-bound {pb}, sleep sets on and off"
+        self.ok(counts(on) == counts(off), f"{label}: error counts {counts(on)} and {counts(off)}")
+        e1, e0 = on["stats"]["end_states"], off["stats"]["end_states"]
+        self.ok(e1 == e0, f"{label}: {e1} and {e0} end states")
+        self.ok((on["stop"] == "depth_limit") == (off["stop"] == "depth_limit"),
+                f"{label}: stopped {on['stop']} and {off['stop']}")
+        self.ok(off["stats"]["sleep_avoided"] == 0, f"{label}: off avoided steps")
+        self.bounded += 1
 
 
 def check_seed(opts, seed, undisciplined, spawns=False):
@@ -157,11 +183,13 @@ def check_seed(opts, seed, undisciplined, spawns=False):
                              ref["ld", "compose"], cap)
             if js is not None and js["stop"] == "complete":
                 S.ok(js["stats"]["preemption_pruned"] == 0, "a bound as large as the depth left steps out")
-        for pb in ("0", "1", "0..1"):
+        for pb in ("0", "1", "2", "3", "0..1"):
             js = S.get(["--search=stateless", "--all-errors", "--max-depth", str(cap),
                         "--preemption-bound", pb], model, f"--preemption-bound {pb}", STATELESS_TIME)
             if js is None or js["stop"] == "time_limit":
                 continue
+            if ".." not in pb:
+                S.bounded_sleep(js, pb, model, cap)
             got, want = counts(js), counts(ref["ld", "compose"])
             S.ok(set(got) <= set(want), f"--preemption-bound {pb}: kinds {sorted(got)} not within {sorted(want)}")
             S.ok(js["stop"] in ("complete", "preemption_bound", "depth_limit"),
@@ -333,7 +361,7 @@ def main():
     check_bundled(opts)
     check_preemptions(opts)
     check_leaf_counts(opts)
-    skips = cyclic = deep = timeouts = 0
+    skips = cyclic = deep = timeouts = bounded = 0
     runs = spawned = 0
     for seed in range(opts.seed, opts.seed + opts.count):
         sp = bool(spawns_opt(opts, seed))
@@ -348,10 +376,13 @@ def main():
             cyclic += S.cyclic
             deep += S.deep
             timeouts += S.timeouts
+            bounded += S.bounded
     print(f"{runs} random models: {runs - deep - skips} complete, {deep} cyclic or too deep for "
           f"{STATELESS_TIME} s (checked to depth {SHALLOW}), {skips} skipped (stateful too big); "
           f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared); {spawned} "
-          f"spawn-heavy (--spawns)")
+          f"spawn-heavy (--spawns); {bounded} bounds (0-3) compared with sleep sets off")
+    # most bounds must be compared, or the soundness check would not run
+    check(bounded >= 2 * runs, f"only {bounded} bounds of {4 * runs} compared with sleep sets off")
     # most models must be complete, or the exact comparisons would not run
     return finish_random(runs - deep - skips, runs, "complete", skips)
 
