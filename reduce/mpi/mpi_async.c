@@ -60,7 +60,7 @@ enum { EXPAND_BATCH = 32 };
  * other half. With a long queue the peers have work of their own, and
  * batches wait to be full: fewer messages, fewer sends in flight. */
 enum { NARROW = 4096 };
-static const double FLUSH_AGE = 100e-6; /* measured: 30 us to 1 ms (docs/benchmarks.md 11) */
+static const double FLUSH_AGE = 100e-6; /* tried 0 to 1 ms: docs/architecture.md */
 
 /* Hand rank d's batch to MPI_Isend; out[d] gets a buffer from the pool.
  * False when out of memory (S.lim.stop set). */

@@ -24,21 +24,14 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from checks import check, finish  # noqa: E402
+
 CONFIGS = {"interval": ["--domain=interval", "--tids=off"],
            "octagon": ["--domain=octagon", "--tids=off"],
            "interval+tids": ["--domain=interval", "--tids=on"],
            "octagon+tids": ["--domain=octagon", "--tids=on"]}
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what)
 
 
 def run(cmd):
@@ -350,8 +343,7 @@ def main():
         known_answers(mcheck, tmp)
         command_line(mcheck, tmp)
         bundled(mcheck, models, tmp)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":
