@@ -20,12 +20,14 @@
  * is free, so with N threads that end, N! orders remain at every bound
  * (models/ring_opposite.bc: a ring of 10 workers and a pair that needs one
  * preemption is not found in 60 s). With a delay bound every switch but the
- * scheduler's own costs, so at most (steps choose K) x (threads)^K
- * schedules are explored, polynomial in the length and not growing with
- * the threads' orders: K = 1 explores each single deviation, and the pair's
- * deadlock (left preempted after `acquire a`, right's first step) is one
- * delay. Every execution with at most K preemptions but many free switches
- * is not within K delays, so neither bound covers the other: the delay
+ * scheduler's own costs, and a schedule is fixed by the delays it spends at
+ * each step, so at most (steps + K choose K) schedules are explored (each
+ * with all the choices within its steps):
+ * polynomial in the length, whatever the number of threads. K = 1 explores
+ * each single deviation, and the pair's deadlock (left preempted after
+ * `acquire a`, right's first step) is one delay. An execution with few
+ * preemptions but many free switches needs many delays, and a delay need
+ * not be a preemption, so neither bound covers the other: the delay
  * bound is for many threads that each run to an end, the preemption bound
  * for few threads that interleave.
  *
