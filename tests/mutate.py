@@ -480,7 +480,7 @@ MUTANTS = [
     ("preemption-iterate-stops-at-depth",
      "--preemption-bound 0..K: a bound cut at --max-depth ends the search (the bound never rises)",
      ["reduce/search/stateless.c"],
-     r"if \(!\(it\.pruned && it\.k < K\)\) return;",
+     r"if \(!\(it\.pruned && \*kb < K\)\) return;",
      "return;"),
     ("shorten-depth-off-by-one",
      "--shorten: the breadth-first search goes as deep as the path (not shorter)",
