@@ -4,7 +4,8 @@ docs/benchmarks.md, "Bug hunting: swarm"). The time to the first error on
 models/ring_opposite.bc (a ring of N workers with ordered locking and a pair
 that takes two locks in opposite orders: a deadlock that needs one
 preemption) by search: the default DFS (--por), --por=off, the stateless
-search with preemption bounds 1-3, and --swarm with 2, 4 and 8 workers;
+search with preemption bounds 1-3 and delay bounds 1-3, and --swarm with 2,
+4 and 8 workers;
 each one run, stopped at --timelimit. Traces are not shortened
 (--shorten=off), so the time is the search's. With SPIN installed
 (`spin`, gcc), the Promela peer bench/spin/ring_opposite.pml run by pan in
@@ -14,7 +15,8 @@ those would run at once: the swarm's time is the least of theirs). It
 prints a Markdown table; it decides nothing.
 
 usage: bench/swarm.py [--mcheck build/tools/mcheck] [--n 10] [--iter 3]
-                      [--timelimit 60] [--seed 1] [--no-spin]
+                      [--timelimit 60] [--seed 1] [--no-spin] [--only TEXT]
+(--only: just the mcheck rows whose name contains TEXT, and no SPIN rows)
 """
 import argparse
 import json
@@ -84,6 +86,7 @@ def main():
     ap.add_argument("--timelimit", type=float, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-spin", action="store_true")
+    ap.add_argument("--only", help="only the mcheck rows whose name contains this")
     a = ap.parse_args()
     rows = []
     for name, args in (("DFS (default, --por)", []),
@@ -91,12 +94,17 @@ def main():
                        ("stateless, 1 preemption", ["--search=stateless", "--preemption-bound", "1"]),
                        ("stateless, 2 preemptions", ["--search=stateless", "--preemption-bound", "2"]),
                        ("stateless, 3 preemptions", ["--search=stateless", "--preemption-bound", "3"]),
+                       ("stateless, 1 delay", ["--search=stateless", "--delay-bound", "1"]),
+                       ("stateless, 2 delays", ["--search=stateless", "--delay-bound", "2"]),
+                       ("stateless, 3 delays", ["--search=stateless", "--delay-bound", "3"]),
                        ("swarm of 2", ["--swarm", "2", "--seed", str(a.seed)]),
                        ("swarm of 4", ["--swarm", "4", "--seed", str(a.seed)]),
                        ("swarm of 8", ["--swarm", "8", "--seed", str(a.seed)])):
+        if a.only and a.only not in name:
+            continue
         rows.append(mcheck_row(a.mcheck, name, args, a))
         print(f"swarm.py: {rows[-1][0]}: {rows[-1][2]} in {rows[-1][5]:.2f} s", file=sys.stderr)
-    if not a.no_spin and shutil.which("spin") and shutil.which("gcc"):
+    if not a.no_spin and not a.only and shutil.which("spin") and shutil.which("gcc"):
         work = tempfile.mkdtemp(prefix="mcheck-swarm-pan-")
         try:
             rows.append(pan_row("SPIN pan, default order", [], [], a, work))

@@ -69,6 +69,7 @@ typedef enum stop_reason {
     STOP_PREEMPTION,    /* the stateless search: every execution within the
                            preemption bound explored, some beyond it left out
                            (the verdict stays ok: no error within the bound) */
+    STOP_DELAY,         /* likewise for the delay bound (delay_bound.c) */
 } stop_reason;
 
 /* The order in which the depth-first search with --por (dfs_por.c) tries
@@ -164,6 +165,11 @@ typedef struct explore_options {
     bool preemption_iterate;  /* raise the bound from 0 to preemption_bound,
                                  one at a time, while executions were left
                                  out for it (--preemption-bound=0..K) */
+    int64_t delay_bound;      /* at most this many delays (delay_bound.c:
+                                 deviations from a round-robin scheduler);
+                                 -1 (the default): no bound. Not with
+                                 preemption_bound; sleep sets off under it */
+    bool delay_iterate;       /* raise it from 0 likewise (--delay-bound=0..K) */
     bool no_sleep_sets;       /* sleep sets off (tests and benchmarks) */
     bool scheduling_races;    /* --scheduling=races: race-driven transactions
                                  (stateless_races.c), a dynamic partial-order
@@ -310,6 +316,8 @@ typedef struct explore_stats {
                                  asleep (revisits avoided by sleep sets) */
     uint64_t preemption_pruned; /* steps not taken for the preemption bound */
     int64_t preemption_bound; /* the bound of the last iteration (-1: none) */
+    uint64_t delay_pruned;    /* steps not taken for the delay bound */
+    int64_t delay_bound;      /* the delay bound of the last iteration (-1: none) */
     /* --scheduling=races (stateless_races.c); 0 otherwise */
     uint64_t light_nodes;     /* nodes where the last thread's transaction
                                  went on without a scheduling choice */

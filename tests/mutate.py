@@ -232,6 +232,19 @@ MUTANTS = [
      r"q \+= por_objects_meet\(S->por, o, sl->pf \+ \(size_t\)\(f - sl->frames\) \* sl->words\)\s*"
      r"\? 1u : f->last_enabled;",
      "q += 0 * por_objects_meet(S->por, o, sl->pf + (size_t)(f - sl->frames) * sl->words);"),
+    # delay-bounded scheduling (delay_bound.c, issue 34)
+    ("sl-delay-flat-cost",
+     "stateless: with a delay bound, taking the k-th enabled thread after the scheduler's pick "
+     "costs 1 delay, not k",
+     ["reduce/search/delay_bound.c"],
+     r"k = f->dk \+ 1;",
+     "k = 1;"),
+    ("sl-delay-no-wrap",
+     "stateless: with a delay bound, the round-robin order does not wrap from the highest "
+     "thread id to thread 0",
+     ["reduce/search/delay_bound.c"],
+     r"for \(; i < nt; i\+\+\) \{",
+     "for (; start + i < nt; i++) {"),
     ("par-steal-loses-item",
      "-j N: a handed-over stack loses its newest item",
      ["reduce/search/parallel_workers.c"],
@@ -467,7 +480,7 @@ MUTANTS = [
     ("preemption-iterate-stops-at-depth",
      "--preemption-bound 0..K: a bound cut at --max-depth ends the search (the bound never rises)",
      ["reduce/search/stateless.c"],
-     r"if \(!\(it\.pruned && it\.k < K\)\) return;",
+     r"if \(!\(it\.pruned && \*kb < K\)\) return;",
      "return;"),
     ("shorten-depth-off-by-one",
      "--shorten: the breadth-first search goes as deep as the path (not shorter)",

@@ -92,8 +92,9 @@ int explore_run(const vm_program *p, const explore_options *o, explore_result *r
     S.ran = step_ran_new(p);
     search_env(&S, &S.lim.t0);
     /* the stateless search stores no state; sleep sets use --por's
-     * independence (with a preemption bound: bounded_sleep.c's) */
-    bool sleep_sets = e->stateless && !o->no_sleep_sets;
+     * independence (with a preemption bound: bounded_sleep.c's); none
+     * under a delay bound (delay_bound.c) */
+    bool sleep_sets = e->stateless && !o->no_sleep_sets && o->delay_bound < 0;
     S.st = e->stateless ? NULL : store_new(&o->store, S.vsize + extra);
     S.cur = calloc(1, S.wsize);
     S.dfs.next = e->depth_first ? calloc(1, S.wsize) : NULL;

@@ -102,8 +102,8 @@ void rt_result(explore_result *r, stop_reason stop, const explore_options *o)
         r->memlimit_part = explore_memlimit_part(&r->stats, o->search == SEARCH_BFS);
     if (r->nerrors)
         r->verdict = r->errors[0].kind;
-    else if (stop == STOP_COMPLETE || stop == STOP_PREEMPTION)
-        r->verdict = VERDICT_OK; /* the preemption bound: no error within it */
+    else if (stop == STOP_COMPLETE || stop == STOP_PREEMPTION || stop == STOP_DELAY)
+        r->verdict = VERDICT_OK; /* a preemption or delay bound: no error within it */
     else
         r->verdict = VERDICT_INCOMPLETE;
 }

@@ -31,6 +31,7 @@ void explore_options_default(explore_options *o)
     o->max_invisible = 100000;
     o->race = LS_LD; /* the reduction is sound only while LD' holds */
     o->preemption_bound = -1;
+    o->delay_bound = -1;
     o->starved = -1;
     o->mpi_round_bytes = 0; /* mpi.c: 4 MB a round, mpi_async.c: 64 KB a batch */
     o->mpi_progress = RT_PROGRESS_EVERY;
@@ -65,7 +66,7 @@ static const char *const stop_names[] = {
     [STOP_DEPTH] = "depth_limit",       [STOP_MEMLIMIT] = "memory_limit",
     [STOP_TIMELIMIT] = "time_limit",    [STOP_INTERRUPTED] = "interrupted",
     [STOP_NOMEM] = "out_of_memory",     [STOP_STATELIMIT] = "state_limit",
-    [STOP_PREEMPTION] = "preemption_bound",
+    [STOP_PREEMPTION] = "preemption_bound", [STOP_DELAY] = "delay_bound",
 };
 
 #define NAMES(t) (t), sizeof(t) / sizeof *(t)
@@ -185,6 +186,8 @@ void progress_line(search *S, double t)
                 x->executions, x->transitions, x->depth_bound);
         if (x->preemption_bound >= 0)
             fprintf(S->o->progress, ", preemption bound %" PRId64, x->preemption_bound);
+        if (x->delay_bound >= 0)
+            fprintf(S->o->progress, ", delay bound %" PRId64, x->delay_bound);
         fprintf(S->o->progress, ", %.0f s\n", t);
         fflush(S->o->progress);
         return;

@@ -484,11 +484,11 @@ void mpi_local_limits(msearch *M)
 }
 
 /* What the ranks agree on after each round (one MPI_Allreduce, sums). */
-enum { CTL_MORE, CTL_NEW, CTL_STORED, CTL_TRANS, CTL_STOP0, CTL_N = CTL_STOP0 + STOP_PREEMPTION + 1 };
+enum { CTL_MORE, CTL_NEW, CTL_STORED, CTL_TRANS, CTL_STOP0, CTL_N = CTL_STOP0 + STOP_DELAY + 1 };
 
 stop_reason mpi_agreed_stop(const uint64_t *stops)
 {
-    for (int s = STOP_ERROR; s <= STOP_PREEMPTION; s++) /* an error first */
+    for (int s = STOP_ERROR; s <= STOP_DELAY; s++) /* an error first */
         if (stops[s]) return (stop_reason)s;
     return STOP_COMPLETE;
 }

@@ -46,7 +46,7 @@ enum { TAG_BATCH = 17 };
 
 /* A wave's sums. */
 enum { W_IDLE, W_SENT, W_RECV, W_STORED, W_TRANS, W_STOP0,
-       W_N = W_STOP0 + STOP_PREEMPTION + 1 };
+       W_N = W_STOP0 + STOP_DELAY + 1 };
 
 /* The largest batch (--mpi-round-bytes asks for more: this). */
 #define BATCH_MAX ((uint64_t)16 << 20)

@@ -13,6 +13,8 @@
  * (default STATELESS_DEFAULT_DEPTH: incomplete). A preemption bound (CHESS)
  * leaves out the steps that would exceed it, and turns sleep sets off (a
  * sleeping step's equivalent execution may have needed more preemptions).
+ * A delay bound (delay_bound.c) explores the executions within K delays of
+ * a round-robin scheduler, without sleep sets.
  * It does not shorten traces, run -j, or use persistent sets. With
  * --scheduling=races (its context's rs) the threads each level expands are
  * stateless_races.c's (races_int.h): race-driven transactions, a dynamic
@@ -124,17 +126,20 @@ static bool end_state(search *S)
 typedef struct sl_iter {
     uint64_t bound;     /* the depth bound */
     int64_t k;          /* the preemption bound (-1: none) */
+    int64_t d;          /* the delay bound (-1: none; delay_bound.c) */
     bool cut;           /* an execution was cut at the depth bound */
-    bool pruned;        /* a step was left out for the preemption bound */
+    bool pruned;        /* a step was left out for the preemption or delay bound */
 } sl_iter;
 
 /* The next thread to expand at level f after f->fr.tid: enabled, not
  * asleep, within the preemption bound (one left out for the bound sets
  * it->pruned); -1 if none. With a preemption bound a sleeping thread is
  * taken, and the covered ones are left out (bounded_sleep.c). With
- * `count`, counts the steps the sleep set and the bound leave out. */
-static int32_t next_thread(search *S, const sl_frame *f, sl_iter *it, uint64_t *n, bool count)
+ * `count`, counts the steps the sleep set and the bound leave out. A delay
+ * bound's order and cost are delay_bound.c's. */
+static int32_t next_thread(search *S, sl_frame *f, sl_iter *it, uint64_t *n, bool count)
 {
+    if (it->d >= 0) return dlb_next(S, f, it->d, &it->pruned, n, count);
     const vm_program *p = S->p;
     explore_stats *x = &S->r->stats;
     const uint64_t skip = it->k >= 0 ? f->covered : f->sleep;
@@ -268,6 +273,7 @@ static void iteration(search *S, sl_iter *it)
             if (bounded && !bsl_grow(S, depth + 2)) break;
             if (SL(S)->rs && !races_took(S, depth, st.tid, S->cur, ns)) break;
             uint32_t pre = f->preempt + preempts(f, st.tid);
+            if (it->d >= 0) pre = f->preempt + f->dk; /* delays, delay_bound.c */
             uint64_t z = f->sleep & f->indep; /* the child keeps the independent ones asleep */
             depth++;
             sl_frame *nf = &SL(S)->frames[depth];
@@ -289,12 +295,15 @@ static void stateless(search *S, uint32_t first, uint64_t n)
     explore_stats *x = &S->r->stats;
     const explore_options *o = S->o;
     uint64_t cap = o->max_depth ? o->max_depth : STATELESS_DEFAULT_DEPTH;
-    int64_t K = o->preemption_bound;
+    const bool delays = o->delay_bound >= 0; /* else a preemption bound, or none */
+    int64_t K = delays ? o->delay_bound : o->preemption_bound;
+    const bool iterate = delays ? o->delay_iterate : o->preemption_iterate;
     /* --max-depth given: one iteration at it (deepening from 32 would run
      * the shallower trees again); else deepen from SL_FIRST_BOUND */
     const uint64_t bound0 = o->max_depth || cap < SL_FIRST_BOUND ? cap : SL_FIRST_BOUND;
-    sl_iter it = {.bound = bound0,
-                  .k = K >= 0 && o->preemption_iterate ? 0 : K};
+    sl_iter it = {.bound = bound0, .k = -1, .d = -1};
+    int64_t *kb = delays ? &it.d : &it.k; /* the bound raised by 0..K */
+    *kb = K >= 0 && iterate ? 0 : K;
     SL(S)->init = malloc(S->wsize);
     if (!SL(S)->init || !sl_frames_grow(S, 2)) {
         if (S->lim.stop == STOP_COMPLETE) S->lim.stop = STOP_NOMEM;
@@ -315,6 +324,7 @@ static void stateless(search *S, uint32_t first, uint64_t n)
         x->iterations++;
         x->depth_bound = it.bound;
         x->preemption_bound = it.k;
+        x->delay_bound = it.d;
         iteration(S, &it);
         if (S->lim.stop != STOP_COMPLETE) return;
         if (it.cut) { /* deeper executions exist: raise the bound */
@@ -325,20 +335,20 @@ static void stateless(search *S, uint32_t first, uint64_t n)
             /* cut at --max-depth: incomplete, but with 0..K a larger
              * preemption bound may still meet an error within the depth */
             S->lim.truncated = true;
-            if (!(it.pruned && it.k < K)) return;
+            if (!(it.pruned && *kb < K)) return;
         }
-        if (it.pruned && it.k < K) {
+        if (it.pruned && *kb < K) {
             /* the next preemption bound deepens again from the first depth
              * bound, as --preemption-bound k + 1 alone would: a bounded
              * tree grows with the depth like a polynomial (degree about
              * k + 2), so the shallower iterations cost a fraction of the
              * last, and an error within k + 1 preemptions is met in a
              * truncated tree, where depth-first order reaches it sooner */
-            it.k++;
+            (*kb)++;
             it.bound = bound0;
             continue;
         }
-        if (it.pruned) S->lim.stop = STOP_PREEMPTION;
+        if (it.pruned) S->lim.stop = delays ? STOP_DELAY : STOP_PREEMPTION;
         return;
     }
 }
@@ -387,6 +397,11 @@ static const char *stateless_refuses(const explore_options *o, char *msg, size_t
     if (o->scheduling_races && o->preemption_bound >= 0)
         return "--preemption-bound cannot be used with --scheduling=races (a "
                "bounded search needs every preemption as a scheduling choice)";
+    if (o->scheduling_races && o->delay_bound >= 0)
+        return "--delay-bound cannot be used with --scheduling=races (a bounded "
+               "search needs every thread switch as a scheduling choice)";
+    if (o->delay_bound >= 0 && o->preemption_bound >= 0)
+        return "--delay-bound cannot be used with --preemption-bound (one bound at a time)";
     if (o->workers) return "-j applies to the stateful search, not to --search=stateless";
     if (o->por)
         return "--por needs a state store (its cycle proviso); --search=stateless "
@@ -408,8 +423,9 @@ static void stateless_rows(const explore_options *o, const explore_result *r, st
     stats_row(k, STATS_COUNTS, "iterations",
               "%" PRIu64 " (iterative deepening; last depth bound %" PRIu64 ")", x->iterations,
               x->depth_bound);
-    if (o->no_sleep_sets)
-        stats_row(k, STATS_SEARCH, "sleep sets", "off (--sleep-sets=off)");
+    if (o->no_sleep_sets || o->delay_bound >= 0)
+        stats_row(k, STATS_SEARCH, "sleep sets", "off (%s)",
+                  o->no_sleep_sets ? "--sleep-sets=off" : "under a delay bound");
     else
         stats_row(k, STATS_SEARCH, "sleep sets", "%" PRIu64 " steps not taken (revisits avoided%s)",
                   x->sleep_avoided, o->preemption_bound >= 0 ? "; within the bound" : "");
@@ -422,6 +438,9 @@ static void stateless_rows(const explore_options *o, const explore_result *r, st
         stats_row(k, STATS_SEARCH, "preemption bound", "%" PRId64 "%s (%" PRIu64 " steps left out)",
                   x->preemption_bound, o->preemption_iterate ? ", raised from 0" : "",
                   x->preemption_pruned);
+    if (o->delay_bound >= 0)
+        stats_row(k, STATS_SEARCH, "delay bound", "%" PRId64 "%s (%" PRIu64 " steps left out)",
+                  x->delay_bound, o->delay_iterate ? ", raised from 0" : "", x->delay_pruned);
     stats_count(k, STATS_SEARCH, "executions", x->executions);
     stats_count(k, STATS_SEARCH, "iterations", x->iterations);
     stats_count(k, STATS_SEARCH, "depth_bound", x->depth_bound);
@@ -431,6 +450,11 @@ static void stateless_rows(const explore_options *o, const explore_result *r, st
         stats_signed(k, STATS_SEARCH, "preemption_bound", x->preemption_bound);
     else
         stats_null(k, STATS_SEARCH, "preemption_bound");
+    stats_count(k, STATS_SEARCH, "delay_pruned", x->delay_pruned);
+    if (o->delay_bound >= 0)
+        stats_signed(k, STATS_SEARCH, "delay_bound", x->delay_bound);
+    else
+        stats_null(k, STATS_SEARCH, "delay_bound");
     stats_count(k, STATS_SEARCH, "light_nodes", x->light_nodes);
     stats_count(k, STATS_SEARCH, "races_found", x->races_found);
     stats_count(k, STATS_SEARCH, "race_fallbacks", x->race_fallbacks);

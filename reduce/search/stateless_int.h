@@ -16,7 +16,8 @@ typedef struct sl_frame {
                           lead only to executions equivalent to explored ones */
     uint64_t indep;    /* of sleep, those independent of fr.tid's step */
     int32_t last;      /* the thread of the step into this level (-1: root) */
-    uint32_t preempt;  /* preemptions on the path to this level */
+    uint32_t preempt;  /* preemptions on the path to this level (with a
+                          delay bound: delays, delay_bound.c) */
     bool last_enabled; /* `last` has a step here: another thread preempts it */
     bool last_ended;   /* `last` has ended here (for good: bounded_sleep.c) */
     bool took;         /* a step was taken from here (else a leaf: an execution) */
@@ -39,6 +40,7 @@ typedef struct sl_frame {
     int32_t pxm;       /* the last thread of X (the step into pi_0) */
     uint32_t pbase;    /* an upper bound on the preemptions of rho z^k X
                           but for X's first step after z */
+    uint32_t dk;       /* with a delay bound: the delays of fr.tid's step */
 } sl_frame;
 
 /* The engine's private context (S->ctx). */
@@ -68,6 +70,10 @@ static inline bool preempts(const sl_frame *f, int32_t t)
 {
     return f->last >= 0 && t != f->last && f->last_enabled;
 }
+
+/* delay_bound.c: the next thread to expand at level f after f->fr.tid
+ * within `bound` delays (-1 if none; one left out sets *pruned). */
+int32_t dlb_next(search *S, sl_frame *f, int64_t bound, bool *pruned, uint64_t *n, bool count);
 
 /* bounded_sleep.c: sleep sets that respect a preemption bound. */
 bool bsl_grow(search *S, size_t levels);

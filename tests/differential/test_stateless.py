@@ -31,7 +31,12 @@ error state once too (by its hash), so on a model where it completes:
   * --preemption-bound 0 to 3 and 0..1 find error kinds that are a subset, say
     "within N preemptions: incomplete" and exit 3 when they find none and
     left something out;
-  * the first error (no --all-errors) is one of the reachable kinds.
+  * the first error (no --all-errors) is one of the reachable kinds;
+  * --delay-bound 0 to 3 (delay_bound.c, no sleep sets) find error states
+    that are real (kinds a subset of the stateful search's) and grow with
+    the bound (the error counts per kind at K within those at K + 1); a
+    delay-bounded search that says complete has exactly the stateful
+    search's error counts and end states.
 
 The depth cap given is the stateful search's number of stored states: an
 execution longer than that repeats a state (pigeonhole), so an acyclic
@@ -43,6 +48,11 @@ Preemptions (check_preemptions): models/bank_audit.bc's overdraft needs
 exactly 2 preemptions, and 0..2 explores exactly what the bounds 0, 1 and 2
 alone explore. Leaves cut at the depth bound count their sleep-set skips
 (check_leaf_counts).
+
+Delays (check_delays): models/ring_opposite.bc -D N=10 -D ITER=3 (12
+threads) has its deadlock one delay from the round-robin schedule, found in
+an exact number of executions; --delay-bound 0 is one execution (or complete
+with a single schedule); 0..K raises the bound until nothing is left out.
 
 Bundled models: every models/*.bc gives its stateful verdict (the header's
 `; expect:` line) with --search=stateless, with smaller -D values where the
@@ -79,6 +89,8 @@ class Seed(SeedRun):
         self.und = undisciplined
         self.skips = 0
         self.bounded = 0      # bounds at which sleep sets on and off were compared
+        self.delayed = 0      # delay bounds checked
+        self.delay_complete = 0  # of those, complete within the bound
         self.cyclic = False   # a run stopped at the depth cap (a cycle, by pigeonhole)
         self.deep = False     # the main run did not complete in time
         # (self.timeouts: stateless runs past STATELESS_TIME, comparison not made)
@@ -129,6 +141,39 @@ class Seed(SeedRun):
                 f"{label}: stopped {on['stop']} and {off['stop']}")
         self.ok(off["stats"]["sleep_avoided"] == 0, f"{label}: off avoided steps")
         self.bounded += 1
+
+
+    def delay_bounds(self, model, cap, want, ref):
+        """--delay-bound 0..3 (delay_bound.c): real errors, growing with the
+        bound, and the stateful counts where the search says complete."""
+        prev = None
+        for d in ("0", "1", "2", "3"):
+            label = f"--delay-bound {d}"
+            js = self.get(["--search=stateless", "--all-errors", "--max-depth", str(cap),
+                           "--delay-bound", d], model, label, STATELESS_TIME)
+            if js is None or js["stop"] == "time_limit":
+                self.timeouts += js is not None
+                prev = None
+                continue
+            got, stop = counts(js), js["stop"]
+            self.ok(set(got) <= set(want), f"{label}: kinds {sorted(got)} not within {sorted(want)}")
+            self.ok(stop in ("complete", "delay_bound", "depth_limit"), f"{label}: stop {stop}")
+            self.ok(js["stats"]["sleep_avoided"] == 0, f"{label}: sleep sets used")
+            if stop == "delay_bound":
+                self.ok(js["stats"]["delay_pruned"] > 0, f"{label}: nothing pruned")
+                self.ok(js["verdict"] == (js["errors"][0]["kind"] if js["errors"] else "ok"),
+                        f"{label}: verdict {js['verdict']}")
+            if stop == "complete":
+                self.delay_complete += 1
+                self.ok(js["stats"]["delay_pruned"] == 0, f"{label}: complete, yet steps left out")
+                self.ok(got == want, f"{label}: complete, error counts {got}, stateful {want}")
+                e, re_ = js["stats"]["end_states"], ref["stats"]["end_states"]
+                self.ok(e == re_, f"{label}: complete, {e} end states, stateful {re_}")
+            if prev is not None:  # within K delays is within K + 1
+                self.ok(all(got.get(k, 0) >= n for k, n in prev.items()),
+                        f"{label}: error counts {got} lost some of the smaller bound's {prev}")
+            prev = got
+            self.delayed += 1
 
 
 def check_seed(opts, seed, undisciplined, spawns=False):
@@ -198,6 +243,7 @@ def check_seed(opts, seed, undisciplined, spawns=False):
                 S.ok(js["stats"]["preemption_pruned"] > 0, f"--preemption-bound {pb}: nothing pruned")
                 S.ok(js["verdict"] == (js["errors"][0]["kind"] if js["errors"] else "ok"),
                      f"--preemption-bound {pb}: verdict {js['verdict']}")
+        S.delay_bounds(model, cap, counts(ref["ld", "compose"]), ref["ld", "compose"])
         # the first error: one of the reachable kinds
         rc, js, _ = run(opts.mcheck, ["--search=stateless", "--max-depth", str(cap)], model,
                         STATELESS_TIME)
@@ -271,6 +317,23 @@ def check_cli(opts):
     for bad in (["--preemption-bound", "2"], ["--sleep-sets=off"]):
         p = subprocess.run([opts.mcheck] + bad + [model], capture_output=True, text=True)
         check(p.returncode == 2 and "applies to --search=stateless" in p.stderr, f"{bad} without stateless")
+    for bad, msg in (
+            (["--search=stateless", "--delay-bound", "1", "--preemption-bound", "1"],
+             "mcheck: error: --delay-bound cannot be used with --preemption-bound (one bound at a time)\n"),
+            (["--scheduling=races", "--delay-bound", "1"],
+             "mcheck: error: --delay-bound cannot be used with --scheduling=races (a bounded search "
+             "needs every thread switch as a scheduling choice)\n"),
+            (["--delay-bound", "1"], "mcheck: error: --delay-bound applies to --search=stateless\n"),
+            (["--search=bfs", "--delay-bound", "0..2"],
+             "mcheck: error: --delay-bound applies to --search=stateless\n"),
+            (["--search=stateless", "--delay-bound", "1", "--sleep-sets=on"],
+             "mcheck: error: --sleep-sets=on cannot be used with --delay-bound (sleep sets are off "
+             "under a delay bound)\n"),
+            (["--search=stateless", "--delay-bound", "0..x"],
+             "mcheck: error: --delay-bound: expected K or 0..K (a number of delays), got '0..x'\n")):
+        p = subprocess.run([opts.mcheck] + bad + [model], capture_output=True, text=True)
+        check(p.returncode == 2 and p.stderr == msg + "Try 'mcheck --help'.\n",
+              f"{' '.join(bad)}: exit {p.returncode}, {p.stderr!r}")
     p = subprocess.run([opts.mcheck, "--search=stateless", "--preemption-bound", "x", model],
                        capture_output=True, text=True)
     check(p.returncode == 2, "--preemption-bound x accepted")
@@ -337,6 +400,68 @@ def check_preemptions(opts):
                   f"{tag} --preemption-bound {pb}: exit {rc}, first error {e}")
 
 
+def check_delays(opts):
+    """--delay-bound (delay_bound.c) on models/ring_opposite.bc -D N=10
+    -D ITER=3: threads left (0), right (1), phil[0..9] (2..11); left and
+    right take 2 composed steps each, a worker 7 (its start, then 6
+    acquires), 74 in all. The round-robin schedule runs left, right, then
+    the workers by id, each to its end: 1 execution, with nothing in it to
+    wait for. With one delay, each node of it where a second thread is
+    enabled (levels 0 to 66: phil[9] runs alone at 67-73) gives one more
+    execution, the round-robin one after the delay; the delay at level 1
+    (skip left after `acquire a`, right takes `b`) is the deadlock, met when
+    the depth-first search backs up to level 1 after the deviations at
+    66..2. So with --max-depth 100 (one iteration) 1 + 65 executions before
+    the deadlock's, which is not counted (the search stops there); with
+    iterative deepening (depth bounds 32, 64, 128, the execution cut at a
+    bound counted) 33 + 65 + 66 = 164, and 0..2 adds bound 0's one execution
+    at each of the three depth bounds: 167."""
+    model = os.path.join(opts.models, "ring_opposite.bc")
+    size = ["-D", "N=10", "-D", "ITER=3"]
+    for args, execs in ((["--delay-bound", "1"], 164), (["--delay-bound", "1", "--max-depth", "100"], 66),
+                        (["--delay-bound", "0..2"], 167)):
+        rc, js, err = run(opts.mcheck, ["--search=stateless"] + args + size, model)
+        tag = f"ring_opposite N=10 ITER=3 {' '.join(args)}"
+        if not check(js is not None, f"{tag}: no JSON {err.strip()[:300]}"):
+            continue
+        e = js["errors"] and js["errors"][0]
+        got = (rc, js["verdict"], js["stats"]["executions"], js["stats"]["delay_bound"],
+               js["stats"]["preemption_bound"], bool(e and e["replayed"]))
+        check(got == (1, "deadlock", execs, 1, None, True),
+              f"{tag}: (exit, verdict, executions, delay bound, preemption bound, replayed) {got}, "
+              f"expected {(1, 'deadlock', execs, 1, None, True)}")
+    # bound 0: the round-robin schedule alone; incomplete, exit 3
+    p = subprocess.run([opts.mcheck, "--quiet", "--search=stateless", "--delay-bound", "0", "--max-depth",
+                        "100"] + size + [model], capture_output=True, text=True)
+    check(p.returncode == 3 and "verdict: ok (no error found within 0 delays: incomplete)\n"
+          "search incomplete: executions with more delays than the bound were not explored\n" in p.stdout
+          and "  executions           1 (no state stored)\n" in p.stdout
+          and "  sleep sets           off (under a delay bound)\n" in p.stdout,
+          f"--delay-bound 0 on ring_opposite: exit {p.returncode}, {p.stdout[:900]}")
+    with tempfile.TemporaryDirectory() as d:
+        one = write_model(d, "one.bc", "lock a\nthread t\n    acquire a\n    release a\n    acquire a\n"
+                                       "    release a\n")
+        rc, js, err = run(opts.mcheck, ["--search=stateless", "--delay-bound", "0"], one)
+        got = js and (rc, js["verdict"], js["stop"], js["stats"]["executions"], js["stats"]["delay_pruned"])
+        check(got == (0, "ok", "complete", 1, 0), f"--delay-bound 0, one thread: {got}")
+        # two threads of 2 steps on their own locks: 6 interleavings; within
+        # 0, 1, 2, 3 delays 1, 3, 5, 6 of them (t1 t0 t1 t0 needs 3: each
+        # switch but the one at t1's end is a delay), so 0..9 stops at 3,
+        # complete, after 1 + 3 + 5 + 6 executions
+        two = write_model(d, "two.bc", "lock a, b\n"
+                                       "thread t0\n    acquire a\n    release a\n    acquire a\n    release a\n"
+                                       "thread t1\n    acquire b\n    release b\n    acquire b\n    release b\n")
+        for db, want in (("0", (3, "delay_bound", 1)), ("1", (3, "delay_bound", 3)),
+                         ("2", (3, "delay_bound", 5)), ("3", (0, "complete", 6)), ("0..9", (0, "complete", 15))):
+            rc, js, err = run(opts.mcheck, ["--search=stateless", "--delay-bound", db], two)
+            got = js and (rc, js["stop"], js["stats"]["executions"])
+            check(got == want, f"--delay-bound {db}, two threads: (exit, stop, executions) {got}, expected {want}")
+        p = subprocess.run([opts.mcheck, "--quiet", "--search=stateless", "--delay-bound", "0..9", two],
+                           capture_output=True, text=True)
+        check("  delay bound          3, raised from 0 (5 steps left out)\n" in p.stdout,
+              f"--delay-bound 0..9: {p.stdout[:900]}")
+
+
 def check_leaf_counts(opts):
     """A leaf cut at the depth bound counts the steps its sleep set leaves
     out, as an inner node does: two threads on their own locks (2 steps
@@ -361,7 +486,8 @@ def main():
     check_bundled(opts)
     check_preemptions(opts)
     check_leaf_counts(opts)
-    skips = cyclic = deep = timeouts = bounded = 0
+    check_delays(opts)
+    skips = cyclic = deep = timeouts = bounded = delayed = delay_complete = 0
     runs = spawned = 0
     for seed in range(opts.seed, opts.seed + opts.count):
         sp = bool(spawns_opt(opts, seed))
@@ -377,12 +503,17 @@ def main():
             deep += S.deep
             timeouts += S.timeouts
             bounded += S.bounded
+            delayed += S.delayed
+            delay_complete += S.delay_complete
     print(f"{runs} random models: {runs - deep - skips} complete, {deep} cyclic or too deep for "
           f"{STATELESS_TIME} s (checked to depth {SHALLOW}), {skips} skipped (stateful too big); "
           f"{timeouts} stateless runs past {STATELESS_TIME} s (not compared); {spawned} "
-          f"spawn-heavy (--spawns); {bounded} bounds (0-3) compared with sleep sets off")
+          f"spawn-heavy (--spawns); {bounded} bounds (0-3) compared with sleep sets off; "
+          f"{delayed} delay bounds (0-3) checked, {delay_complete} of them complete")
     # most bounds must be compared, or the soundness check would not run
     check(bounded >= 2 * runs, f"only {bounded} bounds of {4 * runs} compared with sleep sets off")
+    check(delayed >= 2 * runs and delay_complete >= runs // 3,
+          f"only {delayed} delay bounds of {4 * runs} checked, {delay_complete} complete")
     # most models must be complete, or the exact comparisons would not run
     return finish_random(runs - deep - skips, runs, "complete", skips)
 

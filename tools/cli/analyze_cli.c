@@ -30,7 +30,7 @@
  * --all-errors), and those nothing --analyze runs uses; by long name. */
 static const char *const CHECK_OPTIONS[] = {
     "search", "store", "fingerprint", "bitstate-mb", "all-errors", "max-depth", "lookahead",
-    "jobs", "j", "preemption-bound", "sleep-sets", "scheduling", "reduce", "race", "por",
+    "jobs", "j", "preemption-bound", "delay-bound", "sleep-sets", "scheduling", "reduce", "race", "por",
     "max-invisible", "memlimit", "timelimit", "progress", NULL};
 static const char *const NEVER_OPTIONS[] = {
     "simulate", "seed", "steps", "dump", "adapt", "dump-states", "liveness",

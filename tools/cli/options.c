@@ -91,6 +91,11 @@ static void usage(FILE *out)
           "                         stateless: only executions with at most K preemptions\n"
           "                         (0..K: K raised from 0 while executions are left out);\n"
           "                         incomplete, says so; sleep sets within the bound\n"
+          "  --delay-bound K|0..K   stateless: only executions within K delays of a\n"
+          "                         round-robin scheduler (the last thread runs on; at its\n"
+          "                         block or end, the next enabled one by id, cyclically;\n"
+          "                         a delay skips one enabled thread), for any number of\n"
+          "                         threads; 0..K, incomplete: as above; no sleep sets\n"
           "  --sleep-sets=on|off    stateless: sleep sets (default on)\n"
           "  --scheduling=races|all\n"
           "                         stateless: races schedules race-driven transactions\n"
@@ -256,7 +261,7 @@ enum {
     OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_ADAPT, OPT_LOOKAHEAD, OPT_SPURIOUS,
     OPT_POR, OPT_JOBS, OPT_TRACEHTML, OPT_TRACESTATES, OPT_REPLAY, OPT_REPLAY_ERROR, OPT_SHORTEN,
     OPT_PREEMPT, OPT_SLEEP, OPT_SCHED, OPT_LIVENESS, OPT_LIVENESS_BITS,
-    OPT_LTL,
+    OPT_LTL, OPT_DELAY,
     OPT_FAIR, OPT_STARVED, OPT_RECORD, OPT_SWARM,
     OPT_MPI_ROUND, OPT_MPI_PROGRESS, OPT_EXCHANGE,
     OPT_ANALYZE, OPT_DOMAIN, OPT_TIDS, OPT_INVARIANTS, OPT_FACTS,
@@ -269,8 +274,8 @@ static bool search_only_option(int o)
     case OPT_SIMULATE: case OPT_SEED: case OPT_STEPS: case OPT_DUMP: case OPT_SEARCH:
     case OPT_STORE: case OPT_FP: case OPT_BITMB: case OPT_ALL: case OPT_ADAPT:
     case OPT_MAXDEPTH: case OPT_LOOKAHEAD: case OPT_DUMPSTATES: case OPT_JOBS: case 'j':
-    case OPT_PREEMPT: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS: case OPT_FAIR:
-    case OPT_STARVED: case OPT_RECORD: case OPT_SWARM:
+    case OPT_PREEMPT: case OPT_DELAY: case OPT_SLEEP: case OPT_SCHED: case OPT_LIVENESS_BITS:
+    case OPT_FAIR: case OPT_STARVED: case OPT_RECORD: case OPT_SWARM:
     case OPT_LTL: case OPT_MPI_ROUND: case OPT_MPI_PROGRESS: case OPT_EXCHANGE:
         return true;
     default:
@@ -278,11 +283,24 @@ static bool search_only_option(int o)
     }
 }
 
+/* --preemption-bound and --delay-bound: "K" or "0..K" (iterate from 0). */
+static bool parse_bound(const char *arg, int64_t *bound, bool *iterate)
+{
+    unsigned long long v;
+    *iterate = !strncmp(arg, "0..", 3);
+    if (!parse_u64(arg + (*iterate ? 3 : 0), &v) || v > 1000000) return false;
+    *bound = (int64_t)v;
+    return true;
+}
+
 /* --search=stateless: the options of the command line that make no sense
  * with it (it keeps no store); 0 if none. The search's own options are its
  * engine's to check (explore_check()). */
 static int stateless_usage(const cli *c)
 {
+    if (c->eo.delay_bound >= 0 && c->sleep_set && !c->eo.no_sleep_sets)
+        return bad_usage("--sleep-sets=on cannot be used with --delay-bound (sleep sets are "
+                         "off under a delay bound)");
     if (c->store_set)
         return bad_usage("%s: --search=stateless stores no state", c->store_set);
     if (c->dump_states)
@@ -414,6 +432,7 @@ int cli_parse(int argc, char **argv, cli *c)
         {"replay", required_argument, 0, OPT_REPLAY},
         {"replay-error", required_argument, 0, OPT_REPLAY_ERROR},
         {"preemption-bound", required_argument, 0, OPT_PREEMPT},
+        {"delay-bound", required_argument, 0, OPT_DELAY},
         {"sleep-sets", required_argument, 0, OPT_SLEEP},
         {"scheduling", required_argument, 0, OPT_SCHED},
         {"liveness", required_argument, 0, OPT_LIVENESS},
@@ -588,16 +607,16 @@ int cli_parse(int argc, char **argv, cli *c)
                 return bad_usage("--replay-error: expected an error number from 1, got '%s'",
                                  optarg);
             break;
-        case OPT_PREEMPT: {
-            const char *k = optarg;
-            c->eo.preemption_iterate = !strncmp(optarg, "0..", 3);
-            if (c->eo.preemption_iterate) k += 3;
-            if (!parse_u64(k, &v) || v > 1000000)
+        case OPT_PREEMPT:
+            if (!parse_bound(optarg, &c->eo.preemption_bound, &c->eo.preemption_iterate))
                 return bad_usage("--preemption-bound: expected K or 0..K (a number of "
                                  "preemptions), got '%s'", optarg);
-            c->eo.preemption_bound = (int64_t)v;
             break;
-        }
+        case OPT_DELAY:
+            if (!parse_bound(optarg, &c->eo.delay_bound, &c->eo.delay_iterate))
+                return bad_usage("--delay-bound: expected K or 0..K (a number of delays), "
+                                 "got '%s'", optarg);
+            break;
         case OPT_SLEEP:
             if (strcmp(optarg, "on") && strcmp(optarg, "off"))
                 return bad_usage("--sleep-sets: expected on or off, got '%s'", optarg);
@@ -730,9 +749,11 @@ int cli_parse(int argc, char **argv, cli *c)
     if (c->eo.search == SEARCH_STATELESS) {
         int bad = stateless_usage(c);
         if (bad) return bad;
-    } else if (c->eo.preemption_bound >= 0 || c->sleep_set) {
+    } else if (c->eo.preemption_bound >= 0 || c->eo.delay_bound >= 0 || c->sleep_set) {
         return bad_usage("%s applies to --search=stateless",
-                         c->sleep_set ? "--sleep-sets" : "--preemption-bound");
+                         c->sleep_set                 ? "--sleep-sets"
+                         : c->eo.delay_bound >= 0     ? "--delay-bound"
+                                                      : "--preemption-bound");
     }
     if (c->adapt) {
         /* Only LD' is what the reduction needs: under Eraser or Goldilocks a

@@ -331,6 +331,9 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     if (r->verdict == VERDICT_OK && r->stop == STOP_PREEMPTION)
         fprintf(out, " (no error found within %" PRId64 " preemption%s: incomplete)",
                 r->stats.preemption_bound, r->stats.preemption_bound == 1 ? "" : "s");
+    else if (r->verdict == VERDICT_OK && r->stop == STOP_DELAY)
+        fprintf(out, " (no error found within %" PRId64 " delay%s: incomplete)",
+                r->stats.delay_bound, r->stats.delay_bound == 1 ? "" : "s");
     else if (r->verdict == VERDICT_OK)
         fprintf(out, " (no error found)");
     fprintf(out, "\n%s", stop_text(r->stop));

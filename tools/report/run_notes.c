@@ -20,6 +20,8 @@ const char *stop_text(stop_reason s)
     case STOP_STATELIMIT: return "search incomplete: state limit reached";
     case STOP_PREEMPTION:
         return "search incomplete: executions with more preemptions than the bound were not explored";
+    case STOP_DELAY:
+        return "search incomplete: executions with more delays than the bound were not explored";
     }
     return "?";
 }
