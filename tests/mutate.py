@@ -575,7 +575,7 @@ MUTANTS = [
     ("analyze-region-own-only",
      "mcheck --analyze: a region's block mix keeps only the own fact's projection, not the "
      "buffers' (issue 33)",
-     ["analyze/transfer.c"],
+     ["analyze/mix.c"],
      r"if \(v > D\[\(size_t\)a \* d \+ b\]\) D\[\(size_t\)a \* d \+ b\] = v;",
      "if (0 && v > D[(size_t)a * d + b]) D[(size_t)a * d + b] = v;"),
     ("analyze-summary-own-edge",

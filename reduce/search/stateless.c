@@ -11,8 +11,9 @@
  * deepening, SSS_bnd(d) with d doubled from 32 until an iteration cuts no
  * execution at the bound (then it is complete) or d reaches --max-depth
  * (default STATELESS_DEFAULT_DEPTH: incomplete). A preemption bound (CHESS)
- * leaves out the steps that would exceed it, and turns sleep sets off (a
- * sleeping step's equivalent execution may have needed more preemptions).
+ * leaves out the steps that would exceed it; its sleep sets are
+ * bounded_sleep.c's (a thread sleeps only where an equivalent order explored
+ * first costs no more preemptions).
  * A delay bound (delay_bound.c) explores the executions within K delays of
  * a round-robin scheduler, without sleep sets.
  * It does not shorten traces, run -j, or use persistent sets. With
