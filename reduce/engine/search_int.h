@@ -459,6 +459,12 @@ static inline void undo_pop(search *S, uint32_t bytes)
 
 /* ---- what several engines share ---------------------------------------- */
 
+/* A hint for the big arrays of a search (hash_map.c): where the kernel has
+ * transparent huge pages on request, ask for them for the `bytes` at p
+ * (from 4 MB), so that a deep stack costs a page fault per 2 MB rather than
+ * per 4 KB, and a random lookup in a big map no TLB miss. */
+void hint_huge(void *p, size_t bytes);
+
 /* The statistics' bytes used by a stack `levels` deep of an engine's frames
  * (`fb` bytes each, `cap` allocated), or of the plain DFS's frames when the
  * engine allocated none of its own (engine.used). */

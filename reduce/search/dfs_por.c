@@ -81,8 +81,8 @@ static void onstack_remove(search *S, uint64_t h)
 {
     hash_map *m = &PS(S)->onstack;
     size_t j = map_slot(m, map_key_of(h));
-    if (m->val[j] > 1)
-        m->val[j]--;
+    if (m->slot[j].val > 1)
+        m->slot[j].val--;
     else
         map_del(m, h);
 }
@@ -198,6 +198,7 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
     (void)first0;
     (void)n0;
     const vm_program *p = S->p;
+    por_stack *ps = PS(S);
     explore_stats *x = &S->r->stats;
     uint64_t max_depth = S->o->max_depth;
     size_t depth = 0;
@@ -207,7 +208,7 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
     level_start(S, &PS(S)->frames[0], S->cur, h0, 0, 0);
 
     while (S->lim.stop == STOP_COMPLETE) {
-        por_frame *f = &PS(S)->frames[depth];
+        por_frame *f = &ps->frames[depth];
         if (f->fr.tid < 0 || f->fr.choice >= f->fr.nchoices) { /* the next thread */
             if (f->fr.tid >= 0) f->sleep |= 1ull << f->fr.tid; /* its steps are explored */
             if (!f->todo) { /* backtrack */
@@ -234,15 +235,23 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
         if (!run_step(S, ns, st.tid, st.choice, &out)) break;
         mark_outcome(S, ns, &out);
         uint64_t hash = S->recent.on ? store_hash(S->st, ns) : 0;
+        /* the successor's key in the stack set and the stored sleep sets
+         * (the store's hash when it takes one), computed once; their slots
+         * and the store's bucket are loaded together, while the store looks
+         * the state up, rather than one miss after another */
+        uint64_t h = vec_hash(S, ns, hash);
+        bool partial = (f->todo | f->done | f->sleep) != f->enabled; /* the proviso may apply */
+        map_prefetch(&ps->slept, h);
+        if (partial) map_prefetch(&ps->onstack, h);
+        if (S->recent.on) store_prefetch_index(S->st, hash);
         x->transitions++;
         uint32_t first;
         uint64_t n;
         int rc = insert_prepared(S, ns, &out, hash, S->recent.on,
                                  S->recent.on && is_recent(S, hash), false, &first, &n);
         if (rc == INS_STOP) break;
-        if ((f->todo | f->done | f->sleep) != f->enabled &&
-            (out.kind != VERDICT_OK ||
-             (rc == INS_SEEN && onstack_has(S, vec_hash(S, ns, hash))))) {
+        if (partial && (out.kind != VERDICT_OK ||
+                        (rc == INS_SEEN && onstack_has(S, h)))) {
             /* the proviso: a step back onto the stack (a cycle may close
              * here), or a step into an error, which ends its path where the
              * other threads' steps would have gone on: every thread's step
@@ -254,21 +263,20 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
         uint64_t z = f->sleep & f->indep; /* the successor's sleep set */
         uint64_t again = 0;               /* a seen state's threads to explore again */
         if (rc == INS_SEEN && out.kind == VERDICT_OK) {
-            uint64_t h = vec_hash(S, ns, hash), hz = sleep_get(S, h);
+            uint64_t hz = sleep_get(S, h);
             if (hz & ~z) { /* first explored with them asleep: not any more */
                 again = hz & ~z;
                 if (!sleep_put(S, h, hz & z)) break;
                 z &= hz;
             }
         }
-        if (rc == INS_ERROR && !stack_error(S, PS(S)->frames, sizeof(por_frame), depth, &st, &out)) break;
+        if (rc == INS_ERROR && !stack_error(S, ps->frames, sizeof(por_frame), depth, &st, &out)) break;
         if (rc == INS_NEW || again) { /* push */
             if (!frames_grow(S, depth + 2) || !undo_grow(S)) break;
-            uint64_t h = vec_hash(S, ns, hash);
             if (!onstack_add(S, h)) break;
             if (rc == INS_NEW && z && !sleep_put(S, h, z)) break;
             depth++;
-            por_frame *nf = &PS(S)->frames[depth];
+            por_frame *nf = &ps->frames[depth];
             nf->fr.undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
