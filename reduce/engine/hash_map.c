@@ -1,35 +1,68 @@
 /* hash_map.c: a map from 64-bit hashes to non-zero values, open addressing
  * with linear probing (load under a half) and backward-shift deletion, so
- * no tombstones. The searches' stack sets and side tables use it: the --por
- * DFS's stack multiset and stored sleep sets (dfs_por.c), the nested
- * searches' stack sets and the outer search's full expansions (nested.h),
- * the starvation graph's index (starvation.c). Growth is counted against
- * --memlimit like every other structure of the search (search_memory()). */
+ * no tombstones. A key and its value share a slot, so a lookup reads one
+ * cache line; the lookup is inline (hash_map.h). The searches' stack sets
+ * and side tables use it: the --por DFS's stack multiset and stored sleep
+ * sets (dfs_por.c), the nested searches' stack sets and the outer search's
+ * full expansions (nested.h), the starvation graph's index (starvation.c).
+ * Growth is counted against --memlimit like every other structure of the
+ * search (search_memory()). */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux) */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "hash_map.h"
 #include "search_int.h"
 
-static inline size_t map_home(uint64_t k, size_t mask)
+void hint_huge(void *p, size_t bytes)
 {
-    return (size_t)(k * 0x9e3779b97f4a7c15ull >> 20) & mask;
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= (size_t)4 << 20) {
+        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* failure is fine */
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }
 
-/* The slot of key k, or the empty slot where it would go (cap > 0). */
-size_t map_slot(const hash_map *m, uint64_t k)
+/* A table of n slots, all empty. From 4 MB on it is mapped on its own, not
+ * taken from malloc: with the heap's dynamic mmap threshold (glibc raises it
+ * to the size of the last mapped block freed, up to 32 MB) a doubled table
+ * could land on the heap and leave its pages resident when freed; mapped,
+ * its pages are zero and resident only once touched, go back to the system
+ * when it is freed, and may be huge (hint_huge()). */
+#define MAP_OWN_BYTES ((size_t)4 << 20)
+
+static hash_slot *slots_new(size_t n)
 {
-    size_t mask = m->cap - 1, j = map_home(k, mask);
-    while (m->key[j] && m->key[j] != k) j = (j + 1) & mask;
-    return j;
+    size_t bytes = n * sizeof(hash_slot);
+#if defined(MAP_ANONYMOUS)
+    if (bytes >= MAP_OWN_BYTES) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        hint_huge(p, bytes);
+        return p;
+    }
+#endif
+    return calloc(n, sizeof(hash_slot));
 }
 
-/* The value of hash h, 0 if none. */
-uint64_t map_get(const hash_map *m, uint64_t h)
+static void slots_free(hash_slot *s, size_t n)
 {
-    if (!m->cap) return 0;
-    size_t j = map_slot(m, map_key_of(h));
-    return m->key[j] ? m->val[j] : 0;
+    if (!s) return;
+#if defined(MAP_ANONYMOUS)
+    if (n * sizeof(hash_slot) >= MAP_OWN_BYTES) {
+        munmap(s, n * sizeof(hash_slot));
+        return;
+    }
+#endif
+    free(s);
 }
+
+void map_free(hash_map *m) { slots_free(m->slot, m->cap); }
 
 /* Set h's value to v (non-zero); false with S->lim.stop set if the map
  * cannot grow (it keeps its load under a half). */
@@ -37,35 +70,28 @@ bool map_put(search *S, hash_map *m, uint64_t h, uint64_t v)
 {
     if (2 * (m->len + 1) > m->cap) {
         size_t nc = m->cap ? 2 * m->cap : 1024;
-        if (S->o->memlimit && search_memory(S) + (nc - m->cap) * 16 > S->o->memlimit) {
+        if (S->o->memlimit && search_memory(S) + (nc - m->cap) * sizeof(hash_slot) > S->o->memlimit) {
             S->lim.stop = STOP_MEMLIMIT;
-            S->lim.refused = (nc - m->cap) * 16;
+            S->lim.refused = (nc - m->cap) * sizeof(hash_slot);
             return false;
         }
-        hash_map n = {calloc(nc, sizeof(uint64_t)), malloc(nc * sizeof(uint64_t)), nc, m->len};
-        if (!n.key || !n.val) {
-            free(n.key);
-            free(n.val);
+        hash_map n = {slots_new(nc), nc, m->len};
+        if (!n.slot) {
             S->lim.stop = STOP_NOMEM;
             return false;
         }
         for (size_t i = 0; i < m->cap; i++)
-            if (m->key[i]) {
-                size_t j = map_slot(&n, m->key[i]);
-                n.key[j] = m->key[i];
-                n.val[j] = m->val[i];
-            }
-        free(m->key);
-        free(m->val);
+            if (m->slot[i].key) n.slot[map_slot(&n, m->slot[i].key)] = m->slot[i];
+        map_free(m);
         *m = n;
     }
     uint64_t k = map_key_of(h);
     size_t j = map_slot(m, k);
-    if (!m->key[j]) {
-        m->key[j] = k;
+    if (!m->slot[j].key) {
+        m->slot[j].key = k;
         m->len++;
     }
-    m->val[j] = v;
+    m->slot[j].val = v;
     return true;
 }
 
@@ -82,16 +108,15 @@ bool map_put_new(search *S, hash_map *m, uint64_t h, uint64_t v, uint8_t *put)
 void map_del(hash_map *m, uint64_t h)
 {
     size_t mask = m->cap - 1, j = map_slot(m, map_key_of(h));
-    for (size_t i = (j + 1) & mask; m->key[i]; i = (i + 1) & mask) {
-        size_t home = map_home(m->key[i], mask);
+    for (size_t i = (j + 1) & mask; m->slot[i].key; i = (i + 1) & mask) {
+        size_t home = map_home(m->slot[i].key, mask);
         /* the entry at i may move to j if its home is not in (j, i] cyclically */
         if (((i - home) & mask) >= ((i - j) & mask)) {
-            m->key[j] = m->key[i];
-            m->val[j] = m->val[i];
+            m->slot[j] = m->slot[i];
             j = i;
         }
     }
-    m->key[j] = 0;
+    m->slot[j].key = 0;
     m->len--;
 }
 

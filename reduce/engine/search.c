@@ -197,13 +197,6 @@ void progress_line(search *S, double t)
                      (double)store_bytes(S->st) / 1048576.0);
 }
 
-/* A guess costs a step and a hash when it is wrong, and pays only when
- * lookups miss the caches: --lookahead=auto guesses from a store of this
- * size on (philosophers N=4, 1.5 MB: 10% more instructions, none saved). */
-#ifndef AHEAD_STORE_BYTES
-#define AHEAD_STORE_BYTES ((size_t)4 << 20)
-#endif
-
 /* Memory after every transition; time, interrupt and progress every
  * RT_CHECK_WORK units of work (and whether the look-ahead starts). Returns
  * false when the search must stop (S->lim.stop says why). */

@@ -80,6 +80,14 @@ _Static_assert(AHEAD_MAX >= 2 && (AHEAD_MAX & (AHEAD_MAX - 1)) == 0,
 #define AHEAD_MIN_CONF 100
 #endif
 
+/* A guess costs a step and a hash when it is wrong, and pays only when
+ * lookups miss the caches: --lookahead=auto guesses from a store of this
+ * size on (philosophers N=4, 1.5 MB: 10% more instructions, none saved);
+ * so does dfs_por.c's step built ahead. */
+#ifndef AHEAD_STORE_BYTES
+#define AHEAD_STORE_BYTES ((size_t)4 << 20)
+#endif
+
 /* How often a store lookup in one context found a new state (guess_new()). */
 typedef struct odds_count {
     uint32_t tries, news;
@@ -301,6 +309,17 @@ static inline bool is_recent(const search *S, uint64_t hash)
     return hash && S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)] == hash;
 }
 
+/* Start loading hash's slot of the cache of recent lookups (speed only). */
+static inline void recent_prefetch(const search *S, uint64_t hash)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&S->recent.slots[(hash >> 24) & (RECENT_SLOTS - 1)]);
+#else
+    (void)S;
+    (void)hash;
+#endif
+}
+
 /* The store answered sr for a lookup of hash: a stored hash goes into the
  * cache of recent lookups. */
 static inline void recent_note(search *S, uint64_t hash, store_result sr)
@@ -458,6 +477,12 @@ static inline void undo_pop(search *S, uint32_t bytes)
 }
 
 /* ---- what several engines share ---------------------------------------- */
+
+/* A hint for the big arrays of a search (hash_map.c): where the kernel has
+ * transparent huge pages on request, ask for them for the `bytes` at p
+ * (from 4 MB), so that a deep stack costs a page fault per 2 MB rather than
+ * per 4 KB, and a random lookup in a big map no TLB miss. */
+void hint_huge(void *p, size_t bytes);
 
 /* The statistics' bytes used by a stack `levels` deep of an engine's frames
  * (`fb` bytes each, `cap` allocated), or of the plain DFS's frames when the

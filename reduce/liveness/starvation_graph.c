@@ -255,8 +255,7 @@ void sv_graph_free(sv_graph *g)
     free(g->parent);
     free(g->via);
     free(g->e);
-    free(g->idx.key);
-    free(g->idx.val);
+    map_free(&g->idx);
     free(g->labelled);
     free(g->mid);
 }

@@ -6,29 +6,10 @@
  * plugs in through the ahead_* calls and changes nothing but time: read
  * the loop as if each of them did nothing. Stoller's search is a DFS too
  * (section 5.1); the stack of frames is the usual iterative DFS. */
-#define _DEFAULT_SOURCE /* MADV_HUGEPAGE (Linux), a hint for the DFS stack */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lookahead_int.h"
-
-/* A hint for the DFS arrays: where the kernel has transparent huge pages
- * on request, ask for them, so that a deep stack costs a page fault per
- * 2 MB rather than per 4 KB. */
-static void hint_huge(void *p, size_t bytes)
-{
-#if defined(MADV_HUGEPAGE)
-    if (bytes >= (size_t)4 << 20) {
-        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* failure is fine */
-    }
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
 
 bool frames_grow_slow(search *S, void **frames, size_t *cap, size_t need, size_t entry,
                       bool enforce)

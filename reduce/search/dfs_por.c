@@ -22,8 +22,9 @@
  * its hash); reached again with a sleep set that lacks some of those
  * threads, it is explored again for them (Godefroid's rule: H(s) := H(s) ∩
  * Sleep), so state matching never loses a step. It shares the plain DFS's
- * undo log (search_int.h) and its insertion; it has no look-ahead. The BFS
- * (bfs.c) uses persistent sets without sleep sets. */
+ * undo log (search_int.h) and its insertion; instead of the plain DFS's
+ * guessed path it builds each level's next step ahead (speed only: see
+ * build_next()). The BFS (bfs.c) uses persistent sets without sleep sets. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,10 +48,37 @@ typedef struct por_frame {
                           has not expanded it fully yet (statistics) */
 } por_frame;
 
+/* A level's next step, built while the step before it was looked up
+ * (speed only; see build_next()). */
+typedef struct por_built {
+    uint8_t *vec;         /* a work vector (trades places with S->dfs.next) */
+    size_t depth;         /* the level it is a step of (SIZE_MAX: none built) */
+    explore_step st;
+    step_outcome out;
+    uint64_t hash, h;     /* store_hash(), and the maps' key (vec_hash()) */
+    uint64_t instructions, invisible; /* counted for it, taken back if unused */
+} por_built;
+
+/* Levels whose built step is kept while the search is above them: level d's
+ * in slot d % AHEAD_LEVELS, so that it is still there when a push below it
+ * comes back within fewer levels (philosophers N=8: two thirds of them). */
+#ifndef AHEAD_LEVELS
+#define AHEAD_LEVELS 16
+#endif
+
+typedef struct por_ahead {
+    bool may;             /* no detector metadata, a store that takes the hash,
+                             not --lookahead=off */
+    uint64_t from_bytes;  /* --lookahead=auto starts once the store is bigger */
+    bool on;              /* allocated and started (at once, or once the store is big) */
+    por_built slot[AHEAD_LEVELS];
+} por_ahead;
+
 /* The engine's private context (S->ctx). */
 typedef struct por_stack {
     por_frame *frames;
     size_t cap;
+    por_ahead ahead;
     hash_map onstack;  /* the stack's hashes -> how many stack states have it */
     hash_map slept;    /* hash -> the sleep set a state was first explored
                           with (only those not empty) */
@@ -81,8 +109,8 @@ static void onstack_remove(search *S, uint64_t h)
 {
     hash_map *m = &PS(S)->onstack;
     size_t j = map_slot(m, map_key_of(h));
-    if (m->val[j] > 1)
-        m->val[j]--;
+    if (m->slot[j].val > 1)
+        m->slot[j].val--;
     else
         map_del(m, h);
 }
@@ -193,28 +221,124 @@ static void level_start(search *S, por_frame *f, const uint8_t *s, uint64_t h, u
     f->fr.choice = f->fr.nchoices = 0;
 }
 
+/* ---- the step built ahead (speed only) ------------------------------------ */
+
+/* Steps are built one ahead: while a successor is looked up, the step its
+ * level takes after it (the next choice of its thread, else the first of
+ * the thread next in order) is built, hashed and its lookups started, so
+ * that their cache misses overlap the work on the one before. It is kept
+ * while the search goes up to AHEAD_LEVELS - 1 levels above (a push of a
+ * new state, usually soon back), and taken if it is the step its level
+ * takes next (a proviso may change the next thread); a pop of its level,
+ * or a level AHEAD_LEVELS higher, drops it. Its instructions are counted
+ * only if it is taken, and it is taken later in any case (a level takes
+ * every thread of its todo, which only grows), so the code it marks as run
+ * is run. Not with detector metadata, whose hooks would run out of order.
+ * So the counts, traces and order are those of building each step when it
+ * is taken. */
+static por_built *built_of(por_stack *ps, size_t depth)
+{
+    return &ps->ahead.slot[depth % AHEAD_LEVELS];
+}
+
+static void built_drop(search *S, por_built *b)
+{
+    if (b->depth == SIZE_MAX) return;
+    S->r->stats.instructions -= b->instructions;
+    S->r->stats.invisible -= b->invisible;
+    b->depth = SIZE_MAX;
+}
+
+/* Turn it on if it may be and the store is big enough for lookups to miss
+ * the caches (AHEAD_STORE_BYTES, as the plain DFS's look-ahead with
+ * --lookahead=auto; --lookahead=on|child|sibling mean --por=off), and its
+ * vectors fit under --memlimit. The tests set MCHECK_AHEAD_STORE_BYTES to
+ * start it on small models (0: at once). */
+static void ahead_maybe_start(search *S, por_ahead *a)
+{
+    if (store_bytes(S->st) <= a->from_bytes) return;
+    a->may = false; /* asked once */
+    size_t bytes = AHEAD_LEVELS * S->wsize;
+    if (S->o->memlimit && search_memory(S) + bytes > S->o->memlimit) return;
+    for (unsigned k = 0; k < AHEAD_LEVELS; k++)
+        if (!(a->slot[k].vec = calloc(1, S->wsize))) return;
+    S->vec_bytes += bytes;
+    a->on = true;
+}
+
+/* Build the step that follows the step being looked up at level f (depth;
+ * its cursor has moved past that step), if the level has one. */
+static void build_next(search *S, por_stack *ps, const por_frame *f, size_t depth)
+{
+    por_built *b = built_of(ps, depth);
+    explore_stats *x = &S->r->stats;
+    explore_step nx;
+    if (f->fr.choice < f->fr.nchoices)
+        nx = (explore_step){f->fr.tid, f->fr.choice};
+    else if (f->todo)
+        nx = (explore_step){(int32_t)next_thread(S, f), 0};
+    else
+        return;
+    built_drop(S, b); /* a level AHEAD_LEVELS below's */
+    uint64_t i0 = x->instructions, v0 = x->invisible;
+    memcpy(b->vec, S->cur, S->ssize);
+    if (!run_step(S, b->vec, nx.tid, nx.choice, &b->out)) { /* a limit in the step: half-run */
+        x->instructions = i0;
+        x->invisible = v0;
+        return;
+    }
+    mark_outcome(S, b->vec, &b->out);
+    b->hash = store_hash(S->st, b->vec);
+    b->h = vec_hash(S, b->vec, b->hash);
+    recent_prefetch(S, b->hash);
+    map_prefetch(&ps->slept, b->h);
+    map_prefetch(&ps->onstack, b->h);
+    store_prefetch_index(S->st, b->hash);
+    b->st = nx;
+    b->instructions = x->instructions - i0;
+    b->invisible = x->invisible - v0;
+    b->depth = depth;
+}
+
 static void dfs_por(search *S, uint32_t first0, uint64_t n0)
 {
     (void)first0;
     (void)n0;
     const vm_program *p = S->p;
+    por_stack *ps = PS(S);
     explore_stats *x = &S->r->stats;
     uint64_t max_depth = S->o->max_depth;
     size_t depth = 0;
     if (!frames_grow(S, 1)) return;
+    for (unsigned k = 0; k < AHEAD_LEVELS; k++) ps->ahead.slot[k].depth = SIZE_MAX;
+    ps->ahead.may = S->recent.on && (!S->det || ls_meta_bytes(S->det) == 0) &&
+                    S->o->lookahead != LOOKAHEAD_OFF;
+    const char *from = getenv("MCHECK_AHEAD_STORE_BYTES");
+    ps->ahead.from_bytes = from && *from ? strtoull(from, NULL, 10) : AHEAD_STORE_BYTES;
+    if (ps->ahead.may && !ps->ahead.from_bytes) ahead_maybe_start(S, &ps->ahead);
     uint64_t h0 = vec_hash(S, S->cur, S->recent.on ? store_hash(S->st, S->cur) : 0);
     if (!onstack_add(S, h0)) return;
     level_start(S, &PS(S)->frames[0], S->cur, h0, 0, 0);
 
     while (S->lim.stop == STOP_COMPLETE) {
-        por_frame *f = &PS(S)->frames[depth];
+        por_frame *f = &ps->frames[depth];
         if (f->fr.tid < 0 || f->fr.choice >= f->fr.nchoices) { /* the next thread */
             if (f->fr.tid >= 0) f->sleep |= 1ull << f->fr.tid; /* its steps are explored */
             if (!f->todo) { /* backtrack */
+                if (ps->ahead.on && built_of(ps, depth)->depth == depth)
+                    built_drop(S, built_of(ps, depth));
                 onstack_remove(S, f->hash);
                 if (depth == 0) break;
                 undo_pop(S, f->fr.undo);
                 depth--;
+                if (ps->ahead.on) { /* the level's built step, if kept: load its lookups again */
+                    const por_built *b = built_of(ps, depth);
+                    if (b->depth == depth) {
+                        map_prefetch(&ps->slept, b->h);
+                        map_prefetch(&ps->onstack, b->h);
+                        store_prefetch_index(S->st, b->hash);
+                    }
+                }
                 continue;
             }
             uint32_t t = next_thread(S, f);
@@ -228,21 +352,52 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
             continue;
         }
         explore_step st = {f->fr.tid, f->fr.choice++};
-        uint8_t *ns = S->dfs.next;
+        uint8_t *ns;
         step_outcome out;
-        memcpy(ns, S->cur, S->ssize);
-        if (!run_step(S, ns, st.tid, st.choice, &out)) break;
-        mark_outcome(S, ns, &out);
-        uint64_t hash = S->recent.on ? store_hash(S->st, ns) : 0;
+        uint64_t hash, h;
+        por_built *b = built_of(ps, depth);
+        if (ps->ahead.on && b->depth == depth && b->st.tid == st.tid &&
+            b->st.choice == st.choice) {
+            ns = b->vec; /* built (and its lookups started) before */
+            b->vec = S->dfs.next;
+            S->dfs.next = ns;
+            if (b->out.kind == VERDICT_OK) { /* the message is not read */
+                out.kind = VERDICT_OK;
+                out.elem = UINT32_MAX;
+            } else {
+                out = b->out;
+            }
+            hash = b->hash;
+            h = b->h;
+            b->depth = SIZE_MAX;
+        } else {
+            if (ps->ahead.on) built_drop(S, b);
+            ns = S->dfs.next;
+            memcpy(ns, S->cur, S->ssize);
+            if (!run_step(S, ns, st.tid, st.choice, &out)) break;
+            mark_outcome(S, ns, &out);
+            hash = S->recent.on ? store_hash(S->st, ns) : 0;
+            /* the successor's key in the stack set and the stored sleep sets
+             * (the store's hash when it takes one), computed once; their
+             * slots and the store's bucket are loaded together, while the
+             * store looks the state up, rather than one miss after another */
+            h = vec_hash(S, ns, hash);
+            map_prefetch(&ps->slept, h);
+            map_prefetch(&ps->onstack, h);
+            if (S->recent.on) store_prefetch_index(S->st, hash);
+        }
+        bool partial = (f->todo | f->done | f->sleep) != f->enabled; /* the proviso may apply */
+        if (ps->ahead.on) build_next(S, ps, f, depth);
         x->transitions++;
         uint32_t first;
         uint64_t n;
         int rc = insert_prepared(S, ns, &out, hash, S->recent.on,
                                  S->recent.on && is_recent(S, hash), false, &first, &n);
         if (rc == INS_STOP) break;
-        if ((f->todo | f->done | f->sleep) != f->enabled &&
-            (out.kind != VERDICT_OK ||
-             (rc == INS_SEEN && onstack_has(S, vec_hash(S, ns, hash))))) {
+        if (ps->ahead.on && b->depth == depth && !is_recent(S, b->hash))
+            store_prefetch(S->st, b->hash, false); /* the built step's entries */
+        if (partial && (out.kind != VERDICT_OK ||
+                        (rc == INS_SEEN && onstack_has(S, h)))) {
             /* the proviso: a step back onto the stack (a cycle may close
              * here), or a step into an error, which ends its path where the
              * other threads' steps would have gone on: every thread's step
@@ -254,21 +409,20 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
         uint64_t z = f->sleep & f->indep; /* the successor's sleep set */
         uint64_t again = 0;               /* a seen state's threads to explore again */
         if (rc == INS_SEEN && out.kind == VERDICT_OK) {
-            uint64_t h = vec_hash(S, ns, hash), hz = sleep_get(S, h);
+            uint64_t hz = sleep_get(S, h);
             if (hz & ~z) { /* first explored with them asleep: not any more */
                 again = hz & ~z;
                 if (!sleep_put(S, h, hz & z)) break;
                 z &= hz;
             }
         }
-        if (rc == INS_ERROR && !stack_error(S, PS(S)->frames, sizeof(por_frame), depth, &st, &out)) break;
+        if (rc == INS_ERROR && !stack_error(S, ps->frames, sizeof(por_frame), depth, &st, &out)) break;
         if (rc == INS_NEW || again) { /* push */
             if (!frames_grow(S, depth + 2) || !undo_grow(S)) break;
-            uint64_t h = vec_hash(S, ns, hash);
             if (!onstack_add(S, h)) break;
             if (rc == INS_NEW && z && !sleep_put(S, h, z)) break;
             depth++;
-            por_frame *nf = &PS(S)->frames[depth];
+            por_frame *nf = &ps->frames[depth];
             nf->fr.undo = undo_push(S, S->cur, ns);
             S->dfs.next = S->cur;
             S->cur = ns;
@@ -280,13 +434,16 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
             if (depth > x->max_depth) x->max_depth = depth;
         }
         if (!limits_ok(S)) break;
+        if (ps->ahead.may && !(x->transitions & 4095)) ahead_maybe_start(S, &ps->ahead);
     }
+    for (unsigned k = 0; ps->ahead.on && k < AHEAD_LEVELS; k++) built_drop(S, &ps->ahead.slot[k]);
 }
 
 static void dfs_por_free(search *S)
 {
     por_stack *ps = PS(S);
     free(ps->frames);
+    for (unsigned k = 0; k < AHEAD_LEVELS; k++) free(ps->ahead.slot[k].vec);
     map_free(&ps->onstack);
     map_free(&ps->slept);
 }

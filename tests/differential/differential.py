@@ -126,7 +126,7 @@ from mcheck_test import add_calls_every, add_spawns_every, calls_opt, spawns_opt
 TIMELIMIT = 60  # seconds per mcheck run; a model this big is skipped, not failed
 
 
-def mcheck_json(mcheck, args, model):
+def mcheck_json(mcheck, args, model, env=None):
     """Run mcheck with --json --quiet; returns (exit status, parsed JSON or None, stderr).
     `--reduce=compose` without a --por option is composition alone
     (--por=off): the default search is --por, and composition's counts are
@@ -134,7 +134,8 @@ def mcheck_json(mcheck, args, model):
     if "--reduce=compose" in args and not any(a.startswith("--por") for a in args):
         args = ["--por=off"] + args
     cmd = [mcheck, "--json", "--quiet", "--store=exact", "--timelimit", str(TIMELIMIT)] + args + [model]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMELIMIT * 3,
+                       env=dict(os.environ, **env) if env else None)
     try:
         js = json.loads(p.stdout)
     except json.JSONDecodeError:
@@ -387,6 +388,15 @@ def check_seed(opts, seed):
                     runs[f"compact-{mode}-{'first' if first else 'all'}-{la}"] = (
                         [f"--reduce={mode}", "--race=off", "--store=compact", f"--lookahead={la}"]
                         + ([] if first else ["--all-errors"]))
+        # the default DFS (--por) building each level's next step ahead from
+        # the first state on (MCHECK_AHEAD_STORE_BYTES=0; by default from a
+        # 4 MB store) against --lookahead=off
+        for first in (False, True):
+            for la in ("ahead", "off"):
+                runs[f"por-{'first' if first else 'all'}-{la}"] = (
+                    ["--reduce=compose", "--por", "--race=off", "--store=compact"]
+                    + ([] if la == "ahead" else ["--lookahead=off"])
+                    + ([] if first else ["--all-errors"]))
         # BFS in batches (the default) against the plain loop (--lookahead=off)
         for mode, first in (("none", False), ("none", True), ("compose", False)):
             for la in ("auto", "off"):
@@ -410,7 +420,8 @@ def check_seed(opts, seed):
                                   "--spurious-wakeups", "--dump-states", sp_por]
         res = {}
         for name, args in runs.items():
-            code, js, err = mcheck_json(opts.mcheck, args, model)
+            env = {"MCHECK_AHEAD_STORE_BYTES": "0"} if name.endswith("-ahead") else None
+            code, js, err = mcheck_json(opts.mcheck, args, model, env)
             if code == 2 or js is None:
                 problems.append(f"mcheck {' '.join(args[:2])} exited {code} without a report "
                                 f"(a generator bug if the model does not assemble): "
@@ -522,6 +533,12 @@ def check_seed(opts, seed):
                         problems.append(f"--reduce={mode}: compact store {a['states_stored']} "
                                         f"states, {a['transitions']} transitions; exact "
                                         f"{b['states_stored']}, {b['transitions']}")
+        for first in ("all", "first"):
+            on, off = res.get(f"por-{first}-ahead"), res.get(f"por-{first}-off")
+            diff = report_diff(on, off) if on is not None and off is not None else []
+            if diff:
+                problems.append(f"--por ({first} errors): steps built ahead and --lookahead=off "
+                                f"differ in {diff}")
         for key in ("none-all", "none-first", "compose-all"):
             on, off = res.get(f"bfs-{key}-auto"), res.get(f"bfs-{key}-off")
             diff = report_diff(on, off) if on is not None and off is not None else []

@@ -769,6 +769,33 @@ def test_lookahead_changes_no_answer():
             check(res[la] == off, f"{name}: --lookahead={la} gives the same report as off")
 
 
+def test_por_ahead_changes_no_answer():
+    # The default search (--por) builds each level's next step ahead
+    # (dfs_por.c), from a 4 MB store on; MCHECK_AHEAD_STORE_BYTES=0 starts it
+    # at once. The same report as --lookahead=off, searching past errors
+    # (LD' on, with no metadata left: every element discharged), to the
+    # first error, and on a model without errors.
+    for name, defs in (("philosophers.bc", ["-D", "N=5", "--all-errors"]),
+                       ("philosophers.bc", ["-D", "N=5"]),
+                       ("prodcons_monitor.bc", ["-D", "ITEMS=60", "-D", "CAP=4"])):
+        path = os.path.join(MODELS, name)
+        res = {}
+        for la in ("ahead", "off"):
+            env = dict(os.environ, MCHECK_AHEAD_STORE_BYTES="0") if la == "ahead" else None
+            off_opt = [] if la == "ahead" else ["--lookahead=off"]
+            p = subprocess.run([MCHECK, "--json", "--quiet", *defs, *off_opt, path],
+                               capture_output=True, text=True, timeout=120, env=env)
+            js = json.loads(p.stdout) if p.stdout.strip() else None
+            res[la] = (p.returncode, js and steady_report(js))
+        off = res["off"]
+        check(off[1] is not None and off[1]["stats"]["transitions"] > 1000,
+              f"{name} {' '.join(defs)}: over a thousand transitions "
+              f"({off[1] and off[1]['stats']['transitions']})")
+        check(res["ahead"] == off,
+              f"{name} {' '.join(defs)}: --por's steps built ahead give the same report as "
+              "--lookahead=off")
+
+
 def test_bfs_batches_change_no_answer():
     # BFS builds and prefetches the successors of several states at a time
     # (unless --lookahead=off) and inserts them in the plain order: the same
@@ -1475,7 +1502,8 @@ def main():
               test_composed_trace_lists_every_instruction,
               test_race_option, test_eraser_note, test_trace_states, test_race_reports_earlier_accesses,
               test_metadata_does_not_split_states, test_progress_line, test_adapt,
-              test_lookahead_changes_no_answer, test_bfs_batches_change_no_answer,
+              test_lookahead_changes_no_answer, test_por_ahead_changes_no_answer,
+              test_bfs_batches_change_no_answer,
               test_bfs_keeps_two_levels_of_vectors, test_language_contract,
               test_constant_expressions_match_refcheck, test_por_discharges_metadata,
               test_hb_discharge,
