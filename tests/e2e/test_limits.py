@@ -46,8 +46,13 @@
   --timelimit (DFS, BFS, --por=off) or --memlimit ends with a `hint:` line
   naming the thread, the register, its value and the instruction, and
   JSON's "stop_hint" the same; a counter kept small by `mod` (the search
-  ends) and a model stopped with small registers (the philosophers at
-  N=9) have none ("stop_hint": null).
+  ends) has none ("stop_hint": null), and a model stopped with small
+  registers (the philosophers at N=9) the hunt's hint instead.
+- The hunt hint (tools/report/hint_hunt.c): the ring of
+  models/ring_opposite.bc stopped at 1 s with no error found, under eight
+  option sets, ends with a hint whose suggestions (--swarm 0, --search=stateless
+  --delay-bound 0..2, with the options to leave out), followed to the letter,
+  find its deadlock (so none is a usage error); --liveness=npc gets none.
 - Signals: SIGTERM or SIGINT sent three times, 0.02 s apart, to a search
   that runs for minutes, and to its process group as GNU timeout does,
   stop it with its report (exit 3, stop "interrupted"), never kill it.
@@ -454,8 +459,59 @@ def test_counter_hint(tmp, models):
           f"counter kept below 5000 by mod: the search ends, no hint ({js and js.get('stop_hint')!r})")
     code, js, err = run_json("--timelimit", "1", "-D", "N=9",
                              os.path.join(models, "philosophers_ordered.bc"))
-    check(code == 3 and js and js["stop"] == "time_limit" and js["stop_hint"] is None,
-          f"philosophers stopped by the time limit: no counter hint ({js and js.get('stop')!r})")
+    check(code == 3 and js and js["stop"] == "time_limit" and js["stop_hint"]
+          and js["stop_hint"].startswith(HUNT),
+          f"philosophers stopped by the time limit: the hunt's hint, not the counter's "
+          f"({js and js.get('stop_hint')!r})")
+
+
+HUNT = "no error found before the search stopped; to hunt for errors in a model too big to finish, try "
+
+
+def follow(opts, suggestion):
+    """The command line a hint's suggestion gives: opts without what it says
+    to leave out (an option's value too), with its options."""
+    what, _, without = suggestion.partition(", without ")
+    gone = [w.strip() for w in without.split(",")] if without else []
+    out, skip = [], False
+    for o in opts:
+        if skip:
+            skip = False
+            continue
+        name = o.split("=")[0]
+        if o in gone or name in gone:
+            skip = o in ("-j", "--preemption-bound")  # their value follows
+            continue
+        out.append(o)
+    return out + what.split(" (")[0].split()
+
+
+def test_hunt_hint(models):
+    """A search a limit stopped with no error found ends with the bug-hunting
+    hint (hint_hunt.c): its suggestions are ones mcheck takes with the run's
+    other options (less those it names), and on the ring followed to the
+    letter they find its deadlock; none after liveness (no hunting search
+    takes it) or a counter (hint_counter.c's comes first)."""
+    ring = ["-D", "N=10", "-D", "ITER=3", os.path.join(models, "ring_opposite.bc")]
+    runs = ([], ["--search=bfs"], ["-j", "2"], ["--all-errors"], ["--por=off"],
+            ["--store=exact"], ["--reduce=none"],
+            ["--search=stateless", "--preemption-bound", "1"])
+    for opts in runs:
+        code, out, err = run("--timelimit", "1", *opts, *ring)
+        hint = [l[len("hint: " + HUNT):] for l in out.splitlines() if l.startswith("hint: " + HUNT)]
+        check(code == 3 and len(hint) == 1, f"ring {opts} stopped at 1 s: the hunt's hint ({out[-600:]!r})")
+        if not hint:
+            continue
+        sugg = hint[0].split("; or ")
+        want = 1 if "--reduce=none" in opts or "--preemption-bound" in opts else 2
+        check(len(sugg) == want, f"ring {opts}: {want} suggestion(s) ({hint[0]!r})")
+        for s in sugg:
+            cmd = follow(opts, s)
+            code, out, err = run("--timelimit", "20", *cmd, *ring)
+            check(code == 1 and "verdict: deadlock" in out,
+                  f"ring {opts}: following {s!r} ({cmd}) finds the deadlock (exit {code}: {err[:300]!r})")
+    code, out, err = run("--timelimit", "1", "--liveness=npc", *ring)
+    check(code == 3 and HUNT not in out, f"--liveness=npc stopped: no hunt hint ({out[-300:]!r})")
 
 
 def main():
@@ -473,6 +529,7 @@ def main():
         test_lock_depth_limit(tmp)
         test_default_memlimit(tmp)
         test_counter_hint(tmp, models)
+        test_hunt_hint(models)
     test_repeated_signals(models)
     return finish()
 

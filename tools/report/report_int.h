@@ -143,6 +143,15 @@ int report_livelock_hint(const vm_program *p, const explore_error *er, const tra
  * none (or the search kept no such state). */
 bool report_counter_hint(const vm_program *p, const explore_result *r, char *buf, size_t n);
 
+/* The hint of a run a limit stopped with no error found (hint_hunt.c): the
+ * bug-hunting searches the run's options allow (--swarm 0, --search=stateless
+ * --delay-bound 0..2). False when none applies. */
+bool report_hunt_hint(const explore_options *eo, const explore_result *r, char *buf, size_t n);
+/* A stopped run's hint, the one both reports print: the counter's (the
+ * model is at fault) if any, else the hunt's. */
+bool report_stop_hint(const vm_program *p, const explore_options *eo, const explore_result *r,
+                      char *buf, size_t n);
+
 /* ---- what a report prints of a trace (trace_view.c) -------------------- */
 
 /* One printed line of a trace: an entry, or a line standing for several. */

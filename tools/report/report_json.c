@@ -474,10 +474,11 @@ void report_json(FILE *out, const report_run *run, const vm_program *p, const ex
         fprintf(out, ",\"memlimit_part\":\"%s\"", mem_part_name(r->memlimit_part));
     else
         fprintf(out, ",\"memlimit_part\":null");
-    /* a stopped run's hint on a counter register (hint_counter.c), or null */
+    /* a stopped run's hint: a counter register (hint_counter.c), else the
+     * bug-hunting searches (hint_hunt.c); or null */
     char counter[512];
     fprintf(out, ",\"stop_hint\":");
-    if (report_counter_hint(p, r, counter, sizeof counter))
+    if (report_stop_hint(p, eo, r, counter, sizeof counter))
         json_string(out, counter);
     else
         fprintf(out, "null");

@@ -342,7 +342,7 @@ void report_text(FILE *out, const report_run *run, const vm_program *p,
     fprintf(out, "\n");
     if (r->stop == STOP_MEMLIMIT) report_memlimit_text(out, eo, r);
     char counter[512];
-    if (report_counter_hint(p, r, counter, sizeof counter)) fprintf(out, "hint: %s\n", counter);
+    if (report_stop_hint(p, eo, r, counter, sizeof counter)) fprintf(out, "hint: %s\n", counter);
     report_stats_text(out, eo, r);
     if (r->nerrors && run->search_seconds > 0) {
         fprintf(out, "  time split           search %.3f s", run->search_seconds);
