@@ -89,7 +89,10 @@ static void por_rows(const explore_options *o, const explore_result *r, stats_si
     stats_row(k, STATS_REDUCTION, "persistent sets",
               "%" PRIu64 " states reduced, %" PRIu64 " of them expanded fully after all "
               "(cycle or error proviso)%s",
-              x->por_reduced, x->por_proviso, o->workers ? "; -j: no sleep sets" : "");
+              x->por_reduced, x->por_proviso,
+              o->workers ? "; -j: no sleep sets"
+              : o->no_sleep_sets && o->search == SEARCH_DFS ? "; --sleep-sets=off"
+                                                            : "");
     stats_row(k, STATS_DETECTOR, "discharged",
               "%" PRIu64 " of %" PRIu64 " shared elements (static analysis: no detector metadata)",
               x->discharged, x->shared_elements);

@@ -323,7 +323,8 @@ static void dfs_por(search *S, uint32_t first0, uint64_t n0)
     while (S->lim.stop == STOP_COMPLETE) {
         por_frame *f = &ps->frames[depth];
         if (f->fr.tid < 0 || f->fr.choice >= f->fr.nchoices) { /* the next thread */
-            if (f->fr.tid >= 0) f->sleep |= 1ull << f->fr.tid; /* its steps are explored */
+            if (f->fr.tid >= 0 && !S->o->no_sleep_sets) /* its steps are explored */
+                f->sleep |= 1ull << f->fr.tid;
             if (!f->todo) { /* backtrack */
                 if (ps->ahead.on && built_of(ps, depth)->depth == depth)
                     built_drop(S, built_of(ps, depth));

@@ -67,7 +67,8 @@ For each seed, gen_model writes a random disciplined model; then
     the reduced search again with `--spurious-wakeups`: the same error kinds,
     first-error verdicts and visible states, and refcheck.py
     --spurious-wakeups's counts in both modes on the small ones;
-  * --por (persistent sets with the cycle provisos, DFS and BFS, issue 15)
+  * --por (persistent sets with the cycle provisos, DFS and BFS, issue 15;
+    the DFS also with --sleep-sets=off, persistent sets alone)
     against the full search (`--all-errors`): the same error kinds, the
     same deadlocked states (`--dump-states` ends their lines with
     " deadlock"), every state --por stores (but its error states) is a
@@ -358,6 +359,7 @@ def check_seed(opts, seed):
         full_dump, red_dump = os.path.join(d, "full.states"), os.path.join(d, "reduced.states")
         bfs_dump = os.path.join(d, "bfs.states")
         por_dump, porbfs_dump = os.path.join(d, "por.states"), os.path.join(d, "porbfs.states")
+        pns_dump = os.path.join(d, "porns.states")
         # the reduction itself is compared without a detector (its metadata
         # would make one visible state several stored ones); the default
         # detector (LD') is run too, and must find nothing
@@ -377,6 +379,8 @@ def check_seed(opts, seed):
                         "--dump-states", por_dump],
             "por-bfs": ["--reduce=compose", "--por", "--race=off", "--all-errors",
                         "--search=bfs", "--dump-states", porbfs_dump],
+            "por-nosleep": ["--reduce=compose", "--por", "--race=off", "--all-errors",
+                            "--sleep-sets=off", "--dump-states", pns_dump],
             "por-first": ["--reduce=compose", "--por", "--race=off"],
             "por-ld": ["--reduce=compose", "--por", "--all-errors"],
         }
@@ -475,8 +479,8 @@ def check_seed(opts, seed):
 
         # --por against the full search
         blocks = thread_blocks(opts.mcheck, model)
-        problems += check_por(res, full_dump, {"por-all": por_dump, "por-bfs": porbfs_dump},
-                              blocks=blocks)
+        problems += check_por(res, full_dump, {"por-all": por_dump, "por-bfs": porbfs_dump,
+                                               "por-nosleep": pns_dump}, blocks=blocks)
         vp = res["por-first"]["verdict"]
         if (vp == "ok") != (not kf) or (vp != "ok" and vp not in kf):
             problems.append(f"por-first: first-error verdict {vp}; the full search finds "

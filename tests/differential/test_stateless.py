@@ -314,9 +314,20 @@ def check_cli(opts):
                 ["--por"], ["--lookahead=on"], ["--shorten=on"]):
         check_usage(opts.mcheck, ["--search=stateless"] + bad + [model], "",
                     f"--search=stateless {' '.join(bad)}")
-    for bad in (["--preemption-bound", "2"], ["--sleep-sets=off"]):
+    for bad in (["--preemption-bound", "2"], ["--delay-bound", "1"]):
         p = subprocess.run([opts.mcheck] + bad + [model], capture_output=True, text=True)
         check(p.returncode == 2 and "applies to --search=stateless" in p.stderr, f"{bad} without stateless")
+    # --sleep-sets: also the sequential depth-first search's with --por
+    for bad in (["--search=bfs"], ["-j", "2"], ["--por=off"], ["--liveness=npc"]):
+        p = subprocess.run([opts.mcheck, "--sleep-sets=off"] + bad + [model], capture_output=True,
+                           text=True)
+        check(p.returncode == 2 and p.stderr.startswith(
+            "mcheck: error: --sleep-sets applies to --search=stateless and to the sequential "
+            "depth-first search with --por (not with --search=bfs, -j, --por=off, --liveness or "
+            "--ltl)\n"), f"--sleep-sets=off {bad}: {p.stderr[:200]!r}")
+    p = subprocess.run([opts.mcheck, "--sleep-sets=off", model], capture_output=True, text=True)
+    check(p.returncode in (0, 1) and "; --sleep-sets=off" in p.stdout,
+          f"--sleep-sets=off with the default search: taken, and said ({p.stdout[-300:]!r})")
     for bad, msg in (
             (["--search=stateless", "--delay-bound", "1", "--preemption-bound", "1"],
              "mcheck: error: --delay-bound cannot be used with --preemption-bound (one bound at a time)\n"),

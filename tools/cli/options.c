@@ -96,7 +96,8 @@ static void usage(FILE *out)
           "                         block or end, the next enabled one by id, cyclically;\n"
           "                         a delay skips one enabled thread), for any number of\n"
           "                         threads; 0..K, incomplete: as above; no sleep sets\n"
-          "  --sleep-sets=on|off    stateless: sleep sets (default on)\n"
+          "  --sleep-sets=on|off    stateless, and the depth-first search with --por:\n"
+          "                         sleep sets (default on)\n"
           "  --scheduling=races|all\n"
           "                         stateless: races schedules race-driven transactions\n"
           "                         (a thread runs on until an acquire or other\n"
@@ -749,11 +750,9 @@ int cli_parse(int argc, char **argv, cli *c)
     if (c->eo.search == SEARCH_STATELESS) {
         int bad = stateless_usage(c);
         if (bad) return bad;
-    } else if (c->eo.preemption_bound >= 0 || c->eo.delay_bound >= 0 || c->sleep_set) {
+    } else if (c->eo.preemption_bound >= 0 || c->eo.delay_bound >= 0) {
         return bad_usage("%s applies to --search=stateless",
-                         c->sleep_set                 ? "--sleep-sets"
-                         : c->eo.delay_bound >= 0     ? "--delay-bound"
-                                                      : "--preemption-bound");
+                         c->eo.delay_bound >= 0 ? "--delay-bound" : "--preemption-bound");
     }
     if (c->adapt) {
         /* Only LD' is what the reduction needs: under Eraser or Goldilocks a
@@ -795,6 +794,14 @@ int cli_parse(int argc, char **argv, cli *c)
     }
 #endif
     if (!c->por_set) c->eo.por = por_by_default(c);
+    /* --sleep-sets: the stateless search's, and the sequential depth-first
+     * search's with --por (dfs_por.c; --swarm's workers are that search) */
+    if (c->sleep_set && c->eo.search != SEARCH_STATELESS &&
+        (c->eo.search != SEARCH_DFS || !c->eo.por || c->eo.workers ||
+         c->eo.liveness != LIVENESS_OFF || c->eo.ltl_text))
+        return bad_usage("--sleep-sets applies to --search=stateless and to the sequential "
+                         "depth-first search with --por (not with --search=bfs, -j, --por=off, "
+                         "--liveness or --ltl)");
     if (c->eo.swarm && !c->eo.por) /* its workers' orders are dfs_por.c's */
         return bad_usage("--swarm runs the depth-first search with --por, whose workers try "
                          "the threads in different orders; it cannot be used with %s",
