@@ -61,6 +61,10 @@ typedef struct cli {
  * the exit status after a usage error on stderr (2, or 3 out of memory),
  * or -1 after --help or --version (printed on stdout: exit 0). */
 int cli_parse(int argc, char **argv, cli *c);
+/* --help's text on out (help.c), and the default --memlimit it states and
+ * mcheck applies: 3/4 of the memory the process may use, 0 if unknown. */
+void cli_help(FILE *out);
+uint64_t cli_default_memlimit(void);
 
 /* ---- names (names.c): one table per enumeration the tool names ---------- */
 

@@ -1,10 +1,11 @@
-/* options.c: mcheck's command line read into a `cli` (cli_int.h): --help's
- * text, each option's value checked as it is read, then the combinations
+/* options.c: mcheck's command line read into a `cli` (cli_int.h): each
+ * option's value checked as it is read, then the combinations
  * the command line itself refuses (--replay with a search option,
  * --trace-html with --simulate, --adapt with a detector but LD', ...) and
  * explore_check()'s, the search's own (reduce/engine/engines.c); every refusal is
  * a usage error on stderr (exit 2). Last, the default reduction: --por
- * where it is sound for the options given. It runs nothing: mcheck.c does. */
+ * where it is sound for the options given. It runs nothing: mcheck.c does;
+ * --help's text is help.c's. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -17,189 +18,6 @@
 #ifdef MCHECK_MPI
 #include "reduce_mpi.h" /* mcheck-mpi: explore_mpi_unsupported() */
 #endif
-
-#ifndef MCHECK_MPI
-/* The default --memlimit: 3/4 of the memory the process may use (a share
- * for the rest of the machine); 0 if that is unknown. */
-static uint64_t default_memlimit(void) { return tool_memory_limit() / 4 * 3; }
-#endif
-
-static void usage(FILE *out)
-{
-    fputs("usage: mcheck [options] MODEL.bc\n"
-          "       mcheck --replay TRACE.json [options] MODEL.bc\n"
-          "       mcheck trace race|lockset|stats|expand|compress ... (mcheck trace --help)\n"
-          "\n"
-          "Explore every interleaving of the threads of MODEL.bc and report deadlocks,\n"
-          "assertion failures and runtime errors with a trace.\n"
-          "\n"
-          "modes:\n"
-          "  (default)              exhaustive search\n"
-          "  --simulate             run one random interleaving, one line per instruction\n"
-          "      --seed N           random seed (default 1)\n"
-          "      --steps N          step limit (default 10000)\n"
-          "      --record FILE      record the run's events (accesses, locks, spawns,\n"
-          "                         joins, channels) compressed as a grammar file for\n"
-          "                         'mcheck trace'; no per-step lines then\n"
-          "  --dump                 print the assembled program and state layout\n"
-          "  --analyze[=check]      prove assertions without exploring interleavings: a\n"
-          "                         thread-local abstract interpretation, sound for\n"
-          "                         race-free models (RATCOP); per assert proved, unknown\n"
-          "                         or unreachable; exit 0 all proved or unreachable, 1\n"
-          "                         some unknown; check: confirm race freedom by the\n"
-          "                         search (--race=goldilocks) too, which takes the\n"
-          "                         search's options (--analyze alone refuses them)\n"
-          "      --domain=octagon|interval  facts: octagons (default) or intervals\n"
-          "      --tids=on|off      RATCOP's thread ids at imports (default on)\n"
-          "      --invariants       print the fact each assert's verdict used\n"
-          "      --facts[=WHERE]    print the fact at every instruction of every thread,\n"
-          "                         or at a label or source line: --facts=loop, --facts=12\n"
-          "                         (with --json: the bounds and relations by name)\n"
-          "  --replay FILE          re-execute the path of a saved trace (--trace-json FILE,\n"
-          "                         or a --json report's first error) with its recorded\n"
-          "                         options; exit 1 if an error occurs, 0 if none, 4 if\n"
-          "                         the model cannot follow the path, 2 if the file is bad\n"
-          "      --replay-error K   the K-th error of a --json report (default 1)\n"
-          "\n"
-          "model:\n"
-          "  -D NAME=VALUE          override a const of the model\n"
-          "  --spurious-wakeups     a thread in a wait set (a lock's or a cond's) may\n"
-          "                         also wake without a notify or csignal (as Java\n"
-          "                         and POSIX allow); off by default\n"
-          "\n"
-          "search:\n"
-          "  --reduce=compose|none  compose each visible step with its invisible tail\n"
-          "                         (default), or schedule at every instruction\n"
-          "  --por[=on|off]         on top of composition, Stoller's stronger reduction:\n"
-          "                         invisible thread starts folded, detector metadata\n"
-          "                         only where static analysis cannot discharge it, and\n"
-          "                         persistent and sleep sets; on by default wherever it\n"
-          "                         is sound (not with --reduce=none, --search=stateless,\n"
-          "                         --liveness=starvation, --fair); --por=off is\n"
-          "                         composition alone, whose counts the language fixes\n"
-          "  --race=off|ld|eraser|goldilocks\n"
-          "                         check the locking discipline (Stoller's LD') or races\n"
-          "                         during the search (default ld: the reduction is\n"
-          "                         sound only while LD' holds; off checks nothing)\n"
-          "  --search=dfs|bfs|stateless\n"
-          "                         depth-first (default), breadth-first (shortest trace),\n"
-          "                         or stateless: a depth-first search over executions\n"
-          "                         that keeps only the path (memory grows with its\n"
-          "                         length), with sleep sets and iterative deepening up\n"
-          "                         to depth 10000, or one search to --max-depth D\n"
-          "  --preemption-bound K|0..K\n"
-          "                         stateless: only executions with at most K preemptions\n"
-          "                         (0..K: K raised from 0 while executions are left out);\n"
-          "                         incomplete, says so; sleep sets within the bound\n"
-          "  --delay-bound K|0..K   stateless: only executions within K delays of a\n"
-          "                         round-robin scheduler (the last thread runs on; at its\n"
-          "                         block or end, the next enabled one by id, cyclically;\n"
-          "                         a delay skips one enabled thread), for any number of\n"
-          "                         threads; 0..K, incomplete: as above; no sleep sets\n"
-          "  --sleep-sets=on|off    stateless, and the depth-first search with --por:\n"
-          "                         sleep sets (default on)\n"
-          "  --scheduling=races|all\n"
-          "                         stateless: races schedules race-driven transactions\n"
-          "                         (a thread runs on until an acquire or other\n"
-          "                         synchronization, or a volatile access that races by\n"
-          "                         happens-before); implies --search=stateless and\n"
-          "                         --race=goldilocks (or off); all (default): every\n"
-          "                         visible step is a scheduling point\n"
-          "  -j N, --jobs N         search with N worker threads over one shared store\n"
-          "                         (0: one per core); the same states and verdicts,\n"
-          "                         another order (default: the sequential search)\n"
-          "  --swarm N              bug hunting in models too big to finish (SPIN's swarm):\n"
-          "                         N worker threads (0: one per core), each the DFS with\n"
-          "                         --por over its own store, trying threads in another\n"
-          "                         order (worker 0 by id, 1 reversed, the others random\n"
-          "                         per state, seeded by --seed); the first error stops\n"
-          "                         all, and the report names the worker that found it\n"
-          "  --store=compact|exact|bitstate\n"
-          "                         hash compaction (default), full vectors, or supertrace\n"
-          "  --fingerprint=64|128   hash-compaction fingerprint bits (default 64)\n"
-          "  --bitstate-mb N        bit array size for --store=bitstate (default 64)\n"
-          "  --all-errors           keep searching after the first error\n"
-          "  --adapt                when LD' is violated on a variable, treat it as volatile\n"
-          "                         and search again, until no violation is left (implies\n"
-          "                         --race=ld; any other --race is a usage error)\n"
-          "  --shorten=on|off|STATES\n"
-          "                         after a depth-first search (also -j) stops at an\n"
-          "                         error, look for a shorter path to the same error by a\n"
-          "                         breadth-first search of at most STATES states (on,\n"
-          "                         the default: as many as the search stored, at least\n"
-          "                         100000) and print that; off keeps the search's path\n"
-          "  --liveness=npc|off     look for a non-progress cycle (SPIN's -l): an infinite\n"
-          "                         execution that executes no instruction a label\n"
-          "                         'progress...' names; printed as a lasso (stem, then\n"
-          "                         the cycle); a nested depth-first search (with --por:\n"
-          "                         persistent sets; not with --search=bfs|stateless,\n"
-          "                         -j, bitstate)\n"
-          "  --ltl FORMULA          check an LTL formula over the model's props (SPIN's\n"
-          "                         syntax: [] <> U V ! && || -> <-> true false; no X):\n"
-          "                         an execution that violates it is printed as a lasso;\n"
-          "                         the same nested search and limits as --liveness\n"
-          "  --liveness=starvation  look for a starved thread: an infinite execution in\n"
-          "                         which a thread whose body has a 'progress...' label\n"
-          "                         is enabled infinitely often and never passes one\n"
-          "  --fair[=strong|weak]   with --liveness or --ltl: only fair executions\n"
-          "                         count. strong (the default of --fair): a thread\n"
-          "                         enabled infinitely often takes a step infinitely\n"
-          "                         often, so a lock free now and then is eventually\n"
-          "                         taken by its waiter; weak: only a thread enabled\n"
-          "                         continuously must step (SPIN's -f)\n"
-          "  --starved T            with --liveness=starvation: check thread T only\n"
-          "                         (a static thread's name: writer, client[1])\n"
-          "  --max-depth N          prune paths longer than N steps (search incomplete)\n"
-          "  --lookahead=auto|on|child|sibling|off\n"
-          "                         speed only: build the steps likely next and\n"
-          "                         prefetch their store lookups, guessing each lookup\n"
-          "                         new (child), seen (sibling) or by the odds so far\n"
-          "                         (on; auto: once the store passes 4 MB); DFS only,\n"
-          "                         not with a detector\n"
-          "  --max-invisible N      bound on invisible steps in one composed step (100000)\n"
-          "  --memlimit MB          stop cleanly when the search's reserved memory (store,\n"
-          "                         stack or queue, buffers, errors kept) would pass MB\n"
-          "                         (default: 3/4 of the physical memory, or of the\n"
-          "                         cgroup's limit if lower; 0: none)\n",
-          out);
-#ifndef MCHECK_MPI
-    fprintf(out, "                         (the default here: %llu MB)\n",
-            (unsigned long long)(default_memlimit() >> 20));
-#endif
-    fputs("  --timelimit S          stop cleanly after S seconds\n"
-          "\n"
-          "output:\n"
-          "  --json                 print one JSON object instead of text\n"
-          "  --trace-json FILE      write the whole error trace as JSON to FILE (streamed)\n"
-          "  --trace=compact|all    print loops and repeated steps once, long traces\n"
-          "                         as head and tail (compact, default), or every line\n"
-          "  --trace-html FILE      write the first error's trace as a self-contained\n"
-          "                         HTML page to FILE: a column per thread, a row per\n"
-          "                         step, lock hold intervals and waits drawn\n"
-          "  --trace-states         after each step of a trace, the whole state: globals,\n"
-          "                         held locks, channels, each thread's pc and registers\n"
-          "  --dump-states FILE     write every stored visible state (hex) to FILE\n"
-          "  --progress             progress lines on stderr even when it is not a terminal\n"
-          "  --quiet                no progress lines\n"
-          "  --help, --version\n"
-          "\n"
-          "exit status: 0 no error, 1 error found, 2 bad input or usage, 3 incomplete,\n"
-          "4 a --replay path the model cannot follow\n",
-          out);
-#ifdef MCHECK_MPI
-    fputs("\nmcheck-mpi: the search distributed over MPI ranks (mpirun -np K mcheck-mpi\n"
-          "[options] MODEL.bc), --store=exact or compact:\n"
-          "  --exchange=levels      (default) breadth-first by levels: shortest traces,\n"
-          "                         --max-depth\n"
-          "  --exchange=async       no barriers: ranks expand and send at their own\n"
-          "                         pace (deep narrow models, ranks sharing cores);\n"
-          "                         traces not the shortest, no --max-depth\n"
-          "--por by default (with a static cycle proviso), --por=off for composition;\n"
-          "--memlimit is per rank; not -j, --adapt, --shorten, --dump-states,\n"
-          "bitstate or depth-first (docs/usage.md)\n",
-          out);
-#endif
-}
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -699,7 +517,7 @@ int cli_parse(int argc, char **argv, cli *c)
         case OPT_PROGRESS: c->progress = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case 'h':
-        case OPT_HELP: usage(stdout); return -1;
+        case OPT_HELP: cli_help(stdout); return -1;
         case OPT_VERSION:
             printf("mcheck %s\n", VM_VERSION);
             return -1;
@@ -809,7 +627,7 @@ int cli_parse(int argc, char **argv, cli *c)
                          "(--liveness=starvation, --fair, --lookahead=on|child|sibling)");
 #ifndef MCHECK_MPI /* mcheck-mpi: per rank, and ranks may share a machine: no default */
     if (!c->memlimit_set) {
-        c->eo.memlimit = default_memlimit();
+        c->eo.memlimit = cli_default_memlimit();
         c->eo.memlimit_default = c->eo.memlimit != 0;
     }
 #endif
