@@ -91,6 +91,13 @@ class Checker:
         return None
 
 
+def first_outside(aj, states):
+    """Why the first of `states` (reachable vectors) lies outside the facts of
+    --analyze --facts --json's report aj; None if every one is inside."""
+    ch = Checker(aj)
+    return next((why for why in map(ch.check_state, states) if why), None)
+
+
 GUARD = re.compile(r"(\w+) guarded by (\w+(?:\[\d+\])?)")
 
 
@@ -147,12 +154,10 @@ def fixed_model(mcheck, model, tmp, domains, tids):
             ar = run([mcheck, "--analyze", "--facts", "--json", f"--domain={d}", f"--tids={t}",
                       model])
             aj = json.loads(ar.stdout)
-            ch = Checker(aj)
-            for s in states:
-                why = ch.check_state(s)
-                if why:
-                    print(f"FAIL {name} {d} tids={t}: a reachable state outside the fact: {why}")
-                    return 0
+            why = first_outside(aj, states)
+            if why:
+                print(f"FAIL {name} {d} tids={t}: a reachable state outside the fact: {why}")
+                return 0
             checks += len(states)
             for a in aj["asserts"]:
                 if a["status"] == "proved" and a["line"] in failing:
@@ -235,13 +240,10 @@ def main():
                     ok = False
                     continue
                 aj = json.loads(ar.stdout)
-                ch = Checker(aj)
-                for st in states:
-                    why = ch.check_state(st)
-                    if why:
-                        print(f"FAIL seed {seed - 1} {d} tids={t}{tag}: outside the fact: {why}")
-                        ok = False
-                        break
+                why = first_outside(aj, states)
+                if why:
+                    print(f"FAIL seed {seed - 1} {d} tids={t}{tag}: outside the fact: {why}")
+                    ok = False
                 for a in aj["asserts"]:
                     if a["status"] == "proved" and a["line"] in failing:
                         print(f"FAIL seed {seed - 1} {d} tids={t}{tag}: line {a['line']} proved "
@@ -257,14 +259,11 @@ def main():
                         ok = False
                         continue
                     aj = json.loads(ar.stdout)
-                    ch = Checker(aj)
-                    for s in states:
-                        why = ch.check_state(s)
-                        if why:
-                            print(f"FAIL seed {seed - 1} {d} tids={t}: a reachable state "
-                                  f"outside the fact: {why}")
-                            ok = False
-                            break
+                    why = first_outside(aj, states)
+                    if why:
+                        print(f"FAIL seed {seed - 1} {d} tids={t}: a reachable state "
+                              f"outside the fact: {why}")
+                        ok = False
                     states_checked += len(states)
                     for a in aj["asserts"]:
                         if a["status"] == "proved" and a["line"] in failing:
