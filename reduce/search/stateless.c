@@ -273,8 +273,8 @@ static void iteration(search *S, sl_iter *it)
             if (!sl_frames_grow(S, depth + 2) || !undo_grow(S)) break;
             if (bounded && !bsl_grow(S, depth + 2)) break;
             if (SL(S)->rs && !races_took(S, depth, st.tid, S->cur, ns)) break;
-            uint32_t pre = f->preempt + preempts(f, st.tid);
-            if (it->d >= 0) pre = f->preempt + f->dk; /* delays, delay_bound.c */
+            /* the child's preemptions, or its delays (delay_bound.c) */
+            uint32_t pre = f->preempt + (it->d >= 0 ? f->dk : preempts(f, st.tid));
             uint64_t z = f->sleep & f->indep; /* the child keeps the independent ones asleep */
             depth++;
             sl_frame *nf = &SL(S)->frames[depth];
